@@ -1,0 +1,19 @@
+"""chunkwise: fast, structure- and CJK-aware text chunking with exact offsets.
+
+Every chunker cuts text at the strongest boundary that fits (paragraph, line, sentence, clause, word, grapheme),
+in a Rust core, and returns :class:`Chunk` objects whose ``text`` is always ``source[start:end]``.
+"""
+
+from ._core import ChunkingError, __version__
+from .chunk import Chunk
+from .chunkers import FixedChunker, ParagraphChunker, RecursiveChunker, SentenceChunker
+
+__all__ = [
+    "Chunk",
+    "ChunkingError",
+    "FixedChunker",
+    "ParagraphChunker",
+    "RecursiveChunker",
+    "SentenceChunker",
+    "__version__",
+]

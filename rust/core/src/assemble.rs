@@ -1,0 +1,347 @@
+//! THE assembly engine: every strategy turns its boundaries into chunks here.
+//!
+//! For each chunk, starting at `start`:
+//! 1. Look ahead only as far as a chunk could reach (the sizer's horizon) and ask the emitters for boundaries in that
+//!    window, strongest level first, lazily: words and graphemes are only scanned when no stronger piece fits.
+//! 2. Greedy mode: take the strongest level whose first piece fits, then as many pieces of that level as fit. A level
+//!    is only abandoned inside a piece that does not fit; the end of that piece may then merge with what follows.
+//!    Fixed mode: cut at the last grapheme boundary that fits, snapped back to a stronger boundary within `snap`.
+//! 3. Overlap: the next chunk starts at the earliest boundary of the strongest level whose tail fits in `overlap`
+//!    (whole words at least in greedy mode). A start that would make no progress is dropped.
+//! 4. Trim: surrounding whitespace is left out of the span (and of its size) unless `trim` is off.
+//!
+//! Work per chunk is bounded by the window, so a text is processed in time linear in its length, and the only
+//! allocations are two buffers reused from chunk to chunk.
+
+use unicode_segmentation::GraphemeCursor;
+
+use crate::boundary::{is_grapheme_boundary, Boundary, Emitter, Level};
+use crate::size::Sizer;
+
+/// A chunk: byte offsets into the text, and the level of the boundary it ends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// Byte offset of the first byte.
+    pub start: usize,
+    /// Byte offset past the last byte.
+    pub end: usize,
+    /// The boundary the chunk ends on ([`Level::END`] at the end of the text).
+    pub level: Level,
+}
+
+/// How a chunk's end is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Merge the strongest pieces that fit.
+    Greedy,
+    /// Fill the window, then snap back to a sentence or word boundary within `snap` units.
+    Fixed {
+        /// How far back (in units) a cut may move to land on a stronger boundary.
+        snap: usize,
+    },
+}
+
+/// The settings of one run of the engine.
+#[derive(Debug)]
+pub struct Assembler<'a> {
+    /// Every emitter with the level it reports at.
+    pub emitters: &'a [(Emitter, Level)],
+    /// The distinct levels of `emitters`, strongest first.
+    pub levels: &'a [Level],
+    /// The sizer measuring chunks.
+    pub sizer: &'a dyn Sizer,
+    /// Largest chunk size, in the sizer's unit.
+    pub capacity: usize,
+    /// Largest overlap between consecutive chunks, in the sizer's unit.
+    pub overlap: usize,
+    /// Chunks smaller than this merge into a neighbour when the result fits.
+    pub min_size: usize,
+    /// Leave surrounding whitespace out of chunks.
+    pub trim: bool,
+    /// Greedy or fixed windows.
+    pub mode: Mode,
+}
+
+/// A candidate end: a boundary with the size of the chunk that would end there.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    pos: usize,
+    level: Level,
+    /// Size of `text[start..pos]`.
+    size: usize,
+    /// End of the chunk trimmed of trailing whitespace, and its size.
+    trimmed_end: usize,
+    trimmed_size: usize,
+}
+
+/// The boundaries of one look-ahead window, computed level by level.
+#[derive(Debug, Default)]
+struct Window {
+    start: usize,
+    scan_end: usize,
+    /// How many of the assembler's levels have been emitted.
+    computed: usize,
+    bounds: Vec<Boundary>,
+    marks: Vec<Mark>,
+}
+
+impl Assembler<'_> {
+    /// Appends the spans of `text` to `out`.
+    pub fn run(&self, text: &str, out: &mut Vec<Span>) {
+        let first = out.len();
+        let mut win = Window::default();
+        let mut pos = 0;
+        let mut prev_end = 0;
+        loop {
+            let start = if self.trim {
+                skip_whitespace(text, pos)
+            } else {
+                pos
+            };
+            if start >= text.len() {
+                break;
+            }
+            self.open(text, start, &mut win);
+            let mark = self.choose(text, &mut win);
+            if start < prev_end && mark.pos <= prev_end {
+                pos = prev_end; // the overlap left no room to move forward: start after the previous chunk instead
+                continue;
+            }
+            let (end, _) = self.end_of(&mark);
+            out.push(Span {
+                start,
+                end,
+                level: mark.level,
+            });
+            prev_end = mark.pos;
+            pos = self.next_start(text, &mut win, &mark);
+        }
+        if self.min_size > 0 {
+            self.merge_small(text, out, first);
+        }
+    }
+
+    /// Resets the window to start at `start`.
+    fn open(&self, text: &str, start: usize, win: &mut Window) {
+        win.start = start;
+        win.scan_end = self.sizer.horizon(text, start, self.capacity);
+        win.computed = 0;
+        win.bounds.clear();
+        win.marks.clear();
+    }
+
+    /// Emits the boundaries of levels `0..=li` in the window, if not done yet, and recomputes the marks.
+    fn ensure(&self, text: &str, win: &mut Window, li: usize) {
+        if win.computed > li {
+            return;
+        }
+        let lowest = self.levels[li];
+        let above = win.computed.checked_sub(1).map(|i| self.levels[i]);
+        let (start, scan_end) = (win.start, win.scan_end);
+        for (emitter, level) in self.emitters {
+            if *level < lowest || above.is_some_and(|a| *level >= a) {
+                continue;
+            }
+            let from = win.bounds.len();
+            emitter.emit(text, start, scan_end, *level, &mut win.bounds);
+            if !emitter.grapheme_safe() {
+                let mut k = from;
+                for i in from..win.bounds.len() {
+                    if is_grapheme_boundary(text, win.bounds[i].pos) {
+                        win.bounds[k] = win.bounds[i];
+                        k += 1;
+                    }
+                }
+                win.bounds.truncate(k);
+            }
+        }
+        if win.computed == 0 && scan_end == text.len() {
+            win.bounds.push(Boundary {
+                pos: scan_end,
+                level: Level::END,
+            });
+        }
+        // A boundary at the edge of a window that stops short of the text end is an artefact of the window.
+        win.bounds
+            .retain(|b| b.pos > start && (b.pos < scan_end || scan_end == text.len()));
+        win.bounds
+            .sort_unstable_by(|a, b| a.pos.cmp(&b.pos).then(b.level.cmp(&a.level)));
+        win.bounds.dedup_by_key(|b| b.pos);
+        win.computed = li + 1;
+        self.measure(text, win);
+    }
+
+    /// Computes the size of the chunk ending at each boundary of the window, in one pass.
+    fn measure(&self, text: &str, win: &mut Window) {
+        win.marks.clear();
+        let (mut prev, mut size) = (win.start, 0);
+        let (mut trimmed_end, mut trimmed_size) = (win.start, 0);
+        for b in &win.bounds {
+            let seg = &text[prev..b.pos];
+            let content = seg.trim_end();
+            if content.is_empty() {
+                size += self.sizer.size(seg);
+            } else {
+                trimmed_size = size + self.sizer.size(content);
+                trimmed_end = prev + content.len();
+                size = trimmed_size + self.sizer.size(&seg[content.len()..]);
+            }
+            win.marks.push(Mark {
+                pos: b.pos,
+                level: b.level,
+                size,
+                trimmed_end,
+                trimmed_size,
+            });
+            prev = b.pos;
+        }
+    }
+
+    /// The end and size of the chunk that a mark closes.
+    #[inline]
+    fn end_of(&self, m: &Mark) -> (usize, usize) {
+        if self.trim {
+            (m.trimmed_end, m.trimmed_size)
+        } else {
+            (m.pos, m.size)
+        }
+    }
+
+    /// Picks where the chunk starting at `win.start` ends.
+    fn choose(&self, text: &str, win: &mut Window) -> Mark {
+        let start = win.start;
+        match self.mode {
+            Mode::Greedy => {
+                for li in 0..self.levels.len() {
+                    self.ensure(text, win, li);
+                    let level = self.levels[li];
+                    let mut best = None;
+                    for m in win.marks.iter().filter(|m| m.level >= level) {
+                        let (end, size) = self.end_of(m);
+                        if end <= start {
+                            continue;
+                        }
+                        if size > self.capacity {
+                            break;
+                        }
+                        best = Some(*m);
+                    }
+                    if let Some(m) = best {
+                        return m;
+                    }
+                }
+            }
+            Mode::Fixed { snap } => {
+                self.ensure(text, win, self.levels.len() - 1);
+                let fits = |m: &&Mark| {
+                    let (end, size) = self.end_of(m);
+                    end > start && size <= self.capacity
+                };
+                if let Some(cut) = win.marks.iter().rev().find(fits).copied() {
+                    let cut_size = self.end_of(&cut).1;
+                    let snapped = win
+                        .marks
+                        .iter()
+                        .filter(fits)
+                        .filter(|m| {
+                            m.level > Level::GRAPHEME && cut_size - self.end_of(m).1 <= snap
+                        })
+                        .max_by_key(|m| (m.level.min(Level::PARAGRAPH), m.pos));
+                    return *snapped.filter(|_| snap > 0).unwrap_or(&cut);
+                }
+            }
+        }
+        self.oversized_grapheme(text, win)
+    }
+
+    /// Nothing fits: the chunk is the first grapheme cluster, however large.
+    fn oversized_grapheme(&self, text: &str, win: &mut Window) -> Mark {
+        let start = win.start;
+        self.ensure(text, win, self.levels.len() - 1);
+        if let Some(m) = win.marks.iter().find(|m| self.end_of(m).0 > start) {
+            return *m;
+        }
+        // A single cluster longer than the window (a letter with thousands of combining marks).
+        let mut cursor = GraphemeCursor::new(start, text.len(), true);
+        let pos = cursor
+            .next_boundary(text, 0)
+            .ok()
+            .flatten()
+            .unwrap_or(text.len());
+        let size = self.sizer.size(&text[start..pos]);
+        Mark {
+            pos,
+            level: if pos == text.len() {
+                Level::END
+            } else {
+                Level::GRAPHEME
+            },
+            size,
+            trimmed_end: pos,
+            trimmed_size: size,
+        }
+    }
+
+    /// Where the chunk after the one closed by `mark` starts: `mark.pos`, or earlier to overlap.
+    fn next_start(&self, text: &str, win: &mut Window, mark: &Mark) -> usize {
+        if self.overlap == 0 || mark.pos >= text.len() {
+            return mark.pos;
+        }
+        let (end, size) = self.end_of(mark);
+        let start = win.start;
+        // Greedy overlap is made of whole words at least; fixed windows overlap by graphemes.
+        let floor = match self.mode {
+            Mode::Greedy => Level::WORD,
+            Mode::Fixed { .. } => Level::GRAPHEME,
+        };
+        for li in 0..self.levels.len() {
+            let level = self.levels[li];
+            if level < floor || (matches!(self.mode, Mode::Fixed { .. }) && level > Level::GRAPHEME)
+            {
+                continue;
+            }
+            self.ensure(text, win, li);
+            let found = win
+                .marks
+                .iter()
+                .filter(|m| m.level >= level && m.pos > start && m.pos < end)
+                .find(|m| size - m.size.min(size) <= self.overlap);
+            if let Some(m) = found {
+                return m.pos;
+            }
+        }
+        mark.pos
+    }
+
+    /// Merges each chunk smaller than `min_size` into the chunk before it (or the first into the next) when the
+    /// merged chunk fits.
+    fn merge_small(&self, text: &str, spans: &mut Vec<Span>, first: usize) {
+        let size = |a: usize, b: usize| self.sizer.size(&text[a..b]);
+        let mut k = first;
+        for i in first..spans.len() {
+            let cur = spans[i];
+            if k > first {
+                let prev = spans[k - 1];
+                let small = size(cur.start, cur.end) < self.min_size
+                    || size(prev.start, prev.end) < self.min_size;
+                if small && size(prev.start, cur.end) <= self.capacity {
+                    spans[k - 1] = Span {
+                        start: prev.start,
+                        end: cur.end,
+                        level: cur.level,
+                    };
+                    continue;
+                }
+            }
+            spans[k] = cur;
+            k += 1;
+        }
+        spans.truncate(k);
+    }
+}
+
+/// The first position at or after `pos` that is not whitespace (or the text length).
+fn skip_whitespace(text: &str, pos: usize) -> usize {
+    let rest = &text[pos..];
+    pos + (rest.len() - rest.trim_start().len())
+}

@@ -1,0 +1,92 @@
+//! Character classes shared by the emitters.
+
+/// Closing quotes and brackets: they stay on the left of a cut ("。」|", ")|").
+#[inline]
+pub fn is_closing(c: char) -> bool {
+    matches!(
+        c,
+        '」' | '』'
+            | '）'
+            | '】'
+            | '〕'
+            | '〉'
+            | '》'
+            | '〗'
+            | '〙'
+            | '〛'
+            | '”'
+            | '’'
+            | '"'
+            | '\''
+            | ')'
+            | ']'
+            | '}'
+            | '＞'
+            | '｝'
+            | '］'
+            | '＂'
+            | '＇'
+            | '»'
+            | '›'
+            | '｣'
+    )
+}
+
+/// Opening quotes and brackets: a cut never falls right after one at word level.
+#[inline]
+pub fn is_opening(c: char) -> bool {
+    matches!(
+        c,
+        '「' | '『'
+            | '（'
+            | '【'
+            | '〔'
+            | '〈'
+            | '《'
+            | '〖'
+            | '〘'
+            | '〚'
+            | '“'
+            | '‘'
+            | '('
+            | '['
+            | '{'
+            | '｛'
+            | '［'
+            | '«'
+            | '‹'
+            | '｢'
+    )
+}
+
+/// Punctuation that ends a clause or a sentence; a chunk never starts with one of these at word level.
+#[inline]
+pub fn is_pause(c: char) -> bool {
+    is_clause_punct(c) || is_terminator(c) || matches!(c, ',' | ';' | ':')
+}
+
+/// CJK clause punctuation: always a clause boundary, no space needed.
+#[inline]
+pub(crate) fn is_clause_punct(c: char) -> bool {
+    matches!(
+        c,
+        '，' | '、' | '；' | '：' | '､' | '︐' | '︑' | '﹐' | '﹑' | '﹔' | '﹕'
+    )
+}
+
+/// Sentence terminators, ASCII and CJK.
+#[inline]
+pub(crate) fn is_terminator(c: char) -> bool {
+    matches!(
+        c,
+        '.' | '!' | '?' | '。' | '！' | '？' | '｡' | '．' | '…' | '‼' | '⁇' | '⁈' | '⁉' | '⋯'
+    )
+}
+
+/// Han ideographs, kana, Hangul and CJK punctuation: scripts written without spaces between words.
+#[inline]
+pub(crate) fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3000..=0x303F | 0x3040..=0x30FF | 0x3100..=0x312F | 0x31F0..=0x31FF | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF | 0x20000..=0x3FFFF)
+}

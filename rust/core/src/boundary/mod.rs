@@ -1,0 +1,106 @@
+//! Boundary emitters. Each kind lives in its own file and only *reports* positions: a [`Boundary`] is a byte
+//! offset where a cut may fall, ranked by a [`Level`]. Assembling chunks from them is `assemble`'s job alone.
+//!
+//! Conventions shared by every emitter:
+//! - `emit(text, from, to, level, out)` scans `text[from..to]` and pushes positions `p` with `from < p <= to`, in
+//!   increasing order. `text` is the whole document so an emitter may look at context outside the window.
+//! - A cut falls *after* trailing punctuation, closing quotes and spaces, so a piece ends with its terminator and the
+//!   next piece starts with content ("Hello. |World", "你好。」|世界").
+
+mod chars;
+mod clause;
+mod grapheme;
+mod line;
+mod paragraph;
+mod sentence;
+mod separator;
+mod word;
+
+pub use chars::{is_closing, is_opening, is_pause};
+pub use grapheme::is_grapheme_boundary;
+pub use separator::{KeepSeparator, Separator};
+
+/// The rank of a boundary: higher cuts are preferred. Strategies may assign their own values (user separators).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Level(pub u8);
+
+impl Level {
+    pub const GRAPHEME: Level = Level(1);
+    pub const WORD: Level = Level(2);
+    pub const CLAUSE: Level = Level(3);
+    pub const SENTENCE: Level = Level(4);
+    pub const LINE: Level = Level(5);
+    pub const PARAGRAPH: Level = Level(6);
+    /// The first level given to user separators (the last separator gets this one; earlier ones rank higher).
+    pub const SEPARATOR_BASE: Level = Level(10);
+    /// The end of the text: the strongest boundary of all.
+    pub const END: Level = Level(u8::MAX);
+}
+
+/// A position where a cut may fall, and how good a cut it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Boundary {
+    /// Byte offset into the text; always a char boundary.
+    pub pos: usize,
+    /// The rank of the cut.
+    pub level: Level,
+}
+
+/// The kinds of boundary the engine knows. Each variant's logic is in its own file.
+#[derive(Debug, Clone)]
+pub enum Emitter {
+    /// Runs of blank lines (CRLF aware) and form feeds.
+    Paragraph,
+    /// Ends of non-blank lines.
+    Line,
+    /// UAX #29 sentences plus CJK terminators, without cutting "3.5", "e.g." or URLs.
+    Sentence,
+    /// Clause punctuation: ，、；： and ASCII , ; : before a space.
+    Clause,
+    /// UAX #29 words; punctuation stays with the word before it.
+    Word,
+    /// Extended grapheme clusters: the floor no cut goes below.
+    Grapheme,
+    /// A user separator, literal or regex.
+    Separator(Box<Separator>),
+}
+
+impl Emitter {
+    /// Pushes every boundary in `text[from..to]` (positions `from < p <= to`) with the given level.
+    pub fn emit(&self, text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
+        match self {
+            Emitter::Paragraph => paragraph::emit(text, from, to, level, out),
+            Emitter::Line => line::emit(text, from, to, level, out),
+            Emitter::Sentence => sentence::emit(text, from, to, level, out),
+            Emitter::Clause => clause::emit(text, from, to, level, out),
+            Emitter::Word => word::emit(text, from, to, level, out),
+            Emitter::Grapheme => grapheme::emit(text, from, to, level, out),
+            Emitter::Separator(sep) => sep.emit(text, from, to, level, out),
+        }
+    }
+
+    /// Whether this emitter's positions are grapheme boundaries by construction (UAX #29 based ones are).
+    /// The engine checks the others, so that no cut ever lands inside a grapheme cluster.
+    pub fn grapheme_safe(&self) -> bool {
+        matches!(self, Emitter::Word | Emitter::Grapheme)
+    }
+
+    /// The name a chunk reports for a cut at this emitter's level.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Emitter::Paragraph => "paragraph",
+            Emitter::Line => "line",
+            Emitter::Sentence => "sentence",
+            Emitter::Clause => "clause",
+            Emitter::Word => "word",
+            Emitter::Grapheme => "grapheme",
+            Emitter::Separator(_) => "separator",
+        }
+    }
+}
+
+/// ASCII whitespace that never holds content on a line ("\n" excluded).
+#[inline]
+pub(crate) fn is_blank_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c')
+}

@@ -1,0 +1,79 @@
+//! Paragraph boundaries: the end of a run of blank lines ("\n\n", "\r\n  \r\n", ...) and form feeds.
+//! The cut falls after the last line break of the run, so the blank lines end the paragraph before them.
+
+use super::{is_blank_byte, Boundary, Level};
+
+pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    while let Some(off) = memchr::memchr2(b'\n', b'\x0c', &bytes[i..to]) {
+        let nl = i + off;
+        if bytes[nl] == b'\x0c' {
+            // A form feed (page break) ends a paragraph wherever it stands; a following newline joins the break.
+            let mut end = nl + 1;
+            if bytes.get(end) == Some(&b'\r') && bytes.get(end + 1) == Some(&b'\n') {
+                end += 2;
+            } else if bytes.get(end) == Some(&b'\n') {
+                end += 1;
+            }
+            if end <= to {
+                out.push(Boundary { pos: end, level });
+            }
+            i = end.min(to);
+            continue;
+        }
+        // Follow the run of blank lines that may start here; `last` is the last newline of the run.
+        let mut last = nl;
+        let mut blank_lines = 0usize;
+        let mut j = nl + 1;
+        loop {
+            while j < to && is_blank_byte(bytes[j]) && bytes[j] != b'\x0c' {
+                j += 1;
+            }
+            if j < to && bytes[j] == b'\n' {
+                blank_lines += 1;
+                last = j;
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        if blank_lines > 0 && last < to {
+            out.push(Boundary {
+                pos: last + 1,
+                level,
+            });
+        }
+        i = last + 1;
+        if i >= to {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn positions(text: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        emit(text, 0, text.len(), Level::PARAGRAPH, &mut out);
+        out.iter().map(|b| b.pos).collect()
+    }
+
+    #[test]
+    fn blank_line_runs() {
+        assert_eq!(positions("a\n\nb"), vec![3]);
+        assert_eq!(positions("a\n \t\n\n\nb"), vec![7]);
+        assert_eq!(positions("a\r\n\r\nb"), vec![5]);
+        assert_eq!(positions("a\nb\nc"), Vec::<usize>::new());
+        assert_eq!(positions("a\x0cb"), vec![2]);
+        assert_eq!(positions(""), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn millions_of_blank_lines_are_one_boundary() {
+        let text = format!("a{}b", "\n".repeat(2_000_000));
+        assert_eq!(positions(&text), vec![2_000_001]);
+    }
+}

@@ -1,0 +1,20 @@
+//! chunkwise-core: boundary scanning and chunk assembly, in byte offsets, with no Python in sight.
+//!
+//! The pieces:
+//! - [`boundary`]: one emitter per kind of boundary; each only reports ranked byte positions.
+//! - [`assemble`]: the one engine that turns those positions into chunks (merge, overlap, trim, min size).
+//! - [`size`]: how a chunk is measured (characters now; tokens plug in through the same trait).
+//! - [`offsets`]: byte offsets to Python `str` (code point) offsets, incrementally.
+//! - [`splitter`]: the strategies, as configurations of emitters for the engine.
+
+pub mod assemble;
+pub mod boundary;
+pub mod error;
+pub mod offsets;
+pub mod size;
+pub mod splitter;
+
+pub use assemble::{Mode, Span};
+pub use boundary::Level;
+pub use error::ChunkError;
+pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy};

@@ -1,0 +1,73 @@
+//! Byte offsets (the core's) to Python `str` offsets (code points), advanced incrementally: converting the offsets
+//! of all chunks of a text costs one pass over it, and nothing at all for ASCII text.
+
+use crate::assemble::Span;
+
+/// Converts byte offsets into char offsets; cheapest when consecutive calls move forward.
+#[derive(Debug)]
+pub struct CharCursor<'a> {
+    text: &'a str,
+    ascii: bool,
+    byte: usize,
+    chars: usize,
+}
+
+impl<'a> CharCursor<'a> {
+    /// A cursor at the start of `text`; `ascii` may be passed when already known (`text.is_ascii()`).
+    pub fn new(text: &'a str, ascii: bool) -> Self {
+        Self {
+            text,
+            ascii,
+            byte: 0,
+            chars: 0,
+        }
+    }
+
+    /// The char offset of byte offset `byte` (a char boundary).
+    pub fn to_char(&mut self, byte: usize) -> usize {
+        if self.ascii {
+            return byte;
+        }
+        if byte >= self.byte {
+            self.chars += self.text[self.byte..byte].chars().count();
+        } else {
+            self.chars -= self.text[byte..self.byte].chars().count();
+        }
+        self.byte = byte;
+        self.chars
+    }
+}
+
+/// The char offsets `(start, end)` of every span, in one forward pass for starts and one for ends.
+pub fn char_spans(text: &str, spans: &[Span]) -> Vec<(usize, usize)> {
+    let ascii = text.is_ascii();
+    let mut starts = CharCursor::new(text, ascii);
+    let mut ends = CharCursor::new(text, ascii);
+    spans
+        .iter()
+        .map(|s| (starts.to_char(s.start), ends.to_char(s.end)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::boundary::Level;
+
+    #[test]
+    fn converts_bytes_to_chars() {
+        let text = "aé世🙂b";
+        let mut c = CharCursor::new(text, false);
+        assert_eq!(c.to_char(0), 0);
+        assert_eq!(c.to_char(3), 2);
+        assert_eq!(c.to_char(10), 4);
+        assert_eq!(c.to_char(1), 1);
+        assert_eq!(c.to_char(11), 5);
+        let spans = [Span {
+            start: 1,
+            end: 6,
+            level: Level::WORD,
+        }];
+        assert_eq!(char_spans(text, &spans), vec![(1, 3)]);
+    }
+}
