@@ -1,31 +1,17 @@
 """The chunking strategies: thin classes over the Rust core.
 
 Each class builds one core splitter in ``__init__`` (the core validates every argument) and shares the calls of
-:class:`BaseChunker`; spans become :class:`Chunk` objects in exactly one place, :meth:`BaseChunker._build`.
+:class:`BaseChunker`; the core builds the :class:`Chunk` objects.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from . import _core
 from .chunk import Chunk
 
 __all__ = ["BaseChunker", "RecursiveChunker", "SentenceChunker", "ParagraphChunker", "FixedChunker"]
-
-_DOC_ID_KEYS = ("doc_id", "id", "source")
-
-
-def _doc_key(text: str, metadata: Optional[Mapping[str, Any]]) -> str:
-    """The document identity chunk ids derive from: a caller-given id, else a digest of the text."""
-    if metadata:
-        for key in _DOC_ID_KEYS:
-            value = metadata.get(key)
-            if value is not None:
-                return f"{key}={value}"
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
-
 
 def _int64_pairs(buffer: bytearray) -> memoryview:
     return memoryview(buffer).cast("q")
@@ -40,15 +26,12 @@ class BaseChunker:
         # `public`: the constructor's own arguments (for repr, equality, pickling); `core`: the core's spelling.
         self._kwargs = public
         self._splitter = _core.Splitter(self._strategy, **core)
-        self._level_names: Dict[int, str] = {}
 
     # -- calls -----------------------------------------------------------------------------------------------------
 
     def chunk(self, text: str, metadata: Optional[Mapping[str, Any]] = None) -> List[Chunk]:
         """Splits ``text`` into :class:`Chunk` objects; ``metadata`` is copied into each chunk."""
-        _check_metadata(metadata, "metadata")
-        offsets, levels = self._splitter.spans(text)
-        return self._build(text, offsets, levels, metadata)
+        return self._splitter.chunk(text, _as_dict(metadata, "metadata"))
 
     def split(self, text: str) -> List[str]:
         """The chunks' texts only."""
@@ -68,19 +51,9 @@ class BaseChunker:
         metadatas: Optional[Sequence[Optional[Mapping[str, Any]]]] = None,
     ) -> List[List[Chunk]]:
         """:meth:`chunk` for many texts; the splitting runs in parallel on all cores with the GIL released."""
-        texts = _as_list(texts, "texts")
-        if metadatas is None:
-            metadatas = [None] * len(texts)
-        else:
-            metadatas = _as_list(metadatas, "metadatas")
-            if len(metadatas) != len(texts):
-                raise _core.ChunkingError(
-                    f"metadatas: expected one metadata per text ({len(texts)}), got {len(metadatas)}"
-                )
-            for i, m in enumerate(metadatas):
-                _check_metadata(m, f"metadatas[{i}]")
-        packed = self._splitter.spans_batch(texts)
-        return [self._build(t, o, l, m) for t, (o, l), m in zip(texts, packed, metadatas)]
+        if metadatas is not None:
+            metadatas = [_as_dict(m, f"metadatas[{i}]") for i, m in enumerate(_as_list(metadatas, "metadatas"))]
+        return self._splitter.chunk_batch(_as_list(texts, "texts"), metadatas)
 
     def spans_batch(self, texts: Sequence[str]) -> list:
         """:meth:`spans` for many texts, in parallel on all cores with the GIL released."""
@@ -88,53 +61,6 @@ class BaseChunker:
 
         packed = self._splitter.spans_batch(_as_list(texts, "texts"))
         return [np.frombuffer(o, dtype=np.int64).reshape(-1, 2) for o, _ in packed]
-
-    # -- the one place spans become chunks -------------------------------------------------------------------------
-
-    def _build(
-        self,
-        text: str,
-        offsets: bytearray,
-        levels: bytes,
-        metadata: Optional[Mapping[str, Any]],
-    ) -> List[Chunk]:
-        pairs = _int64_pairs(offsets)
-        n = len(levels)
-        if n == 0:
-            return []
-        names = self._names(levels)
-        doc = _doc_key(text, metadata)
-        blake = hashlib.blake2b
-        ids = [blake(f"{doc}:{pairs[2 * i]}:{pairs[2 * i + 1]}".encode(), digest_size=8).hexdigest() for i in range(n)]
-        base = dict(metadata) if metadata else {}
-        chars = self._kwargs.get("unit", "chars") == "chars"
-        size_of = self._splitter.size_of
-        new = Chunk.__new__
-        setter = object.__setattr__
-        chunks = []
-        for i in range(n):
-            start, end = pairs[2 * i], pairs[2 * i + 1]
-            piece = text[start:end]
-            c = new(Chunk)
-            setter(c, "text", piece)
-            setter(c, "start", start)
-            setter(c, "end", end)
-            setter(c, "index", i)
-            setter(c, "size", end - start if chars else size_of(piece))
-            setter(c, "level", names[levels[i]])
-            setter(c, "metadata", dict(base))
-            setter(c, "context", "")
-            setter(c, "id", ids[i])
-            setter(c, "prev_id", ids[i - 1] if i else None)
-            setter(c, "next_id", ids[i + 1] if i + 1 < n else None)
-            chunks.append(c)
-        return chunks
-
-    def _names(self, levels: bytes) -> Dict[int, str]:
-        names = self._level_names
-        for code in set(levels) - names.keys():
-            names[code] = self._splitter.level_name(code)
-        return names
 
     # -- plumbing --------------------------------------------------------------------------------------------------
 
@@ -170,9 +96,12 @@ def _as_list(values: Iterable[Any], name: str) -> list:
         raise TypeError(f"{name} must be an iterable, got {type(values).__name__}") from None
 
 
-def _check_metadata(metadata: Any, name: str) -> None:
-    if metadata is not None and not isinstance(metadata, Mapping):
+def _as_dict(metadata: Any, name: str) -> Optional[dict]:
+    if metadata is None or type(metadata) is dict:
+        return metadata
+    if not isinstance(metadata, Mapping):
         raise TypeError(f"{name} must be a mapping or None, got {type(metadata).__name__}")
+    return dict(metadata)
 
 
 class RecursiveChunker(BaseChunker):

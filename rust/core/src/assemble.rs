@@ -27,6 +27,8 @@ pub struct Span {
     pub end: usize,
     /// The boundary the chunk ends on ([`Level::END`] at the end of the text).
     pub level: Level,
+    /// The chunk's size in the sizer's unit.
+    pub size: usize,
 }
 
 /// How a chunk's end is chosen.
@@ -107,11 +109,12 @@ impl Assembler<'_> {
                 pos = prev_end; // the overlap left no room to move forward: start after the previous chunk instead
                 continue;
             }
-            let (end, _) = self.end_of(&mark);
+            let (end, size) = self.end_of(&mark);
             out.push(Span {
                 start,
                 end,
                 level: mark.level,
+                size,
             });
             prev_end = mark.pos;
             pos = self.next_start(text, &mut win, &mark);
@@ -322,13 +325,18 @@ impl Assembler<'_> {
             let cur = spans[i];
             if k > first {
                 let prev = spans[k - 1];
-                let small = size(cur.start, cur.end) < self.min_size
-                    || size(prev.start, prev.end) < self.min_size;
-                if small && size(prev.start, cur.end) <= self.capacity {
+                let small = cur.size < self.min_size || prev.size < self.min_size;
+                let merged = if small {
+                    size(prev.start, cur.end)
+                } else {
+                    usize::MAX
+                };
+                if merged <= self.capacity {
                     spans[k - 1] = Span {
                         start: prev.start,
                         end: cur.end,
                         level: cur.level,
+                        size: merged,
                     };
                     continue;
                 }

@@ -7,6 +7,8 @@
 //! - [`offsets`]: byte offsets to Python `str` (code point) offsets, incrementally.
 //! - [`splitter`]: the strategies, as configurations of emitters for the engine.
 
+#![forbid(unsafe_code)]
+
 pub mod assemble;
 pub mod boundary;
 pub mod error;

@@ -67,6 +67,7 @@ mod tests {
             start: 1,
             end: 6,
             level: Level::WORD,
+            size: 2,
         }];
         assert_eq!(char_spans(text, &spans), vec![(1, 3)]);
     }

@@ -5,35 +5,20 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use chunkwise_core::offsets::char_spans;
 use chunkwise_core::{KeepSeparator, Span, Splitter, SplitterConfig, Strategy};
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
+mod chunk;
 mod errors;
+mod text;
 
-use errors::{internal, to_py, unencodable, wrong_type, ChunkingError};
+use chunk::Chunk;
+use errors::{internal, to_py, wrong_type, ChunkingError};
+use text::borrow_str;
 
 /// Texts shorter than this are split with the GIL held: releasing it costs more than the work.
 const DETACH_BYTES: usize = 16 * 1024;
 
-/// Extracts a `str` argument as UTF-8, with clear errors for other types and for lone surrogates.
-fn extract_text(py: Python<'_>, arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<PyBackedStr> {
-    let s = obj
-        .cast::<PyString>()
-        .map_err(|_| wrong_type(arg, "str", obj))?;
-    s.extract::<PyBackedStr>()
-        .map_err(|e| unencodable(py, arg, s, e))
-}
-
-/// Packs spans as (bytearray of native int64 [start, end] pairs in `str` offsets, bytes of levels).
-fn pack<'py>(
-    py: Python<'py>,
-    text: &str,
-    spans: &[Span],
-) -> (Bound<'py, PyByteArray>, Bound<'py, PyBytes>) {
-    let (offsets, levels) = flatten(text, spans);
-    (PyByteArray::new(py, &offsets), PyBytes::new(py, &levels))
-}
-
+/// Packs spans as (bytearray of native int64 [start, end] pairs in `str` offsets, bytes of level codes).
 fn flatten(text: &str, spans: &[Span]) -> (Vec<u8>, Vec<u8>) {
     let mut offsets = Vec::with_capacity(spans.len() * 16);
     for (start, end) in char_spans(text, spans) {
@@ -44,12 +29,81 @@ fn flatten(text: &str, spans: &[Span]) -> (Vec<u8>, Vec<u8>) {
     (offsets, levels)
 }
 
+/// The items of an iterable of `str`, borrowed as UTF-8.
+fn borrow_all<'a>(
+    py: Python<'_>,
+    arg: &str,
+    items: &'a [Bound<'_, PyAny>],
+) -> PyResult<Vec<&'a str>> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| borrow_str(py, &format!("{arg}[{i}]"), item))
+        .collect()
+}
+
+fn collect<'py>(arg: &str, iterable: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if iterable.is_instance_of::<pyo3::types::PyString>() {
+        return Err(wrong_type(arg, "a sequence of str, not a single", iterable));
+    }
+    iterable
+        .try_iter()
+        .map_err(|_| wrong_type(arg, "an iterable of str", iterable))?
+        .collect()
+}
+
 /// The core splitter. Immutable after construction, so threads may share it.
 #[pyclass(frozen, module = "chunkwise._core", name = "Splitter")]
+#[derive(Debug)]
 struct PySplitter {
     inner: Splitter,
     strategy: String,
     keep_separator: String,
+}
+
+impl PySplitter {
+    /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error.
+    fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Span>> {
+        let run = || catch_unwind(AssertUnwindSafe(|| self.inner.split(text)));
+        let spans = if text.len() >= DETACH_BYTES {
+            py.detach(run)
+        } else {
+            run()
+        };
+        spans.map_err(|_| internal("splitting a text"))
+    }
+
+    fn split_batch(&self, py: Python<'_>, texts: &[&str]) -> PyResult<Vec<Vec<Span>>> {
+        py.detach(|| catch_unwind(AssertUnwindSafe(|| self.inner.split_batch(texts))))
+            .map_err(|_| internal("splitting a batch"))
+    }
+
+    fn build<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        spans: &[Span],
+        metadata: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(
+            py,
+            chunk::build(py, text, spans, |l| self.inner.level_name(l), metadata)?,
+        )
+    }
+}
+
+fn metadata_arg<'a, 'py>(
+    arg: &str,
+    value: &'a Option<Bound<'py, PyAny>>,
+) -> PyResult<Option<&'a Bound<'py, PyDict>>> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => v
+            .cast::<PyDict>()
+            .map(Some)
+            .map_err(|_| wrong_type(arg, "a dict or None", v)),
+    }
 }
 
 #[pymethods]
@@ -75,7 +129,7 @@ impl PySplitter {
             "start" => KeepSeparator::Start,
             other => {
                 return Err(ChunkingError::new_err(format!(
-                    "keep_separator: keep_separator must be 'end' or 'start', got {other:?}"
+                    "keep_separator must be 'end' or 'start', got {other:?}"
                 )))
             }
         };
@@ -98,6 +152,66 @@ impl PySplitter {
         })
     }
 
+    /// The chunks of `text` as `Chunk` objects; `metadata` (a dict) is copied into each.
+    #[pyo3(signature = (text, metadata=None))]
+    fn chunk<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        metadata: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let meta = metadata_arg("metadata", &metadata)?;
+        let text = borrow_str(py, "text", text)?;
+        let spans = self.split(py, text)?;
+        self.build(py, text, &spans, meta)
+    }
+
+    /// `chunk` for many texts: split in parallel on all cores with the GIL released.
+    #[pyo3(signature = (texts, metadatas=None))]
+    fn chunk_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        metadatas: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let items = collect("texts", texts)?;
+        let metas = match &metadatas {
+            Some(m) if !m.is_none() => {
+                let metas: Vec<Option<Bound<'py, PyAny>>> =
+                    collect("metadatas", m)?.into_iter().map(Some).collect();
+                if metas.len() != items.len() {
+                    return Err(ChunkingError::new_err(format!(
+                        "metadatas must have one entry per text ({}), got {}",
+                        items.len(),
+                        metas.len()
+                    )));
+                }
+                metas
+            }
+            _ => vec![None; items.len()],
+        };
+        for (i, m) in metas.iter().enumerate() {
+            metadata_arg(&format!("metadatas[{i}]"), m)?;
+        }
+        let strs = borrow_all(py, "texts", &items)?;
+        let all = self.split_batch(py, &strs)?;
+        let lists = strs
+            .iter()
+            .zip(&all)
+            .zip(&metas)
+            .enumerate()
+            .map(|(i, ((text, spans), m))| {
+                self.build(
+                    py,
+                    text,
+                    spans,
+                    metadata_arg(&format!("metadatas[{i}]"), m)?,
+                )
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, lists)
+    }
+
     /// (offsets, levels): offsets a bytearray of native int64 (start, end) pairs in `str` indices, levels a bytes
     /// object with one level code per chunk (see `level_name`).
     fn spans<'py>(
@@ -105,15 +219,10 @@ impl PySplitter {
         py: Python<'py>,
         text: &Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyBytes>)> {
-        let text = extract_text(py, "text", text)?;
-        let run = || catch_unwind(AssertUnwindSafe(|| self.inner.split(&text)));
-        let spans = if text.len() >= DETACH_BYTES {
-            py.detach(run)
-        } else {
-            run()
-        };
-        let spans = spans.map_err(|_| internal("splitting a text"))?;
-        Ok(pack(py, &text, &spans))
+        let text = borrow_str(py, "text", text)?;
+        let spans = self.split(py, text)?;
+        let (offsets, levels) = flatten(text, &spans);
+        Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &levels)))
     }
 
     /// `spans` for many texts, in parallel on all cores with the GIL released.
@@ -122,21 +231,13 @@ impl PySplitter {
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut owned = Vec::new();
-        for (i, item) in texts
-            .try_iter()
-            .map_err(|_| wrong_type("texts", "an iterable of str", texts))?
-            .enumerate()
-        {
-            let item = item?;
-            owned.push(extract_text(py, &format!("texts[{i}]"), &item)?);
-        }
+        let items = collect("texts", texts)?;
+        let strs = borrow_all(py, "texts", &items)?;
         let packed = py
             .detach(|| {
                 catch_unwind(AssertUnwindSafe(|| {
                     use rayon::prelude::*;
-                    owned
-                        .par_iter()
+                    strs.par_iter()
                         .map(|t| flatten(t, &self.inner.split(t)))
                         .collect::<Vec<_>>()
                 }))
@@ -164,8 +265,7 @@ impl PySplitter {
 
     /// The size of `text` in the splitter's unit.
     fn size_of(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let text = extract_text(py, "text", text)?;
-        Ok(self.inner.size_of(&text))
+        Ok(self.inner.size_of(borrow_str(py, "text", text)?))
     }
 
     /// The arguments the splitter was built with.
@@ -219,6 +319,7 @@ impl PySplitter {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySplitter>()?;
+    m.add_class::<Chunk>()?;
     m.add("ChunkingError", m.py().get_type::<ChunkingError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -1,0 +1,46 @@
+//! Borrowing a Python `str` as UTF-8 without copying it.
+//!
+//! CPython keeps a UTF-8 copy of a `str` once asked for it (and ASCII strings are UTF-8 already), so chunking the
+//! same text twice, or with two chunkers, encodes it once. `PyUnicode_AsUTF8AndSize` has been in CPython's ABI since
+//! 3.3 but only in the limited API since 3.10, so this abi3 (>= 3.9) module declares it itself.
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use crate::errors::{unencodable, wrong_type};
+
+#[allow(unsafe_code)]
+mod raw {
+    use super::ffi;
+    use std::os::raw::c_char;
+
+    extern "C" {
+        pub fn PyUnicode_AsUTF8AndSize(
+            unicode: *mut ffi::PyObject,
+            size: *mut ffi::Py_ssize_t,
+        ) -> *const c_char;
+    }
+}
+
+/// The UTF-8 text of `obj`, borrowed for as long as `obj` lives; a clear error for a non-`str` or for a `str`
+/// holding lone surrogates.
+#[allow(unsafe_code)]
+pub fn borrow_str<'a>(py: Python<'_>, arg: &str, obj: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
+    let s = obj
+        .cast::<PyString>()
+        .map_err(|_| wrong_type(arg, "str", obj))?;
+    let mut size: ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live `str` (we hold a reference and the GIL); the call returns NULL with an exception set, or
+    // a pointer to `size` bytes of valid UTF-8 owned by the object and freed only with it, so borrowing them for
+    // the lifetime of `obj` is sound.
+    unsafe {
+        let ptr = raw::PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size);
+        if ptr.is_null() {
+            let err = PyErr::fetch(py);
+            return Err(unencodable(py, arg, s, err));
+        }
+        let bytes = std::slice::from_raw_parts(ptr.cast::<u8>(), size as usize);
+        Ok(std::str::from_utf8_unchecked(bytes))
+    }
+}
