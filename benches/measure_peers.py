@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import CORPUS_FILES, load_doc
+from benchlib import CORPUS_FILES, load_doc
 from peers import MARKDOWN_PEERS, PEERS
 
 SIZES = (512, 2048)

@@ -3,6 +3,4 @@ module is its documented home."""
 
 from ._core import Chunk
 
-Chunk.__module__ = "chunkwise"
-
 __all__ = ["Chunk"]

@@ -1,7 +1,15 @@
-//! Line boundaries: after the line break that ends a non-blank line (CRLF counts as one break). Breaks inside a
-//! run of blank lines are not reported: that run is one paragraph boundary, and cutting inside it gains nothing.
+//! Line boundaries: after the line break that ends a non-blank line (CRLF counts as one break).
+//!
+//! Not reported:
+//! - breaks inside a run of blank lines: that run is one paragraph boundary, and cutting inside it gains nothing;
+//! - soft wraps of hard-wrapped prose (a long line that stops mid-sentence, on a letter, digit or comma, and goes on
+//!   with a letter): such a break is a word boundary, no stronger, and a sentence end nearby is a far better cut.
 
+use super::chars::{is_cjk, is_closing, is_terminator};
 use super::{is_blank_byte, Boundary, Level};
+
+/// A line at least this wide (CJK characters count twice, as a terminal shows them) may be a wrapped one.
+const WRAP_WIDTH: usize = 40;
 
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
     let bytes = text.as_bytes();
@@ -9,11 +17,53 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
     for nl in memchr::memchr_iter(b'\n', &bytes[from..to]) {
         let nl = from + nl;
         let has_content = bytes[line_start..nl].iter().any(|&b| !is_blank_byte(b));
-        if has_content {
+        if has_content && !is_soft_wrap(text, line_start, nl) {
             out.push(Boundary { pos: nl + 1, level });
         }
         line_start = nl + 1;
     }
+}
+
+/// Whether the break at `nl` (ending the line that starts at `line_start`) only wraps a sentence.
+fn is_soft_wrap(text: &str, line_start: usize, nl: usize) -> bool {
+    let line = text[line_start..nl].trim_end();
+    let Some(last) = line.chars().next_back() else {
+        return false;
+    };
+    let continues = last.is_alphanumeric() || matches!(last, ',' | '-' | '，' | '、');
+    if !continues || is_terminator(last) || is_closing(last) {
+        return false;
+    }
+    let next_line = &text[nl + 1..];
+    let Some(first) = next_line.chars().next() else {
+        return false;
+    };
+    if !first.is_alphanumeric() || starts_list_item(next_line) {
+        return false;
+    }
+    let mut width = 0;
+    for c in line.chars() {
+        width += if is_cjk(c) { 2 } else { 1 };
+        if width >= WRAP_WIDTH {
+            return true;
+        }
+    }
+    false
+}
+
+/// "1. item", "12) item", "a. item": a numbered list item, which starts a new line on purpose.
+fn starts_list_item(line: &str) -> bool {
+    let marker = line
+        .bytes()
+        .take_while(|b| b.is_ascii_digit())
+        .count()
+        .max(usize::from(
+            line.as_bytes().first().is_some_and(u8::is_ascii_alphabetic),
+        ));
+    marker > 0
+        && marker <= 3
+        && matches!(line.as_bytes().get(marker), Some(b'.' | b')'))
+        && matches!(line.as_bytes().get(marker + 1), Some(b' ' | b'\t'))
 }
 
 #[cfg(test)]
@@ -31,5 +81,15 @@ mod tests {
         assert_eq!(positions("a\nb\n\n\nc"), vec![2, 4]);
         assert_eq!(positions("a\r\nb"), vec![3]);
         assert_eq!(positions("\n\n"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn soft_wraps_are_not_line_ends() {
+        let wrapped = "This is a long line of prose that wraps in the\nmiddle of a sentence. It goes on.\nNext";
+        assert_eq!(positions(wrapped), vec![81]);
+        let list = "Items of the list that follows, numbered so:\n1. first item\n2. second";
+        assert_eq!(positions(list), vec![45, 59]);
+        let cjk = "中文没有空格所以不能按空格切分句子以句号问号或感叹号结束\n如果一个段落太长";
+        assert_eq!(positions(cjk), Vec::<usize>::new());
     }
 }

@@ -1,0 +1,186 @@
+//! Every strategy, over the sample document, hand-made edge cases and (when present) the shared corpus: the
+//! invariants that must hold for any input.
+
+use chunkwise_core::boundary::is_grapheme_boundary;
+use chunkwise_core::{Level, Span, Splitter, SplitterConfig, Strategy};
+
+const STRATEGIES: [Strategy; 4] = [
+    Strategy::Recursive,
+    Strategy::Sentence,
+    Strategy::Paragraph,
+    Strategy::Fixed,
+];
+
+fn splitter(strategy: Strategy, size: i64, overlap: i64, trim: bool) -> Splitter {
+    let mut config = SplitterConfig::new(strategy, size);
+    config.overlap = overlap;
+    config.trim = trim;
+    if strategy == Strategy::Fixed {
+        config.snap = size / 4;
+    }
+    Splitter::new(config).expect("valid config")
+}
+
+fn check(text: &str, spans: &[Span], size: usize, overlap: usize, trim: bool) {
+    let mut prev: Option<Span> = None;
+    for s in spans {
+        assert!(
+            s.start < s.end && s.end <= text.len(),
+            "empty or out of range: {s:?}"
+        );
+        assert!(
+            is_grapheme_boundary(text, s.start) && is_grapheme_boundary(text, s.end),
+            "cut in a cluster: {s:?}"
+        );
+        let piece = &text[s.start..s.end];
+        assert_eq!(s.size, piece.chars().count(), "size field");
+        let one_cluster =
+            unicode_segmentation::UnicodeSegmentation::graphemes(piece, true).count() == 1;
+        assert!(
+            s.size <= size || one_cluster,
+            "chunk of {} > {size}: {piece:?}",
+            s.size
+        );
+        if trim {
+            assert_eq!(piece.trim(), piece, "untrimmed chunk");
+        }
+        if let Some(p) = prev {
+            assert!(
+                s.start > p.start && s.end > p.end,
+                "offsets must increase: {p:?} then {s:?}"
+            );
+            if s.start < p.end {
+                assert!(
+                    text[s.start..p.end].chars().count() <= overlap,
+                    "overlap too large"
+                );
+            }
+        }
+        prev = Some(*s);
+    }
+    if !trim && overlap == 0 {
+        let joined: String = spans.iter().map(|s| &text[s.start..s.end]).collect();
+        assert_eq!(
+            joined, text,
+            "trim=false, overlap=0 must reconstruct the text"
+        );
+    }
+    // Nothing but whitespace is ever left out.
+    let mut covered = 0;
+    for s in spans {
+        if s.start > covered {
+            assert!(
+                text[covered..s.start].trim().is_empty(),
+                "lost text: {:?}",
+                &text[covered..s.start]
+            );
+        }
+        covered = covered.max(s.end);
+    }
+    assert!(text[covered..].trim().is_empty(), "lost tail");
+}
+
+fn run_all(text: &str) {
+    for strategy in STRATEGIES {
+        for (size, overlap) in [(1, 0), (7, 2), (64, 0), (200, 40), (1000, 100)] {
+            for trim in [true, false] {
+                let spans = splitter(strategy, size, overlap, trim).split(text);
+                check(text, &spans, size as usize, overlap as usize, trim);
+            }
+        }
+    }
+}
+
+#[test]
+fn edge_cases() {
+    for text in [
+        "",
+        " ",
+        "\n\n\n",
+        "éé",
+        "e\u{301}e\u{301}e\u{301}",
+        "👨\u{200d}👩\u{200d}👧👨\u{200d}👩\u{200d}👧",
+        "。」",
+        "你好。」世界！",
+        "a\r\nb\r\n\r\nc",
+        "\r\n\r\n",
+        "한국어 문장입니다. 두 번째 문장.",
+        "שלום עולם. مرحبا بالعالم؟ done",
+        "nul\0byte\0text",
+        "Short. Text? Yes!",
+    ] {
+        run_all(text);
+    }
+}
+
+#[test]
+fn sample_document() {
+    let text = include_str!("../../../samples/sample.md");
+    run_all(text);
+    let spans = splitter(Strategy::Recursive, 200, 0, true).split(text);
+    // No chunk starts with closing or clause punctuation.
+    for s in &spans {
+        let first = text[s.start..].chars().next().unwrap();
+        assert!(
+            !chunkwise_core::boundary::is_pause(first)
+                && !chunkwise_core::boundary::is_closing(first)
+        );
+    }
+    assert_eq!(spans.last().unwrap().level, Level::END);
+}
+
+#[test]
+fn corpus_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    for name in ["en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"] {
+        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+            continue;
+        };
+        let mut cut = text.len().min(300_000);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let text = &text[..cut];
+        for strategy in STRATEGIES {
+            for (size, overlap) in [(256, 0), (512, 50), (2048, 0)] {
+                let spans = splitter(strategy, size, overlap, true).split(text);
+                check(text, &spans, size as usize, overlap as usize, true);
+            }
+        }
+    }
+}
+
+#[test]
+fn greedy_prefers_strong_boundaries() {
+    let text = "First paragraph here.\n\nSecond one, which is longer. It has two sentences.";
+    let s = splitter(Strategy::Recursive, 40, 0, true).split(text);
+    let pieces: Vec<&str> = s.iter().map(|s| &text[s.start..s.end]).collect();
+    assert_eq!(
+        pieces,
+        [
+            "First paragraph here.",
+            "Second one, which is longer.",
+            "It has two sentences."
+        ]
+    );
+    assert_eq!(s[0].level, Level::PARAGRAPH);
+    assert_eq!(s[1].level, Level::SENTENCE);
+}
+
+#[test]
+fn overlap_is_whole_words() {
+    let text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu";
+    let s = splitter(Strategy::Recursive, 30, 12, true).split(text);
+    for w in s.windows(2) {
+        let overlap = &text[w[1].start..w[0].end.max(w[1].start)];
+        assert!(overlap.is_empty() || text[w[1].start..].starts_with(overlap.trim_start()));
+        assert!(
+            text[..w[1].start].ends_with(' '),
+            "overlap must start at a word"
+        );
+    }
+    assert!(
+        s.windows(2).any(|w| w[1].start < w[0].end),
+        "some overlap expected"
+    );
+}

@@ -1,0 +1,15 @@
+"""Shared test setup: hypothesis profiles.
+
+Choose one with the environment variable ``HYPOTHESIS_PROFILE`` (``ci``, the default, ``dev`` or ``slow``).
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+settings.register_profile("ci", max_examples=300, **_COMMON)
+settings.register_profile("dev", max_examples=3000, **_COMMON)
+settings.register_profile("slow", max_examples=3000, **_COMMON)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

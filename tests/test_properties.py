@@ -1,0 +1,215 @@
+"""Property tests: the invariants every chunker must keep on any text, any size, any overlap.
+
+The texts mix ASCII, Han, kana, Hangul, emoji ZWJ sequences, combining marks, CRLF and CJK punctuation, built by
+joining sampled fragments so that multi-code-point grapheme clusters appear whole (and often).
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+import chunkwise
+from chunkwise import FixedChunker, ParagraphChunker, RecursiveChunker, SentenceChunker
+
+regex = pytest.importorskip("regex", reason="grapheme segmentation needs the `regex` package")
+
+# -- text strategy ---------------------------------------------------------------------------------------------------
+
+ASCII = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") + [
+    "the", "quick", "brown", "fox", "Dr.", "e.g.", "3.14", "U.S.",
+]
+ASCII_PUNCT = list(".,!?;:'\"()-[]/") + ["...", "…"]
+SPACES = [" ", " ", " ", "  ", "\t", "\u3000", "\u00a0"]
+BREAKS = ["\n", "\n\n", "\r\n", "\r\n\r\n", "\n\n\n"]
+HAN = list("中文字漢語我你他说的了是在有人大国") + ["中文字", "我们的", "北京大学"]
+KANA = list("ひらがなカタカナですます") + ["ひら", "カナ", "日本語", "東京都"]
+HANGUL = list("한국어가나다") + ["한국어", "안녕하세요"]
+CJK_PUNCT = list("。！？，、」「『』（）：；") + ["。」", "！」", "\n\n"]
+EMOJI = ["👨\u200d👩\u200d👧", "🏳\ufe0f\u200d🌈", "👍🏽", "🇯🇵", "😀", "❤\ufe0f"]
+COMBINING = ["e\u0301", "a\u0308\u0323", "\u0915\u094d\u0937", "ก\u0e34"]  # é, ạ̈, Devanagari conjunct, Thai
+
+FRAGMENTS = ASCII + ASCII_PUNCT + SPACES + BREAKS + HAN + KANA + HANGUL + CJK_PUNCT + EMOJI + COMBINING
+
+fragment = st.sampled_from(FRAGMENTS)
+# Runs of one kind make long words / long CJK runs / long whitespace runs more likely than uniform sampling does.
+run = st.one_of(
+    fragment,
+    st.builds(lambda f, n: f * n, st.sampled_from(ASCII + HAN + KANA + SPACES + BREAKS + EMOJI), st.integers(2, 40)),
+)
+texts = st.lists(run, max_size=120).map("".join)
+
+# -- chunker factories -----------------------------------------------------------------------------------------------
+
+CUSTOM_SEPARATORS = ["\n\n", "。", ". ", " "]
+
+FACTORIES = {
+    "recursive": lambda size, overlap, trim: RecursiveChunker(size, overlap, trim=trim),
+    "recursive-custom": lambda size, overlap, trim: RecursiveChunker(
+        size, overlap, separators=CUSTOM_SEPARATORS, trim=trim
+    ),
+    "sentence": lambda size, overlap, trim: SentenceChunker(size, overlap, trim=trim),
+    "paragraph": lambda size, overlap, trim: ParagraphChunker(size, overlap, trim=trim),
+    "fixed": lambda size, overlap, trim: FixedChunker(size, overlap, trim=trim),
+}
+
+
+@st.composite
+def params(draw):
+    size = draw(st.integers(1, 300))
+    overlap = draw(st.one_of(st.just(0), st.integers(0, size - 1)))
+    trim = draw(st.booleans())
+    return size, overlap, trim
+
+
+# -- helpers ---------------------------------------------------------------------------------------------------------
+
+
+def graphemes(text: str) -> list:
+    return regex.findall(r"\X", text)
+
+
+def grapheme_boundaries(text: str) -> set:
+    bounds = {0}
+    pos = 0
+    for g in graphemes(text):
+        pos += len(g)
+        bounds.add(pos)
+    return bounds
+
+
+def check_invariants(text: str, chunks: list, size: int, overlap: int, trim: bool) -> None:
+    bounds = grapheme_boundaries(text)
+    for i, c in enumerate(chunks):
+        assert c.text == text[c.start : c.end], (i, c)
+        assert 0 <= c.start < c.end <= len(text), (i, c)
+        assert c.size == len(c.text), (i, c)
+        assert c.index == i, (i, c)
+        assert c.start in bounds, f"chunk {i} starts inside a grapheme cluster at {c.start}: {c!r}"
+        assert c.end in bounds, f"chunk {i} ends inside a grapheme cluster at {c.end}: {c!r}"
+        if len(c.text) > size:
+            assert len(graphemes(c.text)) == 1, f"chunk {i} has {len(c.text)} > size={size} chars: {c.text!r}"
+        if trim:
+            assert c.text, (i, c)
+            assert not c.text[0].isspace(), f"chunk {i} starts with whitespace: {c.text!r}"
+            assert not c.text[-1].isspace(), f"chunk {i} ends with whitespace: {c.text!r}"
+        assert c.level in {"paragraph", "line", "sentence", "clause", "word", "grapheme", "separator", "end"}, c.level
+
+    for i, (prev, nxt) in enumerate(zip(chunks, chunks[1:])):
+        assert nxt.start > prev.start, f"starts not increasing at {i}: {prev!r} {nxt!r}"
+        assert nxt.end > prev.end, f"ends not increasing at {i}: {prev!r} {nxt!r}"
+        shared = prev.end - nxt.start
+        if overlap == 0:
+            assert shared <= 0, f"overlap=0 but chunks {i},{i + 1} share {shared} chars: {prev!r} {nxt!r}"
+        else:
+            assert shared <= overlap, f"chunks {i},{i + 1} share {shared} > overlap={overlap}: {prev!r} {nxt!r}"
+
+    if not trim and overlap == 0:
+        assert "".join(c.text for c in chunks) == text
+
+    covered = bytearray(len(text))
+    for c in chunks:
+        covered[c.start : c.end] = b"\x01" * (c.end - c.start)
+    lost = [j for j, ch in enumerate(text) if not ch.isspace() and not covered[j]]
+    assert not lost, f"non-whitespace chars not in any chunk at {lost[:10]}: {[text[j] for j in lost[:10]]}"
+    if not text.strip():
+        # Whitespace-only (or empty) text: nothing to keep when trimming; with trim=False the whole text comes back.
+        if trim:
+            assert chunks == []
+
+
+# -- the properties --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", list(FACTORIES))
+@given(text=texts, p=params(), more=st.lists(texts, max_size=3))
+@example(text="", p=(1, 0, True), more=[])
+@example(text="a", p=(1, 0, True), more=[""])
+@example(text="👨\u200d👩\u200d👧 e\u0301\r\n中文。", p=(1, 0, False), more=[])
+@example(text="他说：「你好。」然后走了。" * 5, p=(7, 3, True), more=["   \n\n  "])
+def test_invariants(kind, text, p, more):
+    size, overlap, trim = p
+    chunker = FACTORIES[kind](size, overlap, trim)
+    chunks = chunker.chunk(text)
+    check_invariants(text, chunks, size, overlap, trim)
+
+    # spans / split agree with chunk
+    spans = chunker.spans(text)
+    assert isinstance(spans, np.ndarray) and spans.dtype == np.int64
+    assert spans.reshape(-1, 2).shape == (len(chunks), 2)
+    assert [tuple(map(int, s)) for s in spans.reshape(-1, 2)] == [(c.start, c.end) for c in chunks]
+    assert chunker.split(text) == [c.text for c in chunks]
+
+    # batch == one by one, in order
+    batch_in = [text] + more
+    singles = [[c.to_dict() for c in chunker.chunk(t)] for t in batch_in]
+    batched = chunker.chunk_batch(batch_in)
+    assert [[c.to_dict() for c in cs] for cs in batched] == singles
+    spans_b = chunker.spans_batch(batch_in)
+    assert [[tuple(map(int, s)) for s in sp.reshape(-1, 2)] for sp in spans_b] == [
+        [(d["start"], d["end"]) for d in cs] for cs in singles
+    ]
+
+    # linked ids
+    for i, c in enumerate(chunks):
+        assert c.prev_id == (chunks[i - 1].id if i else None)
+        assert c.next_id == (chunks[i + 1].id if i + 1 < len(chunks) else None)
+
+
+@pytest.mark.parametrize("kind", list(FACTORIES))
+@given(text=texts, p=params())
+def test_deterministic_and_picklable(kind, text, p):
+    size, overlap, trim = p
+    chunker = FACTORIES[kind](size, overlap, trim)
+    clone = pickle.loads(pickle.dumps(chunker))
+    assert clone == chunker
+    a = chunker.chunk(text, {"k": [1]})
+    b = clone.chunk(text, {"k": [1]})
+    assert [c.to_dict() for c in a] == [c.to_dict() for c in b]
+    for c in a:
+        assert c.metadata == {"k": [1]}
+        back = pickle.loads(pickle.dumps(c))
+        assert back.to_dict() == c.to_dict()
+
+
+@given(text=texts, size=st.integers(1, 120))
+def test_fixed_windows_are_maximal(text, size):
+    """FixedChunker, trim=False, overlap=0: each window ends at the last grapheme boundary within `size` chars of its
+    start (or after the first grapheme when that one alone is bigger), so the windows are exactly determined."""
+    chunks = FixedChunker(size, 0, trim=False).chunk(text)
+    expected = []
+    start = 0
+    gs = graphemes(text)
+    gi = 0
+    while gi < len(gs):
+        end = start + len(gs[gi])
+        gi += 1
+        while gi < len(gs) and end + len(gs[gi]) - start <= size:
+            end += len(gs[gi])
+            gi += 1
+        expected.append((start, end))
+        start = end
+    assert [(c.start, c.end) for c in chunks] == expected
+
+
+@pytest.mark.parametrize("kind", ["recursive", "sentence", "paragraph"])
+@given(text=texts, size=st.integers(1, 300))
+def test_big_size_keeps_text_whole(kind, text, size):
+    """A text that fits in one chunk is one chunk (trimmed)."""
+    chunks = FACTORIES[kind](size, 0, True).chunk(text)
+    stripped = text.strip()
+    if stripped and len(stripped) <= size:
+        assert [c.text for c in chunks] == [stripped]
+
+
+def test_bad_arguments_raise():
+    for bad in [dict(size=0), dict(size=10, overlap=10), dict(size=10, overlap=-1), dict(size=-5)]:
+        with pytest.raises(chunkwise.ChunkingError):
+            RecursiveChunker(**bad)
+    assert issubclass(chunkwise.ChunkingError, ValueError)
+    with pytest.raises(chunkwise.ChunkingError):
+        RecursiveChunker(10).chunk("ab\ud800cd")
