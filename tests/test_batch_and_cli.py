@@ -1,0 +1,86 @@
+"""Batches (parallel, GIL released) give the same chunks as one call at a time; the command line works."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from chunkwise import RecursiveChunker, SentenceChunker
+from chunkwise.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "samples" / "sample.md"
+
+
+def _docs():
+    text = SAMPLE.read_text(encoding="utf-8")
+    return [text[i : i + 700] for i in range(0, len(text), 97)] + ["", "x", text * 20]
+
+
+def test_batch_equals_one_at_a_time():
+    docs = _docs()
+    for chunker in (RecursiveChunker(120, 20), SentenceChunker(80)):
+        metas = [{"doc_id": i} for i in range(len(docs))]
+        assert chunker.chunk_batch(docs, metas) == [chunker.chunk(d, m) for d, m in zip(docs, metas)]
+        assert [s.tolist() for s in chunker.spans_batch(docs)] == [chunker.spans(d).tolist() for d in docs]
+        assert chunker.chunk_batch(iter(docs)) == chunker.chunk_batch(docs)
+
+
+def test_one_chunker_shared_by_threads():
+    chunker = RecursiveChunker(64)
+    text = SAMPLE.read_text(encoding="utf-8") * 50  # large enough to release the GIL
+    expected = chunker.spans(text).tolist()
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(5):
+                results.append(chunker.spans(text).tolist())
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == 20 and all(r == expected for r in results)
+
+
+def test_cli_writes_json_lines(tmp_path, capsys):
+    folder = tmp_path / "docs"
+    (folder / "nested").mkdir(parents=True)
+    (folder / "a.txt").write_text("Alpha. Beta.\n\nGamma delta epsilon.", encoding="utf-8")
+    (folder / "nested" / "b.md").write_text("# Title\n\n中文句子。第二句。", encoding="utf-8")
+    (folder / "bad.bin").write_bytes(b"\xff\xfe\x00bad")
+    out = tmp_path / "chunks.jsonl"
+    code = main(["chunk", str(folder), "--size", "12", "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 1  # the undecodable file is reported, not silently dropped
+    assert "skipped" in err and "bad.bin" in err and "2 documents" in err and "MB/s" in err
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    sources = {r["source"] for r in records}
+    assert sources == {str(folder / "a.txt"), str(folder / "nested" / "b.md")}
+    for r in records:
+        text = Path(r["source"]).read_text(encoding="utf-8")
+        assert text[r["start"] : r["end"]] == r["text"] and r["size"] <= 12
+        assert r["metadata"] == {"source": r["source"]} and len(r["id"]) == 16
+    assert [r["text"] for r in records if r["source"].endswith("b.md")] == ["# Title", "中文句子。第二句。"]
+
+
+def test_cli_bad_arguments_and_stdout():
+    proc = subprocess.run(
+        [sys.executable, "-m", "chunkwise", "chunk", str(SAMPLE), "--size", "0"], capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and "size must be >= 1, got 0" in proc.stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "chunkwise", "chunk", str(SAMPLE), "--strategy", "sentence", "--size", "100"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert len(lines) > 5 and all(len(json.loads(line)["text"]) <= 100 for line in lines)
