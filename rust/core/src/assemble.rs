@@ -1,8 +1,9 @@
 //! THE assembly engine: every strategy turns its boundaries into chunks here.
 //!
 //! For each chunk, starting at `start`:
-//! 1. Look ahead only as far as a chunk could reach (the sizer's horizon) and ask the emitters for boundaries in that
-//!    window, strongest level first, lazily: words and graphemes are only scanned when no stronger piece fits.
+//! 1. Look ahead only as far as a chunk could reach (capacity plus a little, in bytes estimated from the text seen
+//!    so far, and grown when the estimate falls short) and ask the emitters for boundaries in that window, strongest
+//!    level first, lazily: words and graphemes are only scanned when no stronger piece fits.
 //! 2. Greedy mode: take the strongest level whose first piece fits, then as many pieces of that level as fit. A level
 //!    is only abandoned inside a piece that does not fit; the end of that piece may then merge with what follows.
 //!    Fixed mode: cut at the last grapheme boundary that fits, snapped back to a stronger boundary within `snap`.
@@ -64,6 +65,9 @@ pub struct Assembler<'a> {
     pub mode: Mode,
 }
 
+/// Units scanned past the capacity: trailing whitespace that trimming removes, and context for look-ahead rules.
+const LOOKAHEAD: usize = 64;
+
 /// A candidate end: a boundary with the size of the chunk that would end there.
 #[derive(Debug, Clone, Copy)]
 struct Mark {
@@ -85,13 +89,22 @@ struct Window {
     computed: usize,
     bounds: Vec<Boundary>,
     marks: Vec<Mark>,
+    /// Size of the whole window `text[start..scan_end]`.
+    units: usize,
+    /// Bytes per unit seen in earlier windows, to size the next one.
+    bytes_per_unit: f64,
+    /// The window is ASCII and the unit counts ASCII bytes: sizes are byte lengths.
+    ascii: bool,
 }
 
 impl Assembler<'_> {
     /// Appends the spans of `text` to `out`.
     pub fn run(&self, text: &str, out: &mut Vec<Span>) {
         let first = out.len();
-        let mut win = Window::default();
+        let mut win = Window {
+            bytes_per_unit: 1.5,
+            ..Window::default()
+        };
         let mut pos = 0;
         let mut prev_end = 0;
         loop {
@@ -124,13 +137,32 @@ impl Assembler<'_> {
         }
     }
 
-    /// Resets the window to start at `start`.
+    /// Resets the window to start at `start`, reaching past every end that could fit, and emits the strongest
+    /// level. The window's byte length is estimated from the text seen so far; when it turns out to hold too few
+    /// units, it doubles and the level is emitted again.
     fn open(&self, text: &str, start: usize, win: &mut Window) {
-        win.start = start;
-        win.scan_end = self.sizer.horizon(text, start, self.capacity);
-        win.computed = 0;
-        win.bounds.clear();
-        win.marks.clear();
+        let want = self.capacity.saturating_add(LOOKAHEAD);
+        let mut len = (want as f64 * win.bytes_per_unit * 1.25) as usize + 16;
+        loop {
+            let mut end = start.saturating_add(len).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            win.start = start;
+            win.scan_end = end;
+            win.ascii = self.sizer.ascii_is_bytes() && text.as_bytes()[start..end].is_ascii();
+            win.computed = 0;
+            win.bounds.clear();
+            win.marks.clear();
+            self.ensure(text, win, 0);
+            if win.units >= want || end == text.len() {
+                break;
+            }
+            len *= 2;
+        }
+        if win.units > 0 {
+            win.bytes_per_unit = (win.scan_end - start) as f64 / win.units as f64;
+        }
     }
 
     /// Emits the boundaries of levels `0..=li` in the window, if not done yet, and recomputes the marks.
@@ -179,15 +211,21 @@ impl Assembler<'_> {
         win.marks.clear();
         let (mut prev, mut size) = (win.start, 0);
         let (mut trimmed_end, mut trimmed_size) = (win.start, 0);
+        let ascii = win.ascii;
+        let size_of = |s: &str| if ascii { s.len() } else { self.sizer.size(s) };
         for b in &win.bounds {
             let seg = &text[prev..b.pos];
-            let content = seg.trim_end();
-            if content.is_empty() {
-                size += self.sizer.size(seg);
+            let content = if ascii {
+                trim_ascii_end(seg)
             } else {
-                trimmed_size = size + self.sizer.size(content);
+                seg.trim_end()
+            };
+            if content.is_empty() {
+                size += size_of(seg);
+            } else {
+                trimmed_size = size + size_of(content);
                 trimmed_end = prev + content.len();
-                size = trimmed_size + self.sizer.size(&seg[content.len()..]);
+                size = trimmed_size + size_of(&seg[content.len()..]);
             }
             win.marks.push(Mark {
                 pos: b.pos,
@@ -198,6 +236,7 @@ impl Assembler<'_> {
             });
             prev = b.pos;
         }
+        win.units = size + size_of(&text[prev..win.scan_end]);
     }
 
     /// The end and size of the chunk that a mark closes.
@@ -346,6 +385,17 @@ impl Assembler<'_> {
         }
         spans.truncate(k);
     }
+}
+
+/// `s` without trailing ASCII whitespace, as `str::trim_end` would strip it (vertical tab included).
+#[inline]
+fn trim_ascii_end(s: &str) -> &str {
+    let kept = s
+        .bytes()
+        .rev()
+        .skip_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
+        .count();
+    &s[..kept]
 }
 
 /// The first position at or after `pos` that is not whitespace (or the text length).

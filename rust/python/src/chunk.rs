@@ -7,6 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
+use crate::text::substring;
+
 /// Metadata keys that name a document, in order of preference, for chunk ids.
 const DOC_ID_KEYS: [&str; 3] = ["doc_id", "id", "source"];
 
@@ -208,6 +210,7 @@ fn chunk_id(doc: &str, start: usize, end: usize) -> String {
 /// Builds the chunk objects of one text from its spans: the one place spans become `Chunk`s.
 pub fn build<'py>(
     py: Python<'py>,
+    source: &Bound<'py, PyString>,
     text: &str,
     spans: &[Span],
     level_name: impl Fn(chunkwise_core::Level) -> &'static str,
@@ -237,10 +240,11 @@ pub fn build<'py>(
             Some(m) => m.copy()?,
             None => PyDict::new(py),
         };
+        let (start, end) = (starts.to_char(span.start), ends.to_char(span.end));
         let chunk = Chunk {
-            text: PyString::new(py, &text[span.start..span.end]).unbind(),
-            start: starts.to_char(span.start),
-            end: ends.to_char(span.end),
+            text: substring(source, start, end)?.unbind(),
+            start,
+            end,
             index: i,
             size: span.size,
             level: level.unbind(),

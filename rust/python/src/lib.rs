@@ -81,14 +81,21 @@ impl PySplitter {
     fn build<'py>(
         &self,
         py: Python<'py>,
+        source: &Bound<'py, PyAny>,
         text: &str,
         spans: &[Span],
         metadata: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(
+        let source = source.cast::<pyo3::types::PyString>()?;
+        let chunks = chunk::build(
             py,
-            chunk::build(py, text, spans, |l| self.inner.level_name(l), metadata)?,
-        )
+            source,
+            text,
+            spans,
+            |l| self.inner.level_name(l),
+            metadata,
+        )?;
+        PyList::new(py, chunks)
     }
 }
 
@@ -161,9 +168,10 @@ impl PySplitter {
         metadata: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let meta = metadata_arg("metadata", &metadata)?;
-        let text = borrow_str(py, "text", text)?;
+        let source = text;
+        let text = borrow_str(py, "text", source)?;
         let spans = self.split(py, text)?;
-        self.build(py, text, &spans, meta)
+        self.build(py, source, text, &spans, meta)
     }
 
     /// `chunk` for many texts: split in parallel on all cores with the GIL released.
@@ -197,12 +205,14 @@ impl PySplitter {
         let all = self.split_batch(py, &strs)?;
         let lists = strs
             .iter()
+            .zip(&items)
             .zip(&all)
             .zip(&metas)
             .enumerate()
-            .map(|(i, ((text, spans), m))| {
+            .map(|(i, (((text, source), spans), m))| {
                 self.build(
                     py,
+                    source,
                     text,
                     spans,
                     metadata_arg(&format!("metadatas[{i}]"), m)?,

@@ -44,3 +44,20 @@ pub fn borrow_str<'a>(py: Python<'_>, arg: &str, obj: &'a Bound<'_, PyAny>) -> P
         Ok(std::str::from_utf8_unchecked(bytes))
     }
 }
+
+/// `s[start:end]` (`str` indices), copied from the string's own storage: much cheaper than decoding the UTF-8
+/// slice again, which cost a fifth of `chunk()` on Chinese text.
+#[allow(unsafe_code)]
+pub fn substring<'py>(
+    s: &Bound<'py, PyString>,
+    start: usize,
+    end: usize,
+) -> PyResult<Bound<'py, PyString>> {
+    // SAFETY: `s` is a live `str` and we hold the GIL; the call returns a new reference or NULL with an exception
+    // set, which `from_owned_ptr_or_err` turns into an error.
+    unsafe {
+        let ptr =
+            ffi::PyUnicode_Substring(s.as_ptr(), start as ffi::Py_ssize_t, end as ffi::Py_ssize_t);
+        Ok(Bound::from_owned_ptr_or_err(s.py(), ptr)?.cast_into_unchecked())
+    }
+}

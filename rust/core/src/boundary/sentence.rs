@@ -73,9 +73,16 @@ fn terminator_at(bytes: &[u8], i: usize) -> Option<(Kind, usize)> {
 
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
     let bytes = text.as_bytes();
+    // ASCII windows only hold ASCII terminators: let memchr find them.
+    let ascii = bytes[from..to].is_ascii();
     let mut i = from;
     while i < to {
-        if !INTERESTING[bytes[i] as usize] {
+        if ascii {
+            match memchr::memchr3(b'.', b'!', b'?', &bytes[i..to]) {
+                Some(off) => i += off,
+                None => break,
+            }
+        } else if !INTERESTING[bytes[i] as usize] {
             i += 1;
             continue;
         }
