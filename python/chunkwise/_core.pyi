@@ -1,11 +1,14 @@
 """Type stubs of the Rust extension module ``chunkwise._core``."""
 
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple, final
+
+__all__ = ["ChunkingError", "Chunk", "Splitter", "__version__"]
 
 __version__: str
 
 class ChunkingError(ValueError): ...
 
+@final
 class Chunk:
     """A piece of a source text: ``text == source[start:end]`` always (``str`` indices)."""
 
@@ -48,9 +51,10 @@ class Chunk:
         next_id: Optional[str] = None,
     ) -> "Chunk": ...
     def to_dict(self) -> Dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class Splitter:
     def __new__(
         cls,

@@ -39,6 +39,20 @@ pub fn is_grapheme_boundary(text: &str, pos: usize) -> bool {
     if before < 0x80 && after < 0x80 {
         return !(before == b'\r' && after == b'\n');
     }
+    // Fast path: a CJK or ASCII character after the cut, and before it a character that cannot glue to what follows
+    // (only Prepend marks, from U+0600 on outside CJK, and Hangul jamo do).
+    let next = text[pos..].chars().next().map_or(0, |c| c as u32);
+    let prev = text[..pos].chars().next_back().map_or(0, |c| c as u32);
+    let simple_next = next < 0x80
+        || (0x3000..=0x3098).contains(&next)
+        || (0x309B..=0x9FFF).contains(&next)
+        || (0xFF00..=0xFF9D).contains(&next);
+    let simple_prev = prev < 0x0600 && prev != 0x0D
+        || (0x3000..=0x9FFF).contains(&prev)
+        || (0xFF00..=0xFFEF).contains(&prev);
+    if simple_next && simple_prev {
+        return true;
+    }
     let mut cursor = GraphemeCursor::new(pos, text.len(), true);
     cursor.is_boundary(text, 0).unwrap_or(true)
 }
@@ -68,5 +82,53 @@ mod tests {
         assert!(!is_grapheme_boundary("e\u{301}", 1));
         assert!(!is_grapheme_boundary("\r\n", 1));
         assert!(is_grapheme_boundary("ab", 1));
+        assert!(is_grapheme_boundary("中文", 3));
+        assert!(!is_grapheme_boundary("か\u{3099}", 3));
+        assert!(is_grapheme_boundary("é中", 2));
+        assert!(!is_grapheme_boundary("\u{0600}a", 2));
+    }
+
+    #[test]
+    fn fast_path_agrees_with_uax29() {
+        let pieces = [
+            "a",
+            "中",
+            "か",
+            "\u{3099}",
+            "\r",
+            "\n",
+            "\u{0600}",
+            "\u{200d}",
+            "👩",
+            "e\u{301}",
+            "한",
+            "\u{1100}",
+            "\u{1161}",
+            "ｶ",
+            "\u{ff9e}",
+            "。",
+            " ",
+            "🇯",
+            "🇵",
+            "\u{0915}\u{094d}",
+        ];
+        let mut text = String::new();
+        let mut seed = 7u64;
+        for _ in 0..4000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+        }
+        for pos in (0..=text.len()).filter(|&p| text.is_char_boundary(p)) {
+            let mut cursor = GraphemeCursor::new(pos, text.len(), true);
+            let expected = cursor.is_boundary(&text, 0).unwrap();
+            assert_eq!(
+                is_grapheme_boundary(&text, pos),
+                expected,
+                "at {pos}: {:?}",
+                &text[pos.saturating_sub(8)..]
+            );
+        }
     }
 }
