@@ -66,7 +66,7 @@ pub struct Assembler<'a> {
 }
 
 /// Units scanned past the capacity: trailing whitespace that trimming removes, and context for look-ahead rules.
-const LOOKAHEAD: usize = 64;
+const LOOKAHEAD: usize = 32;
 
 /// A candidate end: a boundary with the size of the chunk that would end there.
 #[derive(Debug, Clone, Copy)]
@@ -88,6 +88,9 @@ struct Window {
     /// How many of the assembler's levels have been emitted.
     computed: usize,
     bounds: Vec<Boundary>,
+    /// Scratch buffers for one emitter's output and for merging it in.
+    fresh: Vec<Boundary>,
+    merged: Vec<Boundary>,
     marks: Vec<Mark>,
     /// Size of the whole window `text[start..scan_end]`.
     units: usize,
@@ -142,7 +145,7 @@ impl Assembler<'_> {
     /// units, it doubles and the level is emitted again.
     fn open(&self, text: &str, start: usize, win: &mut Window) {
         let want = self.capacity.saturating_add(LOOKAHEAD);
-        let mut len = (want as f64 * win.bytes_per_unit * 1.25) as usize + 16;
+        let mut len = (want as f64 * win.bytes_per_unit * 1.1) as usize + 16;
         loop {
             let mut end = start.saturating_add(len).min(text.len());
             while !text.is_char_boundary(end) {
@@ -173,35 +176,28 @@ impl Assembler<'_> {
         let lowest = self.levels[li];
         let above = win.computed.checked_sub(1).map(|i| self.levels[i]);
         let (start, scan_end) = (win.start, win.scan_end);
+        let keep = |pos: usize| pos > start && (pos < scan_end || scan_end == text.len());
         for (emitter, level) in self.emitters {
             if *level < lowest || above.is_some_and(|a| *level >= a) {
                 continue;
             }
-            let from = win.bounds.len();
-            emitter.emit(text, start, scan_end, *level, &mut win.bounds);
-            if !emitter.grapheme_safe() {
-                let mut k = from;
-                for i in from..win.bounds.len() {
-                    if is_grapheme_boundary(text, win.bounds[i].pos) {
-                        win.bounds[k] = win.bounds[i];
-                        k += 1;
-                    }
-                }
-                win.bounds.truncate(k);
-            }
+            // Each emitter's output is sorted: merge it into the sorted bounds rather than sort them again.
+            win.fresh.clear();
+            emitter.emit(text, start, scan_end, *level, &mut win.fresh);
+            let safe = emitter.grapheme_safe();
+            // A boundary at the edge of a window that stops short of the text end is an artefact of the window.
+            win.fresh
+                .retain(|b| keep(b.pos) && (safe || is_grapheme_boundary(text, b.pos)));
+            merge_max(&win.bounds, &win.fresh, &mut win.merged);
+            std::mem::swap(&mut win.bounds, &mut win.merged);
         }
-        if win.computed == 0 && scan_end == text.len() {
+        if win.computed == 0 && scan_end == text.len() && start < scan_end {
+            win.bounds.retain(|b| b.pos != scan_end);
             win.bounds.push(Boundary {
                 pos: scan_end,
                 level: Level::END,
             });
         }
-        // A boundary at the edge of a window that stops short of the text end is an artefact of the window.
-        win.bounds
-            .retain(|b| b.pos > start && (b.pos < scan_end || scan_end == text.len()));
-        win.bounds
-            .sort_unstable_by(|a, b| a.pos.cmp(&b.pos).then(b.level.cmp(&a.level)));
-        win.bounds.dedup_by_key(|b| b.pos);
         win.computed = li + 1;
         self.measure(text, win);
     }
@@ -384,6 +380,42 @@ impl Assembler<'_> {
             k += 1;
         }
         spans.truncate(k);
+    }
+}
+
+/// Merges two sorted boundary lists into `out`, one boundary per position, at the higher level of the two.
+fn merge_max(a: &[Boundary], b: &[Boundary], out: &mut Vec<Boundary>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x.pos == y.pos => {
+                i += 1;
+                j += 1;
+                Boundary {
+                    pos: x.pos,
+                    level: x.level.max(y.level),
+                }
+            }
+            (Some(x), Some(y)) if x.pos < y.pos => {
+                i += 1;
+                *x
+            }
+            (Some(x), None) => {
+                i += 1;
+                *x
+            }
+            (_, Some(y)) => {
+                j += 1;
+                *y
+            }
+            (None, None) => unreachable!("loop condition"),
+        };
+        match out.last_mut() {
+            Some(last) if last.pos == next.pos => last.level = last.level.max(next.level),
+            _ => out.push(next),
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! `chunkwise.Chunk`: built here because a chunk list is the hot path of `chunk()`. Building the objects in
 //! Python cost ~4.5 us a chunk, three times the split itself (measured on en.txt at 512 chars).
 
-use chunkwise_core::offsets::CharCursor;
+use chunkwise_core::offsets::char_spans;
 use chunkwise_core::Span;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -184,22 +184,22 @@ impl Chunk {
     }
 }
 
-/// The identity chunk ids derive from: a document id from the metadata, else a digest of the text.
-fn doc_key(text: &str, metadata: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+/// The document id named by the metadata (`doc_id`, `id` or `source`), if any.
+pub fn doc_id(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Option<String>> {
     if let Some(meta) = metadata {
         for key in DOC_ID_KEYS {
             if let Some(value) = meta.get_item(key)? {
                 if !value.is_none() {
-                    return Ok(format!("{key}={}", value.str()?.to_cow()?));
+                    return Ok(Some(format!("{key}={}", value.str()?.to_cow()?)));
                 }
             }
         }
     }
-    Ok(format!("{:032x}", xxh3_128(text.as_bytes())))
+    Ok(None)
 }
 
 fn chunk_id(doc: &str, start: usize, end: usize) -> String {
-    let mut buf = Vec::with_capacity(doc.len() + 24);
+    let mut buf = Vec::with_capacity(doc.len() + 17);
     buf.extend_from_slice(doc.as_bytes());
     buf.push(0);
     buf.extend_from_slice(&(start as u64).to_le_bytes());
@@ -207,27 +207,49 @@ fn chunk_id(doc: &str, start: usize, end: usize) -> String {
     format!("{:016x}", xxh3_64(&buf))
 }
 
-/// Builds the chunk objects of one text from its spans: the one place spans become `Chunk`s.
+/// Everything about a text's chunks that needs no Python object: `str` offsets and ids. Computed without the GIL
+/// (in parallel for a batch), so that only object creation is left for [`build`].
+#[derive(Debug)]
+pub struct Prepared {
+    spans: Vec<Span>,
+    offsets: Vec<(usize, usize)>,
+    ids: Vec<String>,
+}
+
+impl Prepared {
+    /// `doc_id`: the document id from the metadata; without one, a digest of the text identifies the document.
+    pub fn new(text: &str, spans: Vec<Span>, doc_id: Option<&str>) -> Self {
+        let digest;
+        let doc = match doc_id {
+            Some(d) => d,
+            None => {
+                digest = format!("{:032x}", xxh3_128(text.as_bytes()));
+                &digest
+            }
+        };
+        let offsets = char_spans(text, &spans);
+        let ids = offsets.iter().map(|&(s, e)| chunk_id(doc, s, e)).collect();
+        Self {
+            spans,
+            offsets,
+            ids,
+        }
+    }
+}
+
+/// Builds the chunk objects of one text: the one place spans become `Chunk`s.
 pub fn build<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyString>,
-    text: &str,
-    spans: &[Span],
+    prepared: &Prepared,
     level_name: impl Fn(chunkwise_core::Level) -> &'static str,
     metadata: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Vec<Bound<'py, Chunk>>> {
-    let doc = doc_key(text, metadata)?;
-    let ascii = text.is_ascii();
-    let mut starts = CharCursor::new(text, ascii);
-    let mut ends = CharCursor::new(text, ascii);
+    let ids = &prepared.ids;
     let empty = PyString::intern(py, "");
     let mut names: Vec<(u8, Bound<'py, PyString>)> = Vec::new();
-    let ids: Vec<String> = spans
-        .iter()
-        .map(|s| chunk_id(&doc, s.start, s.end))
-        .collect();
-    let mut out = Vec::with_capacity(spans.len());
-    for (i, span) in spans.iter().enumerate() {
+    let mut out = Vec::with_capacity(ids.len());
+    for (i, (span, &(start, end))) in prepared.spans.iter().zip(&prepared.offsets).enumerate() {
         let level = match names.iter().find(|(code, _)| *code == span.level.0) {
             Some((_, name)) => name.clone(),
             None => {
@@ -240,7 +262,6 @@ pub fn build<'py>(
             Some(m) => m.copy()?,
             None => PyDict::new(py),
         };
-        let (start, end) = (starts.to_char(span.start), ends.to_char(span.end));
         let chunk = Chunk {
             text: substring(source, start, end)?.unbind(),
             start,

@@ -11,7 +11,7 @@ mod chunk;
 mod errors;
 mod text;
 
-use chunk::Chunk;
+use chunk::{Chunk, Prepared};
 use errors::{internal, to_py, wrong_type, ChunkingError};
 use text::borrow_str;
 
@@ -73,28 +73,30 @@ impl PySplitter {
         spans.map_err(|_| internal("splitting a text"))
     }
 
-    fn split_batch(&self, py: Python<'_>, texts: &[&str]) -> PyResult<Vec<Vec<Span>>> {
-        py.detach(|| catch_unwind(AssertUnwindSafe(|| self.inner.split_batch(texts))))
-            .map_err(|_| internal("splitting a batch"))
+    /// Splits and prepares a text's chunks (offsets, ids) without the GIL when the text is large.
+    fn prepare(&self, py: Python<'_>, text: &str, doc_id: Option<&str>) -> PyResult<Prepared> {
+        let run = || {
+            catch_unwind(AssertUnwindSafe(|| {
+                Prepared::new(text, self.inner.split(text), doc_id)
+            }))
+        };
+        let prepared = if text.len() >= DETACH_BYTES {
+            py.detach(run)
+        } else {
+            run()
+        };
+        prepared.map_err(|_| internal("splitting a text"))
     }
 
     fn build<'py>(
         &self,
         py: Python<'py>,
         source: &Bound<'py, PyAny>,
-        text: &str,
-        spans: &[Span],
+        prepared: &Prepared,
         metadata: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let source = source.cast::<pyo3::types::PyString>()?;
-        let chunks = chunk::build(
-            py,
-            source,
-            text,
-            spans,
-            |l| self.inner.level_name(l),
-            metadata,
-        )?;
+        let chunks = chunk::build(py, source, prepared, |l| self.inner.level_name(l), metadata)?;
         PyList::new(py, chunks)
     }
 }
@@ -170,8 +172,8 @@ impl PySplitter {
         let meta = metadata_arg("metadata", &metadata)?;
         let source = text;
         let text = borrow_str(py, "text", source)?;
-        let spans = self.split(py, text)?;
-        self.build(py, source, text, &spans, meta)
+        let prepared = self.prepare(py, text, chunk::doc_id(meta)?.as_deref())?;
+        self.build(py, source, &prepared, meta)
     }
 
     /// `chunk` for many texts: split in parallel on all cores with the GIL released.
@@ -198,26 +200,32 @@ impl PySplitter {
             }
             _ => vec![None; items.len()],
         };
-        for (i, m) in metas.iter().enumerate() {
-            metadata_arg(&format!("metadatas[{i}]"), m)?;
-        }
-        let strs = borrow_all(py, "texts", &items)?;
-        let all = self.split_batch(py, &strs)?;
-        let lists = strs
+        let metas = metas
             .iter()
-            .zip(&items)
-            .zip(&all)
-            .zip(&metas)
             .enumerate()
-            .map(|(i, (((text, source), spans), m))| {
-                self.build(
-                    py,
-                    source,
-                    text,
-                    spans,
-                    metadata_arg(&format!("metadatas[{i}]"), m)?,
-                )
+            .map(|(i, m)| metadata_arg(&format!("metadatas[{i}]"), m))
+            .collect::<PyResult<Vec<_>>>()?;
+        let doc_ids = metas
+            .iter()
+            .map(|m| chunk::doc_id(*m))
+            .collect::<PyResult<Vec<_>>>()?;
+        let strs = borrow_all(py, "texts", &items)?;
+        let prepared = py
+            .detach(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    use rayon::prelude::*;
+                    strs.par_iter()
+                        .zip(&doc_ids)
+                        .map(|(t, d)| Prepared::new(t, self.inner.split(t), d.as_deref()))
+                        .collect::<Vec<_>>()
+                }))
             })
+            .map_err(|_| internal("splitting a batch"))?;
+        let lists = items
+            .iter()
+            .zip(&prepared)
+            .zip(&metas)
+            .map(|((source, p), m)| self.build(py, source, p, *m))
             .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, lists)
     }

@@ -1,7 +1,7 @@
 //! Extended grapheme clusters (UAX #29): the floor of every strategy; no cut ever falls inside one.
 
 use super::{Boundary, Level};
-use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
+use unicode_segmentation::GraphemeCursor;
 
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
     let slice = &text[from..to];
@@ -18,12 +18,38 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
         }
         return;
     }
-    for (i, g) in slice.grapheme_indices(true) {
-        out.push(Boundary {
-            pos: from + i + g.len(),
-            level,
-        });
+    // Between two "simple" characters every char boundary is a cluster boundary; UAX #29 decides the rest.
+    let mut pos = from;
+    while pos < to {
+        let c = text[pos..].chars().next().map_or('\0', |c| c);
+        let next = pos + c.len_utf8();
+        let end = match text[next.min(text.len())..].chars().next() {
+            Some(n) if next < to && is_simple(c) && is_simple(n) => next,
+            _ => {
+                let mut cursor = GraphemeCursor::new(pos, text.len(), true);
+                cursor
+                    .next_boundary(text, 0)
+                    .ok()
+                    .flatten()
+                    .unwrap_or(text.len())
+                    .min(to)
+            }
+        };
+        out.push(Boundary { pos: end, level });
+        pos = end;
     }
+}
+
+/// Characters that never join a neighbour that is also simple: ASCII but CR, Latin-1 and Latin Extended letters,
+/// CJK punctuation, kana (not the combining sound marks), Han ideographs, Hangul syllables, fullwidth forms.
+#[inline]
+fn is_simple(c: char) -> bool {
+    let u = c as u32;
+    (u < 0x300 && u != 0x0D)
+        || (0x3000..=0x3098).contains(&u)
+        || (0x309B..=0x9FFF).contains(&u)
+        || (0xAC00..=0xD7A3).contains(&u)
+        || (0xFF00..=0xFF9D).contains(&u)
 }
 
 /// Whether a cut at byte `pos` falls between two grapheme clusters of `text`.
@@ -86,6 +112,69 @@ mod tests {
         assert!(!is_grapheme_boundary("か\u{3099}", 3));
         assert!(is_grapheme_boundary("é中", 2));
         assert!(!is_grapheme_boundary("\u{0600}a", 2));
+    }
+
+    #[test]
+    fn emitter_agrees_with_uax29() {
+        use unicode_segmentation::UnicodeSegmentation;
+        let text = mixed_text();
+        for (from, to) in [
+            (0, text.len()),
+            (5, text.len() / 2),
+            (text.len() / 3, text.len()),
+        ] {
+            let (from, to) = (ceil(&text, from), ceil(&text, to));
+            let mut out = Vec::new();
+            emit(&text, from, to, Level::GRAPHEME, &mut out);
+            let got: Vec<usize> = out.iter().map(|b| b.pos).filter(|&p| p < to).collect();
+            let expected: Vec<usize> = text[from..to]
+                .grapheme_indices(true)
+                .map(|(i, g)| from + i + g.len())
+                .filter(|&p| p < to && is_grapheme_boundary(&text, p))
+                .collect();
+            assert_eq!(got, expected);
+        }
+    }
+
+    fn ceil(text: &str, mut i: usize) -> usize {
+        while !text.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    }
+
+    fn mixed_text() -> String {
+        let pieces = [
+            "a",
+            "中",
+            "か",
+            "\u{3099}",
+            "\r",
+            "\n",
+            "\u{0600}",
+            "\u{200d}",
+            "👩",
+            "e\u{301}",
+            "한",
+            "\u{1100}",
+            "\u{1161}",
+            "ｶ",
+            "\u{ff9e}",
+            "。",
+            " ",
+            "🇯",
+            "🇵",
+            "\u{0915}\u{094d}",
+        ];
+        let mut text = String::new();
+        let mut seed = 7u64;
+        for _ in 0..4000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+        }
+        text
     }
 
     #[test]
