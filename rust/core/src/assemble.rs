@@ -109,7 +109,8 @@ impl Assembler<'_> {
             ..Window::default()
         };
         let mut pos = 0;
-        let mut prev_end = 0;
+        // The previous chunk: where its boundary is, and where its content ends.
+        let (mut prev_cut, mut prev_end) = (0, 0);
         loop {
             let start = if self.trim {
                 skip_whitespace(text, pos)
@@ -121,18 +122,19 @@ impl Assembler<'_> {
             }
             self.open(text, start, &mut win);
             let mark = self.choose(text, &mut win);
-            if start < prev_end && mark.pos <= prev_end {
-                pos = prev_end; // the overlap left no room to move forward: start after the previous chunk instead
+            let (end, size) = self.end_of(&mark);
+            if start < prev_cut && end <= prev_end {
+                // The overlap brought no new content: start after the previous chunk instead.
+                pos = prev_cut;
                 continue;
             }
-            let (end, size) = self.end_of(&mark);
             out.push(Span {
                 start,
                 end,
                 level: mark.level,
                 size,
             });
-            prev_end = mark.pos;
+            (prev_cut, prev_end) = (mark.pos, end);
             pos = self.next_start(text, &mut win, &mark);
         }
         if self.min_size > 0 {

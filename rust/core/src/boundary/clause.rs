@@ -29,7 +29,9 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
         if ascii && spaces == 0 {
             continue; // "3,000", "a:b", "http://" are not clause ends
         }
-        end += spaces;
+        if spaces <= super::sentence::MAX_TRAILING_SPACES {
+            end += spaces; // a long run of padding goes to the next piece, where a look-ahead window sees the cut
+        }
         while iter.peek().is_some_and(|&(j, _)| j < end) {
             iter.next();
         }

@@ -5,7 +5,7 @@
 //! - soft wraps of hard-wrapped prose (a long line that stops mid-sentence, on a letter, digit or comma, and goes on
 //!   with a letter): such a break is a word boundary, no stronger, and a sentence end nearby is a far better cut.
 
-use super::chars::{is_cjk, is_closing, is_terminator};
+use super::chars::{is_cjk, is_closing, is_pause, is_terminator};
 use super::{is_blank_byte, Boundary, Level};
 
 /// A line at least this wide (CJK characters count twice, as a terminal shows them) may be a wrapped one.
@@ -17,11 +17,16 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
     for nl in memchr::memchr_iter(b'\n', &bytes[from..to]) {
         let nl = from + nl;
         let has_content = bytes[line_start..nl].iter().any(|&b| !is_blank_byte(b));
-        if has_content && !is_soft_wrap(text, line_start, nl) {
+        if has_content && !is_soft_wrap(text, line_start, nl) && !starts_with_pause(&text[nl + 1..]) {
             out.push(Boundary { pos: nl + 1, level });
         }
         line_start = nl + 1;
     }
+}
+
+/// A line that starts with clause or closing punctuation (man pages wrap before "，") continues the one before.
+fn starts_with_pause(next_line: &str) -> bool {
+    next_line.trim_start_matches([' ', '\t']).chars().next().is_some_and(|c| is_pause(c) || is_closing(c))
 }
 
 /// Whether the break at `nl` (ending the line that starts at `line_start`) only wraps a sentence.
@@ -91,5 +96,6 @@ mod tests {
         assert_eq!(positions(list), vec![45, 59]);
         let cjk = "中文没有空格所以不能按空格切分句子以句号问号或感叹号结束\n如果一个段落太长";
         assert_eq!(positions(cjk), Vec::<usize>::new());
+        assert_eq!(positions("一二三四五六七八\n，九十。\n」end\nok"), vec![45]);
     }
 }

@@ -16,10 +16,13 @@ use super::{Boundary, Level};
 
 /// Abbreviations after which a full stop does not end a sentence (compared case-insensitively, without the dot).
 const ABBREVIATIONS: &[&str] = &[
-    "e.g", "i.e", "etc", "vs", "cf", "al", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr",
+    "e.g", "i.e", "vs", "cf", "al", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr",
     "fig", "no", "vol", "pp", "ed", "approx", "inc", "ltd", "co", "corp", "dept", "est", "u.s",
     "a.m", "p.m", "ca", "resp", "viz",
 ];
+
+/// Spaces after a terminator that still go with the sentence before the cut; a longer run is left to the next piece.
+pub(super) const MAX_TRAILING_SPACES: usize = 16;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -125,6 +128,10 @@ fn cut_after(text: &str, first: usize, end: usize, kind: Kind) -> Option<usize> 
         pos += 1;
     }
     let spaced = pos > end;
+    if pos - end > MAX_TRAILING_SPACES {
+        // A long run of padding (a table cell, aligned text): cut before it, where a look-ahead window sees the cut.
+        return (kind != Kind::Ellipsis).then_some(end);
+    }
     match bytes.get(pos) {
         Some(b'\r') if bytes.get(pos + 1) == Some(&b'\n') => return Some(pos + 2),
         Some(b'\n') => return Some(pos + 1),
@@ -152,6 +159,12 @@ fn cut_after(text: &str, first: usize, end: usize, kind: Kind) -> Option<usize> 
     }
 }
 
+/// Whether `word` is `abbrev` (lower case) in lower case or capitalised: "dr", "Dr", "e.g", "E.g".
+fn is_spelled_as(word: &str, abbrev: &str) -> bool {
+    word.len() == abbrev.len()
+        && word.chars().zip(abbrev.chars()).enumerate().all(|(i, (w, a))| w == a || (i == 0 && w == a.to_ascii_uppercase()))
+}
+
 /// Whether the word before a full stop is an abbreviation or an initial.
 fn is_abbreviation(before_dot: &str) -> bool {
     let word_start = before_dot
@@ -165,7 +178,8 @@ fn is_abbreviation(before_dot: &str) -> bool {
     match (chars.next(), chars.next()) {
         (None, _) => false,
         (Some(c), None) => c.is_uppercase(),
-        _ => word.len() <= 8 && ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word)),
+        // "Dr." and "dr." but not "DR." or "CA." (an acronym ending a sentence).
+        _ => word.len() <= 8 && ABBREVIATIONS.iter().any(|a| is_spelled_as(word, a)),
     }
 }
 
@@ -232,6 +246,9 @@ mod tests {
             vec!["He said \"Go.\" ", "Then left."]
         );
         assert_eq!(pieces("file.Name is ok"), vec!["file.Name is ok"]);
+        assert_eq!(pieces("They trust the CA. This works, etc. Then"), vec!["They trust the CA. ", "This works, etc. ", "Then"]);
+        let padded = format!("量。{}|", " ".repeat(300));
+        assert_eq!(pieces(&padded), vec!["量。", &padded["量。".len()..]]);
     }
 
     #[test]

@@ -10,7 +10,9 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
     let mut prev_opening = false;
     for (i, word) in slice.split_word_bound_indices() {
         let c = word.chars().next().unwrap_or(' ');
-        let attach_left = c.is_whitespace() || is_closing(c) || is_pause(c);
+        // A long run of padding does not stay with the word before it: a look-ahead window must see a cut there.
+        let padding = c.is_whitespace() && word.len() > super::sentence::MAX_TRAILING_SPACES;
+        let attach_left = (c.is_whitespace() && !padding) || is_closing(c) || is_pause(c);
         if i > 0 && !attach_left && !prev_opening {
             out.push(Boundary {
                 pos: from + i,
@@ -36,5 +38,7 @@ mod tests {
         assert_eq!(positions("Hello, world"), vec![7]);
         assert_eq!(positions("a (b) c"), vec![2, 6]);
         assert_eq!(positions("你好，世界"), vec![3, 9, 12]);
+        let padded = format!("ab{}cd", " ".repeat(40));
+        assert_eq!(positions(&padded), vec![2, 42]);
     }
 }
