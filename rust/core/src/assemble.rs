@@ -68,6 +68,9 @@ pub struct Assembler<'a> {
 /// Units scanned past the capacity: trailing whitespace that trimming removes, and context for look-ahead rules.
 const LOOKAHEAD: usize = 32;
 
+/// The longest run of ASCII whitespace a window is stretched over to find the boundary after it.
+const MAX_PADDING: usize = 4096;
+
 /// A candidate end: a boundary with the size of the chunk that would end there.
 #[derive(Debug, Clone, Copy)]
 struct Mark {
@@ -148,10 +151,19 @@ impl Assembler<'_> {
     fn open(&self, text: &str, start: usize, win: &mut Window) {
         let want = self.capacity.saturating_add(LOOKAHEAD);
         let mut len = (want as f64 * win.bytes_per_unit * 1.1) as usize + 16;
+        let mut padded = false;
         loop {
-            let mut end = start.saturating_add(len).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
+            let mut end = ceil_char_boundary(text, start.saturating_add(len).min(text.len()));
+            if self.trim && self.mode == Mode::Greedy && ends_in_whitespace(text, end) {
+                // The window ends in a run of whitespace (padding, blank lines): trimmed away, it costs nothing, so
+                // look past it to the boundary that ends it, unless the run is huge (then the cut falls before it).
+                let rest = &text.as_bytes()[end..text.len().min(end + MAX_PADDING)];
+                match rest.iter().position(|b| !b.is_ascii_whitespace()) {
+                    Some(run) => end = ceil_char_boundary(text, (end + run + 16).min(text.len())),
+                    None if end + rest.len() == text.len() => end = text.len(),
+                    None => {}
+                }
+                padded = end > start + len;
             }
             win.start = start;
             win.scan_end = end;
@@ -165,7 +177,7 @@ impl Assembler<'_> {
             }
             len *= 2;
         }
-        if win.units > 0 {
+        if win.units > 0 && !padded {
             win.bytes_per_unit = (win.scan_end - start) as f64 / win.units as f64;
         }
     }
@@ -430,6 +442,21 @@ fn trim_ascii_end(s: &str) -> &str {
         .skip_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
         .count();
     &s[..kept]
+}
+
+/// The first char boundary at or after `pos`.
+fn ceil_char_boundary(text: &str, mut pos: usize) -> usize {
+    while !text.is_char_boundary(pos) {
+        pos += 1;
+    }
+    pos
+}
+
+/// Whether a window ending at `end` (short of the text end) stops inside a run of whitespace.
+fn ends_in_whitespace(text: &str, end: usize) -> bool {
+    end < text.len()
+        && text[end..].chars().next().is_some_and(char::is_whitespace)
+        && text[..end].chars().next_back().is_some_and(char::is_whitespace)
 }
 
 /// The first position at or after `pos` that is not whitespace (or the text length).
