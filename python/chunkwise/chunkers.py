@@ -150,30 +150,28 @@ class RecursiveChunker(BaseChunker):
         )
 
 
-class SentenceChunker(BaseChunker):
+class _LevelChunker(BaseChunker):
+    """A strategy whose only arguments are the common ones."""
+
+    def __init__(
+        self, size: int = 512, overlap: int = 0, *, min_size: int = 0, trim: bool = True, unit: str = "chars"
+    ) -> None:
+        public = dict(size=size, overlap=overlap, min_size=min_size, trim=trim, unit=unit)
+        super().__init__(public, **public)
+
+
+class SentenceChunker(_LevelChunker):
     """Whole sentences (line and paragraph ends count as sentence ends) merged up to ``size``; a sentence too long
     for one chunk is cut at clauses, then words."""
 
     _strategy = "sentence"
 
-    def __init__(
-        self, size: int = 512, overlap: int = 0, *, min_size: int = 0, trim: bool = True, unit: str = "chars"
-    ) -> None:
-        public = dict(size=size, overlap=overlap, min_size=min_size, trim=trim, unit=unit)
-        super().__init__(public, **public)
 
-
-class ParagraphChunker(BaseChunker):
+class ParagraphChunker(_LevelChunker):
     """Whole paragraphs merged up to ``size``; an oversized paragraph is cut at sentences, then clauses, then
     words. Overlap is taken from the end of the previous chunk, in whole sentences or words."""
 
     _strategy = "paragraph"
-
-    def __init__(
-        self, size: int = 512, overlap: int = 0, *, min_size: int = 0, trim: bool = True, unit: str = "chars"
-    ) -> None:
-        public = dict(size=size, overlap=overlap, min_size=min_size, trim=trim, unit=unit)
-        super().__init__(public, **public)
 
 
 class FixedChunker(BaseChunker):

@@ -456,7 +456,10 @@ fn ceil_char_boundary(text: &str, mut pos: usize) -> usize {
 fn ends_in_whitespace(text: &str, end: usize) -> bool {
     end < text.len()
         && text[end..].chars().next().is_some_and(char::is_whitespace)
-        && text[..end].chars().next_back().is_some_and(char::is_whitespace)
+        && text[..end]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_whitespace)
 }
 
 /// The first position at or after `pos` that is not whitespace (or the text length).

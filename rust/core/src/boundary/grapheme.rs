@@ -179,36 +179,7 @@ mod tests {
 
     #[test]
     fn fast_path_agrees_with_uax29() {
-        let pieces = [
-            "a",
-            "中",
-            "か",
-            "\u{3099}",
-            "\r",
-            "\n",
-            "\u{0600}",
-            "\u{200d}",
-            "👩",
-            "e\u{301}",
-            "한",
-            "\u{1100}",
-            "\u{1161}",
-            "ｶ",
-            "\u{ff9e}",
-            "。",
-            " ",
-            "🇯",
-            "🇵",
-            "\u{0915}\u{094d}",
-        ];
-        let mut text = String::new();
-        let mut seed = 7u64;
-        for _ in 0..4000 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
-        }
+        let text = mixed_text();
         for pos in (0..=text.len()).filter(|&p| text.is_char_boundary(p)) {
             let mut cursor = GraphemeCursor::new(pos, text.len(), true);
             let expected = cursor.is_boundary(&text, 0).unwrap();

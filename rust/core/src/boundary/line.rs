@@ -17,7 +17,8 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
     for nl in memchr::memchr_iter(b'\n', &bytes[from..to]) {
         let nl = from + nl;
         let has_content = bytes[line_start..nl].iter().any(|&b| !is_blank_byte(b));
-        if has_content && !is_soft_wrap(text, line_start, nl) && !starts_with_pause(&text[nl + 1..]) {
+        if has_content && !is_soft_wrap(text, line_start, nl) && !starts_with_pause(&text[nl + 1..])
+        {
             out.push(Boundary { pos: nl + 1, level });
         }
         line_start = nl + 1;
@@ -26,7 +27,11 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
 
 /// A line that starts with clause or closing punctuation (man pages wrap before "，") continues the one before.
 fn starts_with_pause(next_line: &str) -> bool {
-    next_line.trim_start_matches([' ', '\t']).chars().next().is_some_and(|c| is_pause(c) || is_closing(c))
+    next_line
+        .trim_start_matches([' ', '\t'])
+        .chars()
+        .next()
+        .is_some_and(|c| is_pause(c) || is_closing(c))
 }
 
 /// Whether the break at `nl` (ending the line that starts at `line_start`) only wraps a sentence.

@@ -16,9 +16,9 @@ use super::{Boundary, Level};
 
 /// Abbreviations after which a full stop does not end a sentence (compared case-insensitively, without the dot).
 const ABBREVIATIONS: &[&str] = &[
-    "e.g", "i.e", "vs", "cf", "al", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr",
-    "fig", "no", "vol", "pp", "ed", "approx", "inc", "ltd", "co", "corp", "dept", "est", "u.s",
-    "a.m", "p.m", "ca", "resp", "viz",
+    "e.g", "i.e", "vs", "cf", "al", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "fig", "no",
+    "vol", "pp", "ed", "approx", "inc", "ltd", "co", "corp", "dept", "est", "u.s", "a.m", "p.m",
+    "ca", "resp", "viz",
 ];
 
 /// Spaces after a terminator that still go with the sentence before the cut; a longer run is left to the next piece.
@@ -162,7 +162,11 @@ fn cut_after(text: &str, first: usize, end: usize, kind: Kind) -> Option<usize> 
 /// Whether `word` is `abbrev` (lower case) in lower case or capitalised: "dr", "Dr", "e.g", "E.g".
 fn is_spelled_as(word: &str, abbrev: &str) -> bool {
     word.len() == abbrev.len()
-        && word.chars().zip(abbrev.chars()).enumerate().all(|(i, (w, a))| w == a || (i == 0 && w == a.to_ascii_uppercase()))
+        && word
+            .chars()
+            .zip(abbrev.chars())
+            .enumerate()
+            .all(|(i, (w, a))| w == a || (i == 0 && w == a.to_ascii_uppercase()))
 }
 
 /// Whether the word before a full stop is an abbreviation or an initial.
@@ -246,7 +250,10 @@ mod tests {
             vec!["He said \"Go.\" ", "Then left."]
         );
         assert_eq!(pieces("file.Name is ok"), vec!["file.Name is ok"]);
-        assert_eq!(pieces("They trust the CA. This works, etc. Then"), vec!["They trust the CA. ", "This works, etc. ", "Then"]);
+        assert_eq!(
+            pieces("They trust the CA. This works, etc. Then"),
+            vec!["They trust the CA. ", "This works, etc. ", "Then"]
+        );
         let padded = format!("量。{}|", " ".repeat(300));
         assert_eq!(pieces(&padded), vec!["量。", &padded["量。".len()..]]);
     }
