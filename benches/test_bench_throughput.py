@@ -16,12 +16,16 @@ chunkwise variants (all single-threaded, overlap 0, sizes in chars):
 * ``sentence.chunk``, ``paragraph.chunk``, ``fixed.chunk``: the other chunkers.
 
 Peers come from peers.py (their default rules, len as the length function)
-and skip when not installed.  Each peer is warmed on the first 20 kB, then
-timed for 3 rounds; chunkwise gets one warm-up round and 3 timed rounds.
-Ratios are computed by report.py from one run's JSON.
+and skip when not installed.  Every case, chunkwise or peer, gets one
+untimed call on the whole input (warm-up and calibration), then as many
+timed rounds as fit in ~1 s (3 to 20); MB/s is from the fastest round.
+Ratios are computed by report.py from one run's JSON.  Under
+--benchmark-disable each case runs once on the first 1 MB of the file.
 """
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -31,7 +35,9 @@ from peers import MARKDOWN_PEERS, PEERS
 cw = pytest.importorskip("chunkwise")
 
 SIZES = (512, 2048)
-ROUNDS = 3
+ROUNDS = 3  # at least
+MAX_ROUNDS = 20
+BUDGET_S = 1.0  # rounds * (time of one call) aimed at, per benchmark
 
 CHUNKERS = {
     "recursive": cw.RecursiveChunker,
@@ -59,21 +65,29 @@ def _check_texts(texts, size):
     assert texts and max(map(len, texts)) <= size
 
 
+def _timed(benchmark, fn, text, smoke, cold=False):
+    """Run fn(text) under the benchmark: one untimed call first (warm-up and
+    calibration), then enough rounds for ~BUDGET_S seconds, at least ROUNDS
+    and at most MAX_ROUNDS; the same rule for chunkwise and the peers.  With
+    cold=True every call gets a fresh copy of text, made outside the timing."""
+    setup = (lambda: ((fresh_copy(text),), {})) if cold else None
+    args = () if cold else (text,)
+    rounds = 1
+    if not smoke:
+        t0 = time.perf_counter()
+        fn(fresh_copy(text) if cold else text)
+        rounds = max(ROUNDS, min(MAX_ROUNDS, int(BUDGET_S / (time.perf_counter() - t0))))
+    return benchmark.pedantic(fn, args=args, setup=setup, rounds=rounds,
+                              warmup_rounds=0, iterations=1)
+
+
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_chunkwise(benchmark, doc, variant, size):
+def test_chunkwise(benchmark, doc, variant, size, smoke):
     benchmark.group = f"{doc.name} @{size}"
     strategy, method, *cold = variant.split(".")
     fn = getattr(CHUNKERS[strategy](size), method)
-    if cold:
-        result = benchmark.pedantic(
-            fn, setup=lambda: ((fresh_copy(doc.text),), {}),
-            rounds=ROUNDS, warmup_rounds=1, iterations=1,
-        )
-    else:
-        result = benchmark.pedantic(
-            fn, args=(doc.text,), rounds=ROUNDS, warmup_rounds=1, iterations=1
-        )
+    result = _timed(benchmark, fn, doc.text, smoke, cold=bool(cold))
     if method == "spans":
         _check_spans(result, size)
     elif method == "chunk":
@@ -85,13 +99,10 @@ def test_chunkwise(benchmark, doc, variant, size):
            file=doc.name, size=size)
 
 
-def _bench_peer(benchmark, factory, name, size, doc, group):
+def _bench_peer(benchmark, factory, name, size, doc, group, smoke):
     split = factory(size)  # skips if the peer is not installed
-    split(doc.text[:20_000])  # warm-up: imports, regex compilation
     benchmark.group = group
-    chunks = benchmark.pedantic(
-        split, args=(doc.text,), rounds=ROUNDS, warmup_rounds=0, iterations=1
-    )
+    chunks = _timed(benchmark, split, doc.text, smoke)
     _check_texts(chunks, size)
     record(benchmark, doc.nbytes, impl="peer", variant=name, file=doc.name,
            size=size)
@@ -99,12 +110,12 @@ def _bench_peer(benchmark, factory, name, size, doc, group):
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("peer", PEERS)
-def test_peer(benchmark, doc, peer, size):
-    _bench_peer(benchmark, PEERS[peer], peer, size, doc, f"{doc.name} @{size}")
+def test_peer(benchmark, doc, peer, size, smoke):
+    _bench_peer(benchmark, PEERS[peer], peer, size, doc, f"{doc.name} @{size}", smoke)
 
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("peer", MARKDOWN_PEERS)
-def test_markdown_peer(benchmark, md_doc, peer, size):
+def test_markdown_peer(benchmark, md_doc, peer, size, smoke):
     _bench_peer(benchmark, MARKDOWN_PEERS[peer], peer, size, md_doc,
-                f"{md_doc.name} @{size}")
+                f"{md_doc.name} @{size}", smoke)

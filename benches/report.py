@@ -1,0 +1,213 @@
+"""Run the benchmark suite once and print Markdown tables of ratios.
+
+    python benches/report.py                       # run everything, then print
+    python benches/report.py -- -k "throughput"    # extra pytest arguments
+    python benches/report.py --no-run --json FILE  # only print, from a JSON
+
+The run is ``python -m pytest benches -p no:cacheprovider --benchmark-only
+--benchmark-json=FILE``.  Every ratio printed is between two numbers from
+that one run (MB/s from each benchmark's fastest round), never against
+numbers from another run or machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+BENCHES = Path(__file__).resolve().parent
+REPO = BENCHES.parent
+FILES = ("en.txt", "zh.txt", "ja.txt", "mixed.md")
+SIZES = (512, 2048)
+CW_MAIN = ("recursive.spans", "recursive.spans.cold", "recursive.chunk")
+CW_ALL = CW_MAIN + ("recursive.split", "sentence.chunk", "paragraph.chunk", "fixed.chunk")
+PEERS = ("langchain", "text_splitter", "chonkie", "semchunk")
+MD_PEERS = ("text_splitter_md", "langchain_md")
+
+
+def run_suite(json_path: Path, extra: list[str]) -> int:
+    cmd = [sys.executable, "-m", "pytest", str(BENCHES.relative_to(REPO)),
+           "-p", "no:cacheprovider", "--benchmark-only",
+           f"--benchmark-json={json_path}", "-q", *extra]
+    print("$ " + " ".join(cmd), file=sys.stderr, flush=True)
+    return subprocess.call(cmd, cwd=REPO)
+
+
+def mbps(bench: dict) -> float | None:
+    info = bench.get("extra_info", {})
+    if "MB/s" in info:
+        return info["MB/s"]
+    if "bytes" in info and bench.get("stats"):
+        return info["bytes"] / 1e6 / bench["stats"]["min"]
+    return None
+
+
+def fmt(x: float | None, digits: int = 1) -> str:
+    if x is None:
+        return ""
+    if x >= 100:
+        return f"{x:.0f}"
+    return f"{x:.{digits}f}" if x >= 1 else f"{x:.2f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.1f}x" if a and b else "-"
+
+
+def throughput_tables(benches: list[dict]) -> list[str]:
+    cell: dict = defaultdict(dict)  # (file, size) -> variant -> MB/s
+    for b in benches:
+        info = b.get("extra_info", {})
+        if b["name"].startswith(("test_chunkwise[", "test_peer[", "test_markdown_peer[")) \
+                and "file" in info and "size" in info:
+            cell[(info["file"], info["size"])][info["variant"]] = mbps(b)
+    if not cell:
+        return []
+    peers = [p for p in PEERS + MD_PEERS if any(p in v for v in cell.values())]
+    out = ["### Throughput, MB/s (single thread, fastest of 3-20 rounds)", ""]
+    cols = [c for c in CW_ALL if any(c in v for v in cell.values())] + peers
+    out.append("| file | size | " + " | ".join(cols) + " |")
+    out.append("|---|---:|" + "---:|" * len(cols))
+    keys = sorted(cell, key=lambda k: (FILES.index(k[0]) if k[0] in FILES else 9, k[1]))
+    for k in keys:
+        out.append(f"| {k[0]} | {k[1]} | " + " | ".join(fmt(cell[k].get(c)) for c in cols) + " |")
+    out += ["", "### chunkwise RecursiveChunker vs each peer (speed ratio, same run)", "",
+            "Each cell: `spans` (warm) / `spans` cold (fresh str, UTF-8 encoding timed) / "
+            "`chunk` (Chunk objects), divided by the peer's MB/s.", ""]
+    out.append("| file | size | " + " | ".join(peers) + " |")
+    out.append("|---|---:|" + "---|" * len(peers))
+    for k in keys:
+        row = []
+        for p in peers:
+            pv = cell[k].get(p)
+            row.append(" / ".join(ratio(cell[k].get(v), pv) for v in CW_MAIN) if pv else "")
+        out.append(f"| {k[0]} | {k[1]} | " + " | ".join(row) + " |")
+    return out + [""]
+
+
+def by_name(benches: list[dict], prefix: str) -> list[dict]:
+    return [b for b in benches if b["name"].startswith(prefix)]
+
+
+def scaling_tables(benches: list[dict]) -> list[str]:
+    out = []
+    for b in by_name(benches, "test_linear"):
+        i = b["extra_info"]
+        if "ratio" in i:
+            out += ["### Scaling (RecursiveChunker(512).spans, en.txt)", "",
+                    "| input | MB/s |", "|---|---:|",
+                    f"| {i['small_bytes'] / 1024:.0f} KiB slice (warm) | {fmt(i['small_MBps'])} |",
+                    *([f"| {i['mid_bytes'] / 1e6:.0f} MB slice (warm) | {fmt(i['mid_MBps'])} |"]
+                      if "mid_MBps" in i else []),
+                    f"| {i['large_bytes'] / 1e6:.0f} MB (warm) | {fmt(i['large_MBps'])} |",
+                    f"| {i['large_bytes'] / 1e6:.0f} MB (first, cold call) | "
+                    f"{fmt(i['large_cold_first_call_MBps'])} |",
+                    "", f"large / small = **{i['ratio']:.2f}** (target 0.8-1.25: "
+                    f"{'met' if i['linear_within_20pct'] else 'NOT met'})"
+                    + (f"; large / 1 MB = **{i['ratio_vs_1MB']:.2f}**" if "ratio_vs_1MB" in i else ""),
+                    ""]
+    rows = [b["extra_info"] for b in by_name(benches, "test_batch[") if "speedup" in b["extra_info"]]
+    if rows:
+        out += [f"### Batch vs one-thread loop ({rows[0]['docs']} docs of ~2 KB, "
+                f"{rows[0]['cpus']} CPUs)", "",
+                "| API | loop MB/s | batch MB/s | speed-up | batch CPU/wall | load avg before |",
+                "|---|---:|---:|---:|---:|---:|"]
+        for i in rows:
+            out.append(f"| {i['variant'].split('.')[1]} | {fmt(i['loop_MBps'])} | "
+                       f"{fmt(i['batch_MBps'])} | **{i['speedup']:.2f}x** | "
+                       f"{i.get('batch_cpu_per_wall', '')} | {i.get('loadavg_1min_before', '')} |")
+        out += ["", "Target: >= 1.8x.", ""]
+    return out
+
+
+def memory_table(benches: list[dict]) -> list[str]:
+    rows = [b["extra_info"] for b in by_name(benches, "test_memory_peak[")]
+    if not rows:
+        return []
+    mib = 1 / 2**20
+    out = ["### Peak RSS of RecursiveChunker(512).spans (fresh process)", "",
+           "| text | UTF-8 MB | str object MiB | peak increase, 1st call | x UTF-8 | "
+           "retained (UTF-8 cache) | 2nd call | x UTF-8 |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for i in rows:
+        out.append(
+            f"| {i['kind']} | {i['bytes'] / 1e6:.0f} | {i['str_object_bytes'] * mib:.0f} | "
+            f"{i['peak_increase'] * mib:.0f} MiB | **{i['multiple']:.2f}x** | "
+            f"{i['retained'] * mib:.0f} MiB | {i['warm_peak_increase'] * mib:.0f} MiB | "
+            f"{i['warm_multiple']:.2f}x |")
+    return out + ["", "Target: < 3x the UTF-8 size.", ""]
+
+
+def adversarial_table(benches: list[dict]) -> list[str]:
+    cases: dict = defaultdict(dict)
+    for b in by_name(benches, "test_chunkwise[") + by_name(benches, "test_langchain["):
+        i = b["extra_info"]
+        if "case" in i:
+            cases[i["case"]]["cw" if i["impl"] == "chunkwise" else "lc"] = i
+    if not cases:
+        return []
+    out = ["### Adversarial inputs, RecursiveChunker(512).spans vs langchain", "",
+           "Linearity = MB/s on the whole input / MB/s on its first quarter "
+           "(1.0 = linear, quadratic ~0.25).", "",
+           "| case | MB | chunkwise MB/s | linearity | langchain MB/s | linearity | ratio |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for case, d in cases.items():
+        cw, lc = d.get("cw", {}), d.get("lc", {})
+        size = (cw or lc).get("bytes", 0) / 1e6
+        out.append(
+            f"| {case} | {size:.1f} | {fmt(cw.get('MB/s'))} | {cw.get('linearity', '')} | "
+            f"{fmt(lc.get('MB/s')) or 'skipped'} | {lc.get('linearity', '')} | "
+            f"{ratio(cw.get('MB/s'), lc.get('MB/s'))} |")
+    return out + [""]
+
+
+def versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    parts = []
+    for pkg in ("chunkwise", "langchain-text-splitters", "semantic-text-splitter",
+                "chonkie", "semchunk", "pytest-benchmark"):
+        try:
+            parts.append(f"{pkg} {version(pkg)}")
+        except PackageNotFoundError:
+            parts.append(f"{pkg} (absent)")
+    return ", ".join(parts)
+
+
+def render(data: dict) -> str:
+    benches = data.get("benchmarks", [])
+    mi = data.get("machine_info", {})
+    head = [f"Run {data.get('datetime', '?')[:19]} UTC; Python {mi.get('python_version', '?')}, "
+            f"{mi.get('cpu', {}).get('brand_raw', platform.processor())}, "
+            f"{os.cpu_count()} CPUs; {versions()}.", ""]
+    body = (throughput_tables(benches) + scaling_tables(benches)
+            + memory_table(benches) + adversarial_table(benches))
+    return "\n".join(head + body)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--json", type=Path,
+                    default=Path(tempfile.gettempdir()) / "chunkwise-bench.json")
+    ap.add_argument("--no-run", action="store_true", help="only render --json")
+    ap.add_argument("pytest_args", nargs="*", help="after --: extra pytest arguments")
+    args = ap.parse_args()
+    rc = 0
+    if not args.no_run:
+        rc = run_suite(args.json.resolve(), args.pytest_args)
+    if not args.json.is_file():
+        print(f"no results in {args.json}", file=sys.stderr)
+        return rc or 1
+    print(render(json.loads(args.json.read_text())))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
