@@ -100,14 +100,6 @@ def test_corpus_no_chunk_starts_with_closing_punctuation(name):
     assert bad == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG/quality: fewer in-paragraph ends at a sentence end than semantic-text-splitter (size 256, at "
-    "4a3f230: zh 82.0% vs 82.4%, ja 79.1% vs 79.2%). Earlier causes fixed (whitespace-padded table rows, 'CA. This' "
-    "abbreviations); what is left: oversized sentences get more cuts (zh: 1387 in-paragraph ends vs 1367), at clauses "
-    "that leave short lead-ins alone, e.g. RecursiveChunker(30).split('In short, ' + 'word '*11 + 'word.') -> "
-    "['In short,', 'word x6', 'word x6.'].",
-)
 @pytest.mark.parametrize("name", LANGS)
 def test_corpus_sentence_share_beats_semantic_text_splitter(name):
     sts = pytest.importorskip("semantic_text_splitter")

@@ -103,7 +103,7 @@ def check_invariants(text: str, chunks: list, size: int, overlap: int, trim: boo
             assert c.text, (i, c)
             assert not c.text[0].isspace(), f"chunk {i} starts with whitespace: {c.text!r}"
             assert not c.text[-1].isspace(), f"chunk {i} ends with whitespace: {c.text!r}"
-        assert c.level in {"paragraph", "line", "sentence", "clause", "word", "grapheme", "separator", "end"}, c.level
+        assert c.level in {"paragraph", "line", "sentence", "clause", "wrap", "word", "grapheme", "separator", "end"}, c.level
 
     for i, (prev, nxt) in enumerate(zip(chunks, chunks[1:])):
         assert nxt.start > prev.start, f"starts not increasing at {i}: {prev!r} {nxt!r}"
@@ -220,20 +220,11 @@ def test_fixed_windows_are_maximal(text, size):
     assert [(c.start, c.end) for c in chunks] == expected
 
 
-BUG_UNICODE_WS = pytest.mark.xfail(
-    strict=True,
-    reason="BUG (at 4a3f230; the ASCII-whitespace cases were fixed there): a run of non-ASCII whitespace (U+00A0, "
-    "U+3000, U+2003, U+0085, U+2028) after a text that fits splits it at its words: "
-    "RecursiveChunker(3).split('a b' + '\\u00a0'*44) -> ['a', 'b'], expected ['a b']; "
-    "RecursiveChunker(64).split('a b' + '\\u00a0'*100) -> ['a', 'b']. Same in Sentence/ParagraphChunker and with "
-    "separators=[' '] (RecursiveChunker(3, separators=[' ']).split('a b' + '\\u3000'*55) -> ['a', 'b']).",
-)
-GREEDY_UNICODE_WS_BUG = [pytest.param(k, marks=BUG_UNICODE_WS) for k in GREEDY]
 
 
-@pytest.mark.parametrize("kind", GREEDY_UNICODE_WS_BUG)
+@pytest.mark.parametrize("kind", GREEDY)
 @given(text=texts, size=st.integers(1, 300))
-@example(text="a b" + "\u00a0" * 100, size=64)  # BUG_UNICODE_WS, fails for every kind
+@example(text="a b" + "\u00a0" * 100, size=64)  # regression: non-ASCII whitespace padding (fixed)
 # regressions: a fitting text cut at its words before a long whitespace run (fixed in 4f2590f and 4a3f230)
 @example(text="ab cd." + " " * 100, size=10)
 @example(text="ab cd" + " " * 150, size=10)
@@ -263,9 +254,9 @@ def test_trailing_spaces_do_not_split_fitting_line(kind, words, pad):
     assert FACTORIES[kind](size, 0, True).split(text)[0] == line
 
 
-@pytest.mark.parametrize("kind", GREEDY_UNICODE_WS_BUG)
+@pytest.mark.parametrize("kind", GREEDY)
 @given(line=texts, pad=st.integers(60, 1000), ws=st.sampled_from([" ", "\t", "\r\n", "\u3000", "\u00a0", " \n"]))
-@example(line="a b", pad=100, ws="\u00a0")  # BUG_UNICODE_WS, fails for every kind
+@example(line="a b", pad=100, ws="\u00a0")  # regression: non-ASCII whitespace padding (fixed)
 def test_whitespace_padding_does_not_change_cuts(kind, line, pad, ws):
     """Trailing whitespace is trimmed away, so it must not change where a text is cut."""
     chunker = FACTORIES[kind](64, 0, True)

@@ -68,8 +68,8 @@ pub struct Assembler<'a> {
 /// Units scanned past the capacity: trailing whitespace that trimming removes, and context for look-ahead rules.
 const LOOKAHEAD: usize = 32;
 
-/// The longest run of ASCII whitespace a window is stretched over to find the boundary after it.
-const MAX_PADDING: usize = 4096;
+/// The longest run of whitespace (in bytes) a window is stretched over to find the boundary after it.
+const MAX_PADDING: usize = 64 * 1024;
 
 /// A candidate end: a boundary with the size of the chunk that would end there.
 #[derive(Debug, Clone, Copy)]
@@ -157,10 +157,10 @@ impl Assembler<'_> {
             if self.trim && self.mode == Mode::Greedy && ends_in_whitespace(text, end) {
                 // The window ends in a run of whitespace (padding, blank lines): trimmed away, it costs nothing, so
                 // look past it to the boundary that ends it, unless the run is huge (then the cut falls before it).
-                let rest = &text.as_bytes()[end..text.len().min(end + MAX_PADDING)];
-                match rest.iter().position(|b| !b.is_ascii_whitespace()) {
+                let limit = ceil_char_boundary(text, text.len().min(end + MAX_PADDING));
+                match text[end..limit].find(|c: char| !c.is_whitespace()) {
                     Some(run) => end = ceil_char_boundary(text, (end + run + 16).min(text.len())),
-                    None if end + rest.len() == text.len() => end = text.len(),
+                    None if limit == text.len() => end = text.len(),
                     None => {}
                 }
                 padded = end > start + len;

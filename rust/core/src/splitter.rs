@@ -183,6 +183,7 @@ impl Splitter {
                 (Line, Level::LINE),
                 (Sentence, Level::SENTENCE),
                 (Clause, Level::CLAUSE),
+                (Wrap, Level::WRAP),
                 (Word, Level::WORD),
             ],
             (Strategy::Sentence, _) => vec![
@@ -190,12 +191,14 @@ impl Splitter {
                 (Line, Level::SENTENCE),
                 (Sentence, Level::SENTENCE),
                 (Clause, Level::CLAUSE),
+                (Wrap, Level::WRAP),
                 (Word, Level::WORD),
             ],
             (Strategy::Paragraph, _) => vec![
                 (Paragraph, Level::PARAGRAPH),
                 (Sentence, Level::SENTENCE),
                 (Clause, Level::CLAUSE),
+                (Wrap, Level::WRAP),
                 (Word, Level::WORD),
             ],
             (Strategy::Fixed, _) if snap > 0 => {

@@ -276,7 +276,7 @@ impl PySplitter {
         PyList::new(py, items)
     }
 
-    /// The name of a level code: "paragraph", "line", "sentence", "clause", "word", "grapheme", "separator", "end".
+    /// The name of a level code: "paragraph", "line", "sentence", "clause", "wrap", "word", "grapheme", "separator", "end".
     fn level_name(&self, level: u8) -> &'static str {
         self.inner.level_name(chunkwise_core::Level(level))
     }

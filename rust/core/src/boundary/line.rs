@@ -12,12 +12,37 @@ use super::{is_blank_byte, Boundary, Level};
 const WRAP_WIDTH: usize = 40;
 
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
+    emit_kind(text, from, to, level, out, false);
+}
+
+/// The soft wraps that [`emit`] leaves out, as a separate, weaker level: a wrap keeps lines whole but ends no
+/// sentence. A break before clause punctuation is not even that.
+pub(super) fn emit_wraps(
+    text: &str,
+    from: usize,
+    to: usize,
+    level: Level,
+    out: &mut Vec<Boundary>,
+) {
+    emit_kind(text, from, to, level, out, true);
+}
+
+fn emit_kind(
+    text: &str,
+    from: usize,
+    to: usize,
+    level: Level,
+    out: &mut Vec<Boundary>,
+    wraps: bool,
+) {
     let bytes = text.as_bytes();
     let mut line_start = from;
     for nl in memchr::memchr_iter(b'\n', &bytes[from..to]) {
         let nl = from + nl;
         let has_content = bytes[line_start..nl].iter().any(|&b| !is_blank_byte(b));
-        if has_content && !is_soft_wrap(text, line_start, nl) && !starts_with_pause(&text[nl + 1..])
+        if has_content
+            && !starts_with_pause(&text[nl + 1..])
+            && is_soft_wrap(text, line_start, nl) == wraps
         {
             out.push(Boundary { pos: nl + 1, level });
         }

@@ -27,10 +27,12 @@ pub struct Level(pub u8);
 impl Level {
     pub const GRAPHEME: Level = Level(1);
     pub const WORD: Level = Level(2);
-    pub const CLAUSE: Level = Level(3);
-    pub const SENTENCE: Level = Level(4);
-    pub const LINE: Level = Level(5);
-    pub const PARAGRAPH: Level = Level(6);
+    /// A soft wrap of hard-wrapped text: no better than a word for meaning, but it keeps lines whole.
+    pub const WRAP: Level = Level(3);
+    pub const CLAUSE: Level = Level(4);
+    pub const SENTENCE: Level = Level(5);
+    pub const LINE: Level = Level(6);
+    pub const PARAGRAPH: Level = Level(7);
     /// The first level given to user separators (the last separator gets this one; earlier ones rank higher).
     pub const SEPARATOR_BASE: Level = Level(10);
     /// The end of the text: the strongest boundary of all.
@@ -53,6 +55,8 @@ pub enum Emitter {
     Paragraph,
     /// Ends of non-blank lines.
     Line,
+    /// Soft wraps: line breaks in the middle of a sentence of hard-wrapped text.
+    Wrap,
     /// UAX #29 sentences plus CJK terminators, without cutting "3.5", "e.g." or URLs.
     Sentence,
     /// Clause punctuation: ，、；： and ASCII , ; : before a space.
@@ -71,6 +75,7 @@ impl Emitter {
         match self {
             Emitter::Paragraph => paragraph::emit(text, from, to, level, out),
             Emitter::Line => line::emit(text, from, to, level, out),
+            Emitter::Wrap => line::emit_wraps(text, from, to, level, out),
             Emitter::Sentence => sentence::emit(text, from, to, level, out),
             Emitter::Clause => clause::emit(text, from, to, level, out),
             Emitter::Word => word::emit(text, from, to, level, out),
@@ -90,6 +95,7 @@ impl Emitter {
         match self {
             Emitter::Paragraph => "paragraph",
             Emitter::Line => "line",
+            Emitter::Wrap => "wrap",
             Emitter::Sentence => "sentence",
             Emitter::Clause => "clause",
             Emitter::Word => "word",

@@ -6,15 +6,16 @@
 //!   that follow, so closing punctuation stays on the left.
 //! - CJK terminators cut with or without a following space. The others need whitespace or the end of the text
 //!   after them, so "3.5", "example.com/a.b" and "file.Name" never break.
-//! - A full stop is not an end after a known abbreviation ("e.g.", "Dr.") or an initial ("J. Smith"), nor when the
-//!   next word starts in lower case ("etc. and").
-//! - Runs of "…" / "⋯" end a sentence between CJK characters ("等等……然后").
+//! - A full stop is not an end after a known abbreviation ("e.g.", "Dr.") or an initial ("J. Smith"), nor "etc."
+//!   before a lower-case word ("etc. and"). Technical text starts sentences in lower case ("git diff ..."), so a
+//!   lower-case word alone does not rule out a sentence end.
+//! - Runs of "…" / "⋯" end a sentence between CJK characters ("等等……然后") and before a space and a capital.
 //! - A bare line break is not a sentence end: that is the line emitter's business.
 
 use super::chars::{is_cjk, is_clause_punct, is_closing};
 use super::{Boundary, Level};
 
-/// Abbreviations after which a full stop does not end a sentence (compared case-insensitively, without the dot).
+/// Abbreviations after which a full stop does not end a sentence (as written or capitalised, without the dot).
 const ABBREVIATIONS: &[&str] = &[
     "e.g", "i.e", "vs", "cf", "al", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "fig", "no",
     "vol", "pp", "ed", "approx", "inc", "ltd", "co", "corp", "dept", "est", "u.s", "a.m", "p.m",
@@ -142,21 +143,39 @@ fn cut_after(text: &str, first: usize, end: usize, kind: Kind) -> Option<usize> 
     match kind {
         Kind::Cjk => Some(pos),
         Kind::Ellipsis => {
+            // "等等……然后" between CJK characters; "… Then" before a capital after a space.
             let before_cjk = text[..first].chars().next_back().is_some_and(is_cjk);
-            (before_cjk && !spaced && is_cjk(next) && !is_closing(next) && !is_clause_punct(next))
-                .then_some(pos)
+            let cjk = before_cjk
+                && !spaced
+                && is_cjk(next)
+                && !is_closing(next)
+                && !is_clause_punct(next);
+            (cjk || (spaced && next.is_uppercase())).then_some(pos)
         }
         Kind::Spaced => {
             if !(spaced || next.is_whitespace()) {
                 return None; // "3.5", "a.b", "file.Name"
             }
             let full_stop = bytes[first] == b'.' && end == first + 1;
-            if full_stop && (next.is_lowercase() || is_abbreviation(&text[..first])) {
+            if full_stop && is_abbreviation(&text[..first]) {
+                return None;
+            }
+            // "etc." ends a sentence before a capital, not before "and".
+            if full_stop && next.is_lowercase() && ends_with_word(&text[..first], "etc") {
                 return None;
             }
             Some(pos)
         }
     }
+}
+
+/// Whether `before` ends with the whole word `word`.
+fn ends_with_word(before: &str, word: &str) -> bool {
+    before.ends_with(word)
+        && !before[..before.len() - word.len()]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
 }
 
 /// Whether `word` is `abbrev` (lower case) in lower case or capitalised: "dr", "Dr", "e.g", "E.g".
@@ -269,6 +288,10 @@ mod tests {
             vec!["他说：「好。」", "然后走了。"]
         );
         assert_eq!(pieces("等等……然后呢"), vec!["等等……", "然后呢"]);
+        assert_eq!(
+            pieces("Wait… This one. And… more"),
+            vec!["Wait… ", "This one. ", "And… more"]
+        );
         assert_eq!(pieces("日本語です。次の文"), vec!["日本語です。", "次の文"]);
     }
 }
