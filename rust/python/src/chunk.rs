@@ -35,12 +35,41 @@ pub struct Chunk {
     metadata: Py<PyDict>,
     #[pyo3(get)]
     context: Py<PyString>,
-    #[pyo3(get)]
-    id: String,
-    #[pyo3(get)]
-    prev_id: Option<String>,
-    #[pyo3(get)]
-    next_id: Option<String>,
+    id: ChunkId,
+    prev_id: Option<ChunkId>,
+    next_id: Option<ChunkId>,
+}
+
+/// A chunk id: a 64-bit hash rendered as 16 hex digits on access (no string per chunk on the hot path), or an id
+/// given by the caller.
+#[derive(Debug, Clone)]
+enum ChunkId {
+    Hash(u64),
+    Given(String),
+}
+
+impl ChunkId {
+    fn render(&self) -> String {
+        match self {
+            ChunkId::Hash(h) => format!("{h:016x}"),
+            ChunkId::Given(s) => s.clone(),
+        }
+    }
+}
+
+impl PartialEq for ChunkId {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ChunkId::Hash(a), ChunkId::Hash(b)) => a == b,
+            _ => self.render() == other.render(),
+        }
+    }
+}
+
+impl std::hash::Hash for ChunkId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.render().hash(state);
+    }
 }
 
 impl PartialEq for Chunk {
@@ -105,10 +134,28 @@ impl Chunk {
                 .unbind(),
             metadata: metadata.unwrap_or_else(|| PyDict::new(py)).unbind(),
             context: context.unwrap_or_else(|| PyString::intern(py, "")).unbind(),
-            id: id.unwrap_or_default(),
-            prev_id,
-            next_id,
+            id: ChunkId::Given(id.unwrap_or_default()),
+            prev_id: prev_id.map(ChunkId::Given),
+            next_id: next_id.map(ChunkId::Given),
         })
+    }
+
+    /// Stable id of the chunk: the same for the same document id and span.
+    #[getter]
+    fn id(&self) -> String {
+        self.id.render()
+    }
+
+    /// Id of the previous chunk of the document, or None.
+    #[getter]
+    fn prev_id(&self) -> Option<String> {
+        self.prev_id.as_ref().map(ChunkId::render)
+    }
+
+    /// Id of the next chunk of the document, or None.
+    #[getter]
+    fn next_id(&self) -> Option<String> {
+        self.next_id.as_ref().map(ChunkId::render)
     }
 
     /// The text to embed: ``context``, a blank line and ``text``; just ``text`` when there is no context.
@@ -135,9 +182,9 @@ impl Chunk {
         d.set_item("level", &self.level)?;
         d.set_item("metadata", self.metadata.bind(py).copy()?)?;
         d.set_item("context", &self.context)?;
-        d.set_item("id", &self.id)?;
-        d.set_item("prev_id", &self.prev_id)?;
-        d.set_item("next_id", &self.next_id)?;
+        d.set_item("id", self.id())?;
+        d.set_item("prev_id", self.prev_id())?;
+        d.set_item("next_id", self.next_id())?;
         d.set_item("embedding_text", self.embedding_text(py)?)?;
         Ok(d)
     }
@@ -156,9 +203,9 @@ impl Chunk {
             &c.level,
             &c.metadata,
             &c.context,
-            &c.id,
-            &c.prev_id,
-            &c.next_id,
+            c.id(),
+            c.prev_id(),
+            c.next_id(),
         )
             .into_pyobject(py)?;
         Ok((slf.get_type().into_any(), args))
@@ -198,13 +245,13 @@ pub fn doc_id(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Option<String>> 
     Ok(None)
 }
 
-fn chunk_id(doc: &str, start: usize, end: usize) -> String {
+fn chunk_id(doc: &str, start: usize, end: usize) -> u64 {
     let mut buf = Vec::with_capacity(doc.len() + 17);
     buf.extend_from_slice(doc.as_bytes());
     buf.push(0);
     buf.extend_from_slice(&(start as u64).to_le_bytes());
     buf.extend_from_slice(&(end as u64).to_le_bytes());
-    format!("{:016x}", xxh3_64(&buf))
+    xxh3_64(&buf)
 }
 
 /// Everything about a text's chunks that needs no Python object: `str` offsets and ids. Computed without the GIL
@@ -213,7 +260,7 @@ fn chunk_id(doc: &str, start: usize, end: usize) -> String {
 pub struct Prepared {
     spans: Vec<Span>,
     offsets: Vec<(usize, usize)>,
-    ids: Vec<String>,
+    ids: Vec<u64>,
 }
 
 impl Prepared {
@@ -271,9 +318,9 @@ pub fn build<'py>(
             level: level.unbind(),
             metadata: meta.unbind(),
             context: empty.clone().unbind(),
-            id: ids[i].clone(),
-            prev_id: i.checked_sub(1).map(|p| ids[p].clone()),
-            next_id: ids.get(i + 1).cloned(),
+            id: ChunkId::Hash(ids[i]),
+            prev_id: i.checked_sub(1).map(|p| ChunkId::Hash(ids[p])),
+            next_id: ids.get(i + 1).map(|&h| ChunkId::Hash(h)),
         };
         out.push(Bound::new(py, chunk)?);
     }

@@ -15,6 +15,11 @@ use chunk::{Chunk, Prepared};
 use errors::{internal, to_py, wrong_type, ChunkingError};
 use text::borrow_str;
 
+/// mimalloc (as pydantic-core uses): batches allocate in worker threads and free on the main thread, which the
+/// system allocator serialises.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Texts shorter than this are split with the GIL held: releasing it costs more than the work.
 const DETACH_BYTES: usize = 16 * 1024;
 
