@@ -82,6 +82,7 @@ pub struct Splitter {
     mode: Mode,
     emitters: Vec<(Emitter, Level)>,
     levels: Vec<Level>,
+    unit: Unit,
     sizer: Box<dyn Sizer>,
 }
 
@@ -124,7 +125,8 @@ impl Splitter {
                 format!("snap must be < size (0..={}), got {snap}", capacity - 1),
             ));
         }
-        let sizer = Unit::parse(&config.unit)?.sizer();
+        let unit = Unit::parse(&config.unit)?;
+        let sizer = unit.sizer();
         if config.separators.is_some() && config.strategy != Strategy::Recursive {
             return Err(ChunkError::invalid(
                 "separators",
@@ -147,6 +149,7 @@ impl Splitter {
             mode,
             emitters,
             levels,
+            unit,
             sizer,
         })
     }
@@ -239,6 +242,22 @@ impl Splitter {
             .iter()
             .find(|(_, l)| *l == level)
             .map_or("grapheme", |(e, _)| e.name())
+    }
+
+    /// The `str` (code point) offsets of `spans` of `text`. In characters a span's size is its length, so only the
+    /// starts are counted.
+    pub fn char_spans(&self, text: &str, spans: &[Span]) -> Vec<(usize, usize)> {
+        if self.unit != Unit::Chars {
+            return crate::offsets::char_spans(text, spans);
+        }
+        let mut starts = crate::offsets::CharCursor::new(text, text.is_ascii());
+        spans
+            .iter()
+            .map(|s| {
+                let start = starts.to_char(s.start);
+                (start, start + s.size)
+            })
+            .collect()
     }
 
     /// The size of `text` in the splitter's unit.

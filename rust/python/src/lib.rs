@@ -2,7 +2,6 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use chunkwise_core::offsets::char_spans;
 use chunkwise_core::{KeepSeparator, Span, Splitter, SplitterConfig, Strategy};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
@@ -24,9 +23,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const DETACH_BYTES: usize = 16 * 1024;
 
 /// Packs spans as (bytearray of native int64 [start, end] pairs in `str` offsets, bytes of level codes).
-fn flatten(text: &str, spans: &[Span]) -> (Vec<u8>, Vec<u8>) {
+fn flatten(splitter: &Splitter, text: &str, spans: &[Span]) -> (Vec<u8>, Vec<u8>) {
     let mut offsets = Vec::with_capacity(spans.len() * 16);
-    for (start, end) in char_spans(text, spans) {
+    for (start, end) in splitter.char_spans(text, spans) {
         offsets.extend_from_slice(&(start as i64).to_ne_bytes());
         offsets.extend_from_slice(&(end as i64).to_ne_bytes());
     }
@@ -82,7 +81,7 @@ impl PySplitter {
     fn prepare(&self, py: Python<'_>, text: &str, doc_id: Option<&str>) -> PyResult<Prepared> {
         let run = || {
             catch_unwind(AssertUnwindSafe(|| {
-                Prepared::new(text, self.inner.split(text), doc_id)
+                Prepared::new(&self.inner, text, self.inner.split(text), doc_id)
             }))
         };
         let prepared = if text.len() >= DETACH_BYTES {
@@ -221,7 +220,9 @@ impl PySplitter {
                     use rayon::prelude::*;
                     strs.par_iter()
                         .zip(&doc_ids)
-                        .map(|(t, d)| Prepared::new(t, self.inner.split(t), d.as_deref()))
+                        .map(|(t, d)| {
+                            Prepared::new(&self.inner, t, self.inner.split(t), d.as_deref())
+                        })
                         .collect::<Vec<_>>()
                 }))
             })
@@ -244,7 +245,7 @@ impl PySplitter {
     ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyBytes>)> {
         let text = borrow_str(py, "text", text)?;
         let spans = self.split(py, text)?;
-        let (offsets, levels) = flatten(text, &spans);
+        let (offsets, levels) = flatten(&self.inner, text, &spans);
         Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &levels)))
     }
 
@@ -261,7 +262,7 @@ impl PySplitter {
                 catch_unwind(AssertUnwindSafe(|| {
                     use rayon::prelude::*;
                     strs.par_iter()
-                        .map(|t| flatten(t, &self.inner.split(t)))
+                        .map(|t| flatten(&self.inner, t, &self.inner.split(t)))
                         .collect::<Vec<_>>()
                 }))
             })
