@@ -184,3 +184,49 @@ fn overlap_is_whole_words() {
         "some overlap expected"
     );
 }
+
+/// Renders chunks one per line: byte span, level and the text with newlines shown.
+fn render(splitter: &Splitter, text: &str, spans: &[Span]) -> String {
+    spans
+        .iter()
+        .map(|s| {
+            format!(
+                "{}..{} {} {:?}\n",
+                s.start,
+                s.end,
+                splitter.level_name(s.level),
+                &text[s.start..s.end]
+            )
+        })
+        .collect()
+}
+
+/// Snapshots of every strategy on the sample document, invariants checked first. A change in where the cuts fall
+/// shows up here as a diff; `UPDATE_SNAPSHOTS=1 cargo test` rewrites the files after review.
+#[test]
+fn snapshots_of_the_sample_document() {
+    let text = include_str!("../../../samples/sample.md");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let cases = [
+        ("recursive_200", Strategy::Recursive, 200, 0),
+        ("recursive_120_overlap_30", Strategy::Recursive, 120, 30),
+        ("sentence_160", Strategy::Sentence, 160, 0),
+        ("paragraph_300", Strategy::Paragraph, 300, 0),
+        ("fixed_100_snap_25", Strategy::Fixed, 100, 0),
+    ];
+    for (name, strategy, size, overlap) in cases {
+        let splitter = splitter(strategy, size, overlap, true);
+        let spans = splitter.split(text);
+        check(text, &spans, size as usize, overlap as usize, true);
+        let rendered = render(&splitter, text, &spans);
+        let path = dir.join(format!("{name}.snap"));
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(&path, &rendered).expect("write snapshot");
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            rendered, expected,
+            "snapshot {name} differs (UPDATE_SNAPSHOTS=1 to accept)"
+        );
+    }
+}
