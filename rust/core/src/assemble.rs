@@ -68,6 +68,9 @@ pub struct Assembler<'a> {
 /// Units scanned past the capacity: trailing whitespace that trimming removes, and context for look-ahead rules.
 const LOOKAHEAD: usize = 32;
 
+/// How many chunks' worth of text a greedy window holds: its strongest boundaries serve several chunks.
+const WINDOW_CHUNKS: f64 = 2.0;
+
 /// The longest run of whitespace (in bytes) a window is stretched over to find the boundary after it.
 const MAX_PADDING: usize = 64 * 1024;
 
@@ -91,6 +94,8 @@ struct Window {
     /// How many of the assembler's levels have been emitted.
     computed: usize,
     bounds: Vec<Boundary>,
+    /// Scratch buffer for the marks that a weaker level leaves unchanged.
+    tail: Vec<Mark>,
     /// Scratch buffers for one emitter's output and for merging it in.
     fresh: Vec<Boundary>,
     merged: Vec<Boundary>,
@@ -123,7 +128,9 @@ impl Assembler<'_> {
             if start >= text.len() {
                 break;
             }
-            self.open(text, start, &mut win);
+            if !self.reuse(text, start, &mut win) {
+                self.open(text, start, &mut win);
+            }
             let mark = self.choose(text, &mut win);
             let (end, size) = self.end_of(&mark);
             if start < prev_cut && end <= prev_end {
@@ -150,7 +157,12 @@ impl Assembler<'_> {
     /// units, it doubles and the level is emitted again.
     fn open(&self, text: &str, start: usize, win: &mut Window) {
         let want = self.capacity.saturating_add(LOOKAHEAD);
-        let mut len = (want as f64 * win.bytes_per_unit * 1.1) as usize + 16;
+        // A greedy window holds several chunks (see `reuse`); a fixed one holds one, as it scans every grapheme.
+        let reach = match self.mode {
+            Mode::Greedy => WINDOW_CHUNKS,
+            Mode::Fixed { .. } => 1.1,
+        };
+        let mut len = (want as f64 * win.bytes_per_unit * reach) as usize + 16;
         let mut padded = false;
         loop {
             let mut end = ceil_char_boundary(text, start.saturating_add(len).min(text.len()));
@@ -182,6 +194,50 @@ impl Assembler<'_> {
         }
     }
 
+    /// Moves the window's start forward to `start` when the rest of the window still reaches past every end that
+    /// could fit: its strongest boundaries stay valid and only their sizes shift. Weaker levels were only emitted
+    /// near the old start, so they are dropped, to be emitted again near the new one. False: open a new window.
+    fn reuse(&self, text: &str, start: usize, win: &mut Window) -> bool {
+        if win.computed == 0 || start < win.start || start >= win.scan_end {
+            return false;
+        }
+        let kept = win.marks.partition_point(|m| m.pos <= start);
+        let (from, from_size) = match kept.checked_sub(1) {
+            Some(i) => (win.marks[i].pos, win.marks[i].size),
+            None => (win.start, 0),
+        };
+        let gap = &text[from..start];
+        let base = from_size
+            + if win.ascii {
+                gap.len()
+            } else {
+                self.sizer.size(gap)
+            };
+        if win.units - base < self.capacity.saturating_add(LOOKAHEAD) && win.scan_end < text.len() {
+            return false;
+        }
+        win.marks.drain(..kept);
+        let dropped = win.bounds.partition_point(|b| b.pos <= start);
+        win.bounds.drain(..dropped);
+        if win.computed > 1 {
+            let strongest = self.levels[0];
+            win.bounds.retain(|b| b.level >= strongest);
+            win.marks.retain(|m| m.level >= strongest);
+            win.computed = 1;
+        }
+        for m in &mut win.marks {
+            m.size -= base;
+            if m.trimmed_end <= start {
+                (m.trimmed_end, m.trimmed_size) = (start, 0);
+            } else {
+                m.trimmed_size -= base;
+            }
+        }
+        win.units -= base;
+        win.start = start;
+        true
+    }
+
     /// Emits the boundaries of levels `0..=li` in the window, if not done yet, and recomputes the marks.
     fn ensure(&self, text: &str, win: &mut Window, li: usize) {
         if win.computed > li {
@@ -189,7 +245,14 @@ impl Assembler<'_> {
         }
         let lowest = self.levels[li];
         let above = win.computed.checked_sub(1).map(|i| self.levels[i]);
-        let (start, scan_end) = (win.start, win.scan_end);
+        let (start, mut scan_end) = (win.start, win.scan_end);
+        if win.computed > 0 {
+            // Below the strongest level, emit only as far as a chunk could reach: past the first boundary whose
+            // size is beyond it, there is nothing a weaker cut could do.
+            let reach = self.capacity.saturating_add(LOOKAHEAD);
+            let past = win.marks.partition_point(|m| m.size < reach);
+            scan_end = win.marks.get(past).map_or(scan_end, |m| m.pos);
+        }
         let keep = |pos: usize| pos > start && (pos < scan_end || scan_end == text.len());
         for (emitter, level) in self.emitters {
             if *level < lowest || above.is_some_and(|a| *level >= a) {
@@ -213,17 +276,24 @@ impl Assembler<'_> {
             });
         }
         win.computed = li + 1;
-        self.measure(text, win);
+        self.measure(text, win, scan_end);
     }
 
     /// Computes the size of the chunk ending at each boundary of the window, in one pass.
-    fn measure(&self, text: &str, win: &mut Window) {
+    /// Marks past `upto` are kept as they are: only boundaries up to it were added.
+    fn measure(&self, text: &str, win: &mut Window, upto: usize) {
+        let whole = upto >= win.scan_end;
+        let past = win.marks.partition_point(|m| m.pos <= upto);
+        win.tail.clear();
+        if !whole {
+            win.tail.extend_from_slice(&win.marks[past..]);
+        }
         win.marks.clear();
         let (mut prev, mut size) = (win.start, 0);
         let (mut trimmed_end, mut trimmed_size) = (win.start, 0);
         let ascii = win.ascii;
         let size_of = |s: &str| if ascii { s.len() } else { self.sizer.size(s) };
-        for b in &win.bounds {
+        for b in win.bounds.iter().take_while(|b| whole || b.pos <= upto) {
             let seg = &text[prev..b.pos];
             let content = if ascii {
                 trim_ascii_end(seg)
@@ -246,7 +316,11 @@ impl Assembler<'_> {
             });
             prev = b.pos;
         }
-        win.units = size + size_of(&text[prev..win.scan_end]);
+        if whole {
+            win.units = size + size_of(&text[prev..win.scan_end]);
+        } else {
+            win.marks.extend_from_slice(&win.tail);
+        }
     }
 
     /// The end and size of the chunk that a mark closes.
