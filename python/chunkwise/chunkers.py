@@ -137,17 +137,9 @@ class RecursiveChunker(BaseChunker):
             trim=trim,
             unit=unit,
         )
-        super().__init__(
-            public,
-            size=size,
-            overlap=overlap,
-            min_size=min_size,
-            trim=trim,
-            unit=unit,
-            separators=separators,
-            separators_regex=is_separator_regex,
-            keep_separator=keep_separator,
-        )
+        core = dict(public)
+        core["separators_regex"] = core.pop("is_separator_regex")  # the core's spelling
+        super().__init__(public, **core)
 
 
 class _LevelChunker(BaseChunker):

@@ -230,3 +230,19 @@ fn snapshots_of_the_sample_document() {
         );
     }
 }
+
+#[test]
+fn batch_equals_one_at_a_time() {
+    let text = include_str!("../../../samples/sample.md");
+    let docs: Vec<&str> = (0..text.len())
+        .step_by(97)
+        .filter(|&i| text.is_char_boundary(i))
+        .map(|i| &text[i..])
+        .collect();
+    let splitter = splitter(Strategy::Recursive, 90, 20, true);
+    let batch = splitter.split_batch(&docs);
+    assert_eq!(batch.len(), docs.len());
+    for (doc, spans) in docs.iter().zip(&batch) {
+        assert_eq!(*spans, splitter.split(doc));
+    }
+}
