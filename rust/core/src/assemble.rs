@@ -1,18 +1,20 @@
 //! THE assembly engine: every strategy turns its boundaries into chunks here.
 //!
 //! For each chunk, starting at `start`:
-//! 1. Look ahead only as far as a chunk could reach (capacity plus a little, in bytes estimated from the text seen
-//!    so far, and grown when the estimate falls short) and ask the emitters for boundaries in that window, strongest
-//!    level first, lazily: words and graphemes are only scanned when no stronger piece fits.
-//! 2. Greedy mode: take the strongest level whose first piece fits, then as many pieces of that level as fit. A level
-//!    is only abandoned inside a piece that does not fit; the end of that piece may then merge with what follows.
-//!    Fixed mode: cut at the last grapheme boundary that fits, snapped back to a stronger boundary within `snap`.
-//! 3. Overlap: the next chunk starts at the earliest boundary of the strongest level whose tail fits in `overlap`
-//!    (whole words at least in greedy mode). A start that would make no progress is dropped.
-//! 4. Trim: surrounding whitespace is left out of the span (and of its size) unless `trim` is off.
+//! 1. Greedy mode looks ahead through a window: two chunks' worth of text (sized in bytes from the text seen so far,
+//!    and grown when that falls short). Its strongest boundaries are emitted once and serve the chunks that start
+//!    inside it. Weaker levels are emitted lazily, only as far as one chunk can reach: words and graphemes are only
+//!    scanned when no stronger piece fits.
+//! 2. Greedy mode takes the strongest level whose first piece fits, then as many pieces of that level as fit. A
+//!    level is only abandoned inside a piece that does not fit; the end of that piece may then merge with what
+//!    follows. Fixed mode cuts after the most graphemes that fit, snapped back to a sentence or word boundary
+//!    within `snap`, and examines only the cut and its snap zone.
+//! 3. Overlap: the next chunk starts at the earliest boundary of the strongest level whose tail fits in `overlap`:
+//!    whole words at least in greedy mode, graphemes in fixed mode. A start that brings no new content is dropped.
+//! 4. Trim: surrounding whitespace is left out of the span and of its size, unless `trim` is off.
 //!
-//! Work per chunk is bounded by the window, so a text is processed in time linear in its length, and the only
-//! allocations are two buffers reused from chunk to chunk.
+//! Work per chunk is bounded, so a text is processed in time linear in its length. The only allocations are
+//! buffers reused from chunk to chunk.
 
 use unicode_segmentation::GraphemeCursor;
 
@@ -128,10 +130,15 @@ impl Assembler<'_> {
             if start >= text.len() {
                 break;
             }
-            if !self.reuse(text, start, &mut win) {
-                self.open(text, start, &mut win);
-            }
-            let mark = self.choose(text, &mut win);
+            let mark = match self.mode {
+                Mode::Greedy => {
+                    if !self.reuse(text, start, &mut win) {
+                        self.open(text, start, &mut win);
+                    }
+                    self.choose(text, &mut win)
+                }
+                Mode::Fixed { snap } => self.fixed_cut(text, start, snap, &mut win.fresh),
+            };
             let (end, size) = self.end_of(&mark);
             if start < prev_cut && end <= prev_end {
                 // The overlap brought no new content: start after the previous chunk instead.
@@ -145,7 +152,10 @@ impl Assembler<'_> {
                 size,
             });
             (prev_cut, prev_end) = (mark.pos, end);
-            pos = self.next_start(text, &mut win, &mark);
+            pos = match self.mode {
+                Mode::Greedy => self.next_start(text, &mut win, &mark),
+                Mode::Fixed { .. } => self.fixed_next(text, start, &mark),
+            };
         }
         if self.min_size > 0 {
             self.merge_small(text, out, first);
@@ -157,16 +167,12 @@ impl Assembler<'_> {
     /// units, it doubles and the level is emitted again.
     fn open(&self, text: &str, start: usize, win: &mut Window) {
         let want = self.capacity.saturating_add(LOOKAHEAD);
-        // A greedy window holds several chunks (see `reuse`); a fixed one holds one, as it scans every grapheme.
-        let reach = match self.mode {
-            Mode::Greedy => WINDOW_CHUNKS,
-            Mode::Fixed { .. } => 1.1,
-        };
-        let mut len = (want as f64 * win.bytes_per_unit * reach) as usize + 16;
+        // A window holds several chunks (see `reuse`).
+        let mut len = (want as f64 * win.bytes_per_unit * WINDOW_CHUNKS) as usize + 16;
         let mut padded = false;
         loop {
             let mut end = ceil_char_boundary(text, start.saturating_add(len).min(text.len()));
-            if self.trim && self.mode == Mode::Greedy && ends_in_whitespace(text, end) {
+            if self.trim && ends_in_whitespace(text, end) {
                 // The window ends in a run of whitespace (padding, blank lines): trimmed away, it costs nothing, so
                 // look past it to the boundary that ends it, unless the run is huge (then the cut falls before it).
                 let limit = ceil_char_boundary(text, text.len().min(end + MAX_PADDING));
@@ -333,48 +339,25 @@ impl Assembler<'_> {
         }
     }
 
-    /// Picks where the chunk starting at `win.start` ends.
+    /// Picks where the greedy chunk starting at `win.start` ends.
     fn choose(&self, text: &str, win: &mut Window) -> Mark {
         let start = win.start;
-        match self.mode {
-            Mode::Greedy => {
-                for li in 0..self.levels.len() {
-                    self.ensure(text, win, li);
-                    let level = self.levels[li];
-                    let mut best = None;
-                    for m in win.marks.iter().filter(|m| m.level >= level) {
-                        let (end, size) = self.end_of(m);
-                        if end <= start {
-                            continue;
-                        }
-                        if size > self.capacity {
-                            break;
-                        }
-                        best = Some(*m);
-                    }
-                    if let Some(m) = best {
-                        return m;
-                    }
+        for li in 0..self.levels.len() {
+            self.ensure(text, win, li);
+            let level = self.levels[li];
+            let mut best = None;
+            for m in win.marks.iter().filter(|m| m.level >= level) {
+                let (end, size) = self.end_of(m);
+                if end <= start {
+                    continue;
                 }
+                if size > self.capacity {
+                    break;
+                }
+                best = Some(*m);
             }
-            Mode::Fixed { snap } => {
-                self.ensure(text, win, self.levels.len() - 1);
-                let fits = |m: &&Mark| {
-                    let (end, size) = self.end_of(m);
-                    end > start && size <= self.capacity
-                };
-                if let Some(cut) = win.marks.iter().rev().find(fits).copied() {
-                    let cut_size = self.end_of(&cut).1;
-                    let snapped = win
-                        .marks
-                        .iter()
-                        .filter(fits)
-                        .filter(|m| {
-                            m.level > Level::GRAPHEME && cut_size - self.end_of(m).1 <= snap
-                        })
-                        .max_by_key(|m| (m.level.min(Level::PARAGRAPH), m.pos));
-                    return *snapped.filter(|_| snap > 0).unwrap_or(&cut);
-                }
+            if let Some(m) = best {
+                return m;
             }
         }
         self.oversized_grapheme(text, win)
@@ -415,15 +398,10 @@ impl Assembler<'_> {
         }
         let (end, size) = self.end_of(mark);
         let start = win.start;
-        // Greedy overlap is made of whole words at least; fixed windows overlap by graphemes.
-        let floor = match self.mode {
-            Mode::Greedy => Level::WORD,
-            Mode::Fixed { .. } => Level::GRAPHEME,
-        };
+        // The overlap is made of whole words at least.
         for li in 0..self.levels.len() {
             let level = self.levels[li];
-            if level < floor || (matches!(self.mode, Mode::Fixed { .. }) && level > Level::GRAPHEME)
-            {
+            if level < Level::WORD {
                 continue;
             }
             self.ensure(text, win, li);
@@ -437,6 +415,100 @@ impl Assembler<'_> {
             }
         }
         mark.pos
+    }
+
+    /// A fixed window from `start`: the most graphemes that fit, cut back to a sentence or word boundary within
+    /// `snap` units when there is one. No look-ahead window: only the cut and its snap zone are examined.
+    fn fixed_cut(
+        &self,
+        text: &str,
+        start: usize,
+        snap: usize,
+        scratch: &mut Vec<Boundary>,
+    ) -> Mark {
+        let mut raw = self.sizer.advance(text, start, self.capacity);
+        if self.trim {
+            raw = skip_whitespace(text, raw); // trailing whitespace is trimmed away: it does not count
+        }
+        let mut cut = floor_grapheme(text, raw);
+        if cut <= start {
+            cut = ceil_grapheme(text, next_char(text, start)); // one cluster larger than the window
+        }
+        let mut level = if cut == text.len() {
+            Level::END
+        } else {
+            Level::GRAPHEME
+        };
+        if snap > 0 && cut < text.len() {
+            scratch.clear();
+            // Only the snap zone is scanned: from `snap` units before the cut (and a little context before that)
+            // to a little past it, so that a boundary at the cut itself is seen.
+            let zone = self.sizer.advance(
+                text,
+                start,
+                self.sizer.size(&text[start..cut]).saturating_sub(snap),
+            );
+            let from_pos = floor_char_boundary(text, zone.saturating_sub(32).max(start));
+            let to = ceil_char_boundary(text, (cut + 16).min(text.len()));
+            for (emitter, l) in self.emitters.iter().filter(|(_, l)| *l > Level::GRAPHEME) {
+                let from = scratch.len();
+                emitter.emit(text, from_pos, to, *l, scratch);
+                if !emitter.grapheme_safe() {
+                    let mut k = from;
+                    for i in from..scratch.len() {
+                        if is_grapheme_boundary(text, scratch[i].pos) {
+                            scratch[k] = scratch[i];
+                            k += 1;
+                        }
+                    }
+                    scratch.truncate(k);
+                }
+            }
+            let snapped = scratch
+                .iter()
+                .filter(|b| {
+                    b.pos > start
+                        && b.pos <= cut
+                        && self.sizer.size(text[b.pos..cut].trim_end()) <= snap
+                })
+                .max_by_key(|b| (b.level, b.pos));
+            if let Some(b) = snapped {
+                (cut, level) = (b.pos, b.level);
+            }
+        }
+        let size = self.sizer.size(&text[start..cut]);
+        let kept = text[start..cut].trim_end().len();
+        let trimmed_size = if kept == cut - start {
+            size
+        } else {
+            self.sizer.size(&text[start..start + kept])
+        };
+        Mark {
+            pos: cut,
+            level,
+            size,
+            trimmed_end: start + kept,
+            trimmed_size,
+        }
+    }
+
+    /// Where the window after a fixed one starts: `overlap` units before its end, at a grapheme boundary inside it.
+    fn fixed_next(&self, text: &str, start: usize, mark: &Mark) -> usize {
+        let (end, size) = self.end_of(mark);
+        if self.overlap == 0 || mark.pos >= text.len() || size <= self.overlap {
+            return mark.pos;
+        }
+        let target = size - self.overlap;
+        let mut at = self.sizer.advance(text, start, target);
+        if self.sizer.size(&text[start..at]) < target {
+            at = next_char(text, at);
+        }
+        let at = ceil_grapheme(text, at);
+        if at > start && at < end {
+            at
+        } else {
+            mark.pos
+        }
     }
 
     /// Merges each chunk smaller than `min_size` into the chunk before it (or the first into the next) when the
@@ -516,6 +588,44 @@ fn trim_ascii_end(s: &str) -> &str {
         .skip_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
         .count();
     &s[..kept]
+}
+
+/// The last grapheme cluster boundary at or before `pos`.
+fn floor_grapheme(text: &str, pos: usize) -> usize {
+    if is_grapheme_boundary(text, pos) {
+        return pos;
+    }
+    let mut cursor = GraphemeCursor::new(pos, text.len(), true);
+    cursor.prev_boundary(text, 0).ok().flatten().unwrap_or(0)
+}
+
+/// The first grapheme cluster boundary at or after `pos`.
+fn ceil_grapheme(text: &str, pos: usize) -> usize {
+    if is_grapheme_boundary(text, pos) {
+        return pos;
+    }
+    let mut cursor = GraphemeCursor::new(pos, text.len(), true);
+    cursor
+        .next_boundary(text, 0)
+        .ok()
+        .flatten()
+        .unwrap_or(text.len())
+}
+
+/// The char boundary after the char at `pos` (or the text length).
+fn next_char(text: &str, pos: usize) -> usize {
+    text[pos..]
+        .chars()
+        .next()
+        .map_or(text.len(), |c| pos + c.len_utf8())
+}
+
+/// The last char boundary at or before `pos`.
+fn floor_char_boundary(text: &str, mut pos: usize) -> usize {
+    while !text.is_char_boundary(pos) {
+        pos -= 1;
+    }
+    pos
 }
 
 /// The first char boundary at or after `pos`.

@@ -12,6 +12,19 @@ pub trait Sizer: Send + Sync + Debug {
     /// The size of `text` in this unit.
     fn size(&self, text: &str) -> usize;
 
+    /// The largest char boundary `p >= start` with `size(&text[start..p]) <= budget`.
+    fn advance(&self, text: &str, start: usize, budget: usize) -> usize {
+        let mut size = 0;
+        for (i, c) in text[start..].char_indices() {
+            let at = start + i;
+            size += self.size(&text[at..at + c.len_utf8()]);
+            if size > budget {
+                return at;
+            }
+        }
+        text.len()
+    }
+
     /// Whether the size of ASCII text is its length in bytes (lets the engine skip counting on ASCII windows).
     fn ascii_is_bytes(&self) -> bool {
         false
@@ -30,6 +43,28 @@ impl Sizer for Chars {
 
     fn ascii_is_bytes(&self) -> bool {
         true
+    }
+
+    fn advance(&self, text: &str, start: usize, budget: usize) -> usize {
+        let rest = &text.as_bytes()[start..];
+        if rest.len() <= budget {
+            return text.len(); // fewer bytes than the budget in chars: all of it fits
+        }
+        // Count char starts in prefixes of the bytes still needed: each round takes at least a quarter of what is
+        // left, so a few vectorised passes find the position.
+        let (mut pos, mut remaining) = (0, budget);
+        while remaining > 0 && pos < rest.len() {
+            let take = remaining.min(rest.len() - pos);
+            remaining -= rest[pos..pos + take]
+                .iter()
+                .filter(|&&b| (b as i8) >= -0x40)
+                .count();
+            pos += take;
+        }
+        while pos < rest.len() && (rest[pos] as i8) < -0x40 {
+            pos += 1; // finish the last char
+        }
+        start + pos
     }
 }
 
@@ -74,6 +109,14 @@ mod tests {
     #[test]
     fn chars_and_units() {
         assert_eq!(Chars.size("héllo, 世界"), 9);
+        let mixed = "a世🙂é".repeat(50);
+        for budget in [0, 1, 2, 3, 7, 100, 1000] {
+            let p = Chars.advance(&mixed, 1, budget);
+            assert_eq!(
+                mixed[1..p].chars().count(),
+                budget.min(mixed[1..].chars().count())
+            );
+        }
         assert!(Unit::parse("tokens")
             .unwrap_err()
             .to_string()
