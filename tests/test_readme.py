@@ -43,7 +43,7 @@ def test_setup_command_chunks_the_sample(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "chunkwise", *args], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    assert "documents" in proc.stderr and "MB/s" in proc.stderr
+    assert "1 document," in proc.stderr and "MB/s" in proc.stderr
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     source = (ROOT / "samples" / "sample.md").read_text(encoding="utf-8")
     assert len(records) > 5

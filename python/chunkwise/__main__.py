@@ -113,11 +113,15 @@ def _chunk_command(args: argparse.Namespace) -> int:
             out.close()
     elapsed = max(time.perf_counter() - started, 1e-9)
     print(
-        f"chunkwise: {documents} documents, {chunks} chunks, {nbytes / 1e6:.2f} MB in {elapsed:.2f} s "
+        f"chunkwise: {_count(documents, 'document')}, {_count(chunks, 'chunk')}, {nbytes / 1e6:.2f} MB in {elapsed:.2f} s "
         f"({nbytes / 1e6 / elapsed:.1f} MB/s)" + (f", {failed} skipped" if failed else ""),
         file=sys.stderr,
     )
     return 1 if failed else 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _parser() -> argparse.ArgumentParser:
