@@ -16,9 +16,9 @@
 //! Work per chunk is bounded, so a text is processed in time linear in its length. The only allocations are
 //! buffers reused from chunk to chunk.
 
-use unicode_segmentation::GraphemeCursor;
-
-use crate::boundary::{is_grapheme_boundary, Boundary, Emitter, Level};
+use crate::boundary::{
+    is_grapheme_boundary, next_grapheme_boundary, prev_grapheme_boundary, Boundary, Emitter, Level,
+};
 use crate::size::Sizer;
 
 /// A chunk: byte offsets into the text, and the level of the boundary it ends on.
@@ -371,12 +371,7 @@ impl Assembler<'_> {
             return *m;
         }
         // A single cluster longer than the window (a letter with thousands of combining marks).
-        let mut cursor = GraphemeCursor::new(start, text.len(), true);
-        let pos = cursor
-            .next_boundary(text, 0)
-            .ok()
-            .flatten()
-            .unwrap_or(text.len());
+        let pos = next_grapheme_boundary(text, start);
         let size = self.sizer.size(&text[start..pos]);
         Mark {
             pos,
@@ -593,23 +588,19 @@ fn trim_ascii_end(s: &str) -> &str {
 /// The last grapheme cluster boundary at or before `pos`.
 fn floor_grapheme(text: &str, pos: usize) -> usize {
     if is_grapheme_boundary(text, pos) {
-        return pos;
+        pos
+    } else {
+        prev_grapheme_boundary(text, pos)
     }
-    let mut cursor = GraphemeCursor::new(pos, text.len(), true);
-    cursor.prev_boundary(text, 0).ok().flatten().unwrap_or(0)
 }
 
 /// The first grapheme cluster boundary at or after `pos`.
 fn ceil_grapheme(text: &str, pos: usize) -> usize {
     if is_grapheme_boundary(text, pos) {
-        return pos;
+        pos
+    } else {
+        next_grapheme_boundary(text, pos)
     }
-    let mut cursor = GraphemeCursor::new(pos, text.len(), true);
-    cursor
-        .next_boundary(text, 0)
-        .ok()
-        .flatten()
-        .unwrap_or(text.len())
 }
 
 /// The char boundary after the char at `pos` (or the text length).

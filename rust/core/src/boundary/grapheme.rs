@@ -25,15 +25,7 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
         let next = pos + c.len_utf8();
         let end = match text[next.min(text.len())..].chars().next() {
             Some(n) if next < to && is_simple(c) && is_simple(n) => next,
-            _ => {
-                let mut cursor = GraphemeCursor::new(pos, text.len(), true);
-                cursor
-                    .next_boundary(text, 0)
-                    .ok()
-                    .flatten()
-                    .unwrap_or(text.len())
-                    .min(to)
-            }
+            _ => next_grapheme_boundary(text, pos).min(to),
         };
         out.push(Boundary { pos: end, level });
         pos = end;
@@ -50,6 +42,22 @@ fn is_simple(c: char) -> bool {
         || (0x309B..=0x9FFF).contains(&u)
         || (0xAC00..=0xD7A3).contains(&u)
         || (0xFF00..=0xFF9D).contains(&u)
+}
+
+/// The first cluster boundary after byte `pos` (a char boundary), or the text length.
+pub fn next_grapheme_boundary(text: &str, pos: usize) -> usize {
+    let mut cursor = GraphemeCursor::new(pos, text.len(), true);
+    cursor
+        .next_boundary(text, 0)
+        .ok()
+        .flatten()
+        .unwrap_or(text.len())
+}
+
+/// The last cluster boundary before byte `pos` (a char boundary), or 0.
+pub fn prev_grapheme_boundary(text: &str, pos: usize) -> usize {
+    let mut cursor = GraphemeCursor::new(pos, text.len(), true);
+    cursor.prev_boundary(text, 0).ok().flatten().unwrap_or(0)
 }
 
 /// Whether a cut at byte `pos` falls between two grapheme clusters of `text`.

@@ -17,7 +17,7 @@ mod separator;
 mod word;
 
 pub use chars::{is_closing, is_opening, is_pause};
-pub use grapheme::is_grapheme_boundary;
+pub use grapheme::{is_grapheme_boundary, next_grapheme_boundary, prev_grapheme_boundary};
 pub use separator::{KeepSeparator, Separator};
 
 /// The rank of a boundary: higher cuts are preferred. Strategies may assign their own values (user separators).
