@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import pickle
+import weakref
 
 import numpy as np
 import pytest
@@ -125,6 +127,29 @@ def test_chunk_is_immutable_and_picklable():
     assert hash(pickle.loads(pickle.dumps(chunk))) == hash(chunk)
     made = Chunk("abc", 3, 6, context="Title")
     assert made.embedding_text == "Title\n\nabc" and made.size == 3 and made.level == "end"
+
+
+def test_chunks_without_metadata_cost_the_collector_nothing_until_it_exists():
+    chunks = RecursiveChunker(8).chunk("one two three four")
+    assert not any(gc.is_tracked(c) for c in chunks)
+    # Reading fields, comparing and pickling do not give a chunk a dict.
+    assert chunks[0] == pickle.loads(pickle.dumps(chunks[0])) and chunks[0].to_dict()["metadata"] == {}
+    assert not gc.is_tracked(chunks[0])
+    # Once the dict exists it may hold the chunk itself: the cycle must still be collected.
+    class Marker:
+        pass
+
+    marker = Marker()
+    alive = weakref.ref(marker)
+    chunk = chunks.pop(0)
+    chunk.metadata["self"] = chunk
+    chunk.metadata["marker"] = marker
+    assert gc.is_tracked(chunk)
+    del chunk, marker
+    gc.collect()
+    assert alive() is None
+    # A chunk given metadata holds a dict from the start.
+    assert all(gc.is_tracked(c) for c in RecursiveChunker(8).chunk("one two", metadata={"a": []}))
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,11 @@
 //! Python cost ~4.5 us a chunk, three times the split itself (measured on en.txt at 512 chars).
 
 use chunkwise_core::{Span, Splitter};
+use std::sync::OnceLock;
+
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
 use crate::text::substring;
@@ -32,7 +34,7 @@ pub struct Chunk {
     level: Py<PyString>,
     /// Created on first access when the caller gave no metadata: an empty dict per chunk made a batch of 40,000
     /// chunks spend a third of its time in Python's garbage collector.
-    metadata: PyOnceLock<Py<PyDict>>,
+    metadata: OnceLock<Py<PyDict>>,
     #[pyo3(get)]
     context: Py<PyString>,
     id: ChunkId,
@@ -97,8 +99,29 @@ impl PartialEq for Chunk {
                 && same(self.text.as_any(), other.text.as_any())
                 && same(self.level.as_any(), other.level.as_any())
                 && same(self.context.as_any(), other.context.as_any())
-                && same(self.metadata(py).as_any(), other.metadata(py).as_any())
+                && self
+                    .metadata_view(py)
+                    .eq(other.metadata_view(py))
+                    .unwrap_or(false)
         })
+    }
+}
+
+impl Chunk {
+    /// The metadata dict, created and stored on first use (see `get_metadata` for tracking).
+    fn metadata(&self, py: Python<'_>) -> Py<PyDict> {
+        self.metadata
+            .get_or_init(|| PyDict::new(py).unbind())
+            .clone_ref(py)
+    }
+
+    /// The metadata to read: the stored dict, or a fresh empty one that is not stored, so that reading
+    /// (comparing, pickling, `to_dict`) never gives an untracked chunk a dict.
+    fn metadata_view<'py>(&self, py: Python<'py>) -> Bound<'py, PyDict> {
+        match self.metadata.get() {
+            Some(d) => d.bind(py).clone(),
+            None => PyDict::new(py),
+        }
     }
 }
 
@@ -143,12 +166,23 @@ impl Chunk {
             level: level
                 .unwrap_or_else(|| PyString::intern(py, "end"))
                 .unbind(),
-            metadata: PyOnceLock::from_value(py, metadata.map(Bound::unbind)),
+            metadata: metadata
+                .map(Bound::unbind)
+                .map_or_else(OnceLock::new, OnceLock::from),
             context: context.unwrap_or_else(|| PyString::intern(py, "")).unbind(),
             id: ChunkId::Given(id.unwrap_or_default()),
             prev_id: prev_id.map(ChunkId::Given),
             next_id: next_id.map(ChunkId::Given),
         })
+    }
+
+    /// The metadata dict is the only field that can lead back to the chunk (the others are strings): the
+    /// collector must see it to free a chunk stored in its own metadata.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(m) = self.metadata.get() {
+            visit.call(m)?;
+        }
+        Ok(())
     }
 
     /// Stable id of the chunk: the same for the same document id and span.
@@ -170,11 +204,15 @@ impl Chunk {
     }
 
     /// The caller's metadata, copied into this chunk.
-    #[getter]
-    fn metadata(&self, py: Python<'_>) -> Py<PyDict> {
-        self.metadata
-            .get_or_init(py, || PyDict::new(py).unbind())
-            .clone_ref(py)
+    #[getter(metadata)]
+    fn get_metadata(slf: &Bound<'_, Self>) -> Py<PyDict> {
+        let py = slf.py();
+        let chunk = slf.get();
+        if chunk.metadata.get().is_none() {
+            // The dict may come to hold anything, this chunk included: the collector must see the chunk again.
+            gc::track(slf.as_any());
+        }
+        chunk.metadata(py)
     }
 
     /// The text to embed: ``context``, a blank line and ``text``; just ``text`` when there is no context.
@@ -199,7 +237,7 @@ impl Chunk {
         d.set_item("index", self.index)?;
         d.set_item("size", self.size)?;
         d.set_item("level", &self.level)?;
-        d.set_item("metadata", self.metadata(py).bind(py).copy()?)?;
+        d.set_item("metadata", self.metadata_view(py).copy()?)?;
         d.set_item("context", &self.context)?;
         d.set_item("id", self.id())?;
         d.set_item("prev_id", self.prev_id())?;
@@ -220,7 +258,7 @@ impl Chunk {
             c.index,
             c.size,
             &c.level,
-            c.metadata(py),
+            c.metadata_view(py),
             &c.context,
             c.id(),
             c.prev_id(),
@@ -303,18 +341,29 @@ impl Prepared {
     }
 }
 
-trait OnceLockExt<T> {
-    fn from_value(py: Python<'_>, value: Option<T>) -> Self;
-}
+/// Garbage-collector tracking. A chunk holds strings only until its metadata dict exists, so it cannot be part of a
+/// reference cycle: untracked, it costs the collector nothing. pyo3 tracks every object of a `#[pyclass]`, and
+/// without this a batch of 40,000 chunks spent a tenth of its time in collections that could find nothing.
+#[allow(unsafe_code)]
+mod gc {
+    use pyo3::ffi;
+    use pyo3::prelude::*;
 
-impl<T> OnceLockExt<T> for PyOnceLock<T> {
-    /// A lock holding `value`, or empty.
-    fn from_value(py: Python<'_>, value: Option<T>) -> Self {
-        let lock = PyOnceLock::new();
-        if let Some(v) = value {
-            let _ = lock.set(py, v);
+    /// Stops the collector from visiting `obj`.
+    pub fn untrack(obj: &Bound<'_, PyAny>) {
+        // SAFETY: `obj` is a live object of a GC type (every pyclass is one) and we hold the GIL; untracking an
+        // untracked object is allowed.
+        unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
+    }
+
+    /// Lets the collector visit `obj` again.
+    pub fn track(obj: &Bound<'_, PyAny>) {
+        // SAFETY: as above; `PyObject_GC_Track` must not be called on a tracked object, hence the check.
+        unsafe {
+            if ffi::PyObject_GC_IsTracked(obj.as_ptr()) == 0 {
+                ffi::PyObject_GC_Track(obj.as_ptr().cast());
+            }
         }
-        lock
     }
 }
 
@@ -350,13 +399,17 @@ pub fn build<'py>(
             index: i,
             size: span.size,
             level: level.unbind(),
-            metadata: PyOnceLock::from_value(py, meta),
+            metadata: meta.map_or_else(OnceLock::new, OnceLock::from),
             context: empty.clone().unbind(),
             id: ChunkId::Hash(ids[i]),
             prev_id: i.checked_sub(1).map(|p| ChunkId::Hash(ids[p])),
             next_id: ids.get(i + 1).map(|&h| ChunkId::Hash(h)),
         };
-        out.push(Bound::new(py, chunk)?);
+        let chunk = Bound::new(py, chunk)?;
+        if metadata.is_none() {
+            gc::untrack(chunk.as_any());
+        }
+        out.push(chunk);
     }
     Ok(out)
 }
