@@ -8,7 +8,7 @@ use unicode_segmentation::UnicodeSegmentation;
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
     let slice = &text[from..to];
     if slice.is_ascii() {
-        place(from, level, ascii_words(slice.as_bytes()), out);
+        place_ascii(slice.as_bytes(), from, level, out);
     } else {
         place(from, level, slice.split_word_bound_indices(), out);
     }
@@ -37,6 +37,33 @@ fn place<'a>(
     }
 }
 
+/// `place` over the words of an ASCII text, with the breaks and the character tests done on bytes:
+/// unicode-segmentation's per-character table lookups cost ten times more on long runs of punctuation, such as
+/// the rules of a text table.
+fn place_ascii(bytes: &[u8], from: usize, level: Level, out: &mut Vec<Boundary>) {
+    let mut prev_opening = false;
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = (start + 1..bytes.len())
+            .find(|&i| is_break(bytes, i))
+            .unwrap_or(bytes.len());
+        let c = bytes[start];
+        let space = c.is_ascii_whitespace() || c == 0x0B; // char::is_whitespace on ASCII
+        let padding = space && end - start > super::sentence::MAX_TRAILING_SPACES;
+        let attach_left = (space && !padding)
+            || matches!(c, b'"' | b'\'' | b')' | b']' | b'}') // is_closing
+            || matches!(c, b'.' | b'!' | b'?' | b',' | b';' | b':'); // is_pause
+        if start > 0 && !attach_left && !prev_opening {
+            out.push(Boundary {
+                pos: from + start,
+                level,
+            });
+        }
+        prev_opening = matches!(bytes[end - 1], b'(' | b'[' | b'{'); // is_opening
+        start = end;
+    }
+}
+
 /// UAX #29 word break classes of the ASCII characters.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
@@ -59,7 +86,7 @@ enum Class {
     Other,
 }
 
-fn class(b: u8) -> Class {
+const fn class_of(b: u8) -> Class {
     match b {
         b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
         b'0'..=b'9' => Class::Numeric,
@@ -75,8 +102,25 @@ fn class(b: u8) -> Class {
     }
 }
 
+const fn class_table() -> [Class; 128] {
+    let mut t = [Class::Other; 128];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = class_of(b as u8);
+        b += 1;
+    }
+    t
+}
+static CLASSES: [Class; 128] = class_table();
+
+#[inline]
+fn class(b: u8) -> Class {
+    CLASSES[(b & 0x7F) as usize] // the caller's text is ASCII
+}
+
 /// Whether UAX #29 puts a word boundary before `bytes[i]` (0 < i < len), for ASCII text. The rules that only
 /// concern non-ASCII classes (Extend, Format, ZWJ, Hebrew, Katakana, regional indicators) cannot apply.
+#[inline]
 fn is_break(bytes: &[u8], i: usize) -> bool {
     use Class::*;
     let (a, b) = (class(bytes[i - 1]), class(bytes[i]));
@@ -98,8 +142,9 @@ fn is_break(bytes: &[u8], i: usize) -> bool {
     }
 }
 
-/// The words of an ASCII text, as `split_word_bound_indices` gives them, without its per-character table lookups
-/// (ten times slower on long runs of punctuation such as the rules of a text table).
+/// The words of an ASCII text, as `split_word_bound_indices` gives them: what `place_ascii` walks through, kept
+/// to test `is_break` against unicode-segmentation.
+#[cfg(test)]
 fn ascii_words(bytes: &[u8]) -> impl Iterator<Item = (usize, &str)> {
     let mut start = 0;
     std::iter::from_fn(move || {
@@ -139,7 +184,7 @@ mod tests {
     /// class, with the look-ahead and look-behind rules (WB6, WB7, WB11, WB12) exercised densely.
     #[test]
     fn ascii_words_agree_with_uax29() {
-        let alphabet = b"aZ09_:.',; \r\n\x0b\x0c-\t!";
+        let alphabet = b"aZ09_:.',; \r\n\x0b\x0c-\t!\"()[]{}?";
         let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = || {
             state ^= state << 13;
@@ -148,7 +193,11 @@ mod tests {
             state
         };
         for _ in 0..50_000 {
-            let len = (next() % 12) as usize;
+            let len = if next() % 8 == 0 {
+                40
+            } else {
+                (next() % 12) as usize
+            };
             let bytes: Vec<u8> = (0..len)
                 .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
                 .collect();
@@ -156,6 +205,10 @@ mod tests {
             let fast: Vec<(usize, &str)> = ascii_words(&bytes).collect();
             let uax: Vec<(usize, &str)> = text.split_word_bound_indices().collect();
             assert_eq!(fast, uax, "{text:?}");
+            let (mut fast, mut general) = (Vec::new(), Vec::new());
+            place_ascii(&bytes, 3, Level::WORD, &mut fast);
+            place(3, Level::WORD, uax.into_iter(), &mut general);
+            assert_eq!(fast, general, "{text:?}");
         }
     }
 }
