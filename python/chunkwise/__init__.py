@@ -4,7 +4,7 @@ Every chunker cuts text at the strongest boundary that fits (paragraph, line, se
 in a Rust core, and returns :class:`Chunk` objects whose ``text`` is always ``source[start:end]``.
 """
 
-from ._core import ChunkingError, __version__
+from ._core import ChunkingError, Tokenizer, __version__
 from .chunk import Chunk
 from .chunkers import FixedChunker, ParagraphChunker, RecursiveChunker, SentenceChunker
 
@@ -15,5 +15,6 @@ __all__ = [
     "ParagraphChunker",
     "RecursiveChunker",
     "SentenceChunker",
+    "Tokenizer",
     "__version__",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from . import _core
+from ._core import Tokenizer
 from .chunk import Chunk
 
 __all__ = ["BaseChunker", "RecursiveChunker", "SentenceChunker", "ParagraphChunker", "FixedChunker"]
@@ -96,6 +97,13 @@ def _as_list(values: Iterable[Any], name: str) -> list:
         raise TypeError(f"{name} must be an iterable, got {type(values).__name__}") from None
 
 
+def _unit(unit: Optional[str], tokenizer: Optional[Tokenizer]) -> str:
+    """The unit to measure in: as given, else tokens when there is a tokenizer, else characters."""
+    if unit is not None:
+        return unit
+    return "chars" if tokenizer is None else "tokens"
+
+
 def _as_dict(metadata: Any, name: str) -> Optional[dict]:
     if metadata is None or type(metadata) is dict:
         return metadata
@@ -124,7 +132,8 @@ class RecursiveChunker(BaseChunker):
         keep_separator: str = "end",
         min_size: int = 0,
         trim: bool = True,
-        unit: str = "chars",
+        unit: Optional[str] = None,
+        tokenizer: Optional[Tokenizer] = None,
     ) -> None:
         separators = None if separators is None else list(separators)
         public = dict(
@@ -136,8 +145,9 @@ class RecursiveChunker(BaseChunker):
             min_size=min_size,
             trim=trim,
             unit=unit,
+            tokenizer=tokenizer,
         )
-        core = dict(public)
+        core = dict(public, unit=_unit(unit, tokenizer))
         core["separators_regex"] = core.pop("is_separator_regex")  # the core's spelling
         super().__init__(public, **core)
 
@@ -146,10 +156,17 @@ class _LevelChunker(BaseChunker):
     """A strategy whose only arguments are the common ones."""
 
     def __init__(
-        self, size: int = 512, overlap: int = 0, *, min_size: int = 0, trim: bool = True, unit: str = "chars"
+        self,
+        size: int = 512,
+        overlap: int = 0,
+        *,
+        min_size: int = 0,
+        trim: bool = True,
+        unit: Optional[str] = None,
+        tokenizer: Optional[Tokenizer] = None,
     ) -> None:
-        public = dict(size=size, overlap=overlap, min_size=min_size, trim=trim, unit=unit)
-        super().__init__(public, **public)
+        public = dict(size=size, overlap=overlap, min_size=min_size, trim=trim, unit=unit, tokenizer=tokenizer)
+        super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
 
 
 class SentenceChunker(_LevelChunker):
@@ -173,7 +190,14 @@ class FixedChunker(BaseChunker):
     _strategy = "fixed"
 
     def __init__(
-        self, size: int = 512, overlap: int = 0, *, snap: int = 0, trim: bool = True, unit: str = "chars"
+        self,
+        size: int = 512,
+        overlap: int = 0,
+        *,
+        snap: int = 0,
+        trim: bool = True,
+        unit: Optional[str] = None,
+        tokenizer: Optional[Tokenizer] = None,
     ) -> None:
-        public = dict(size=size, overlap=overlap, snap=snap, trim=trim, unit=unit)
-        super().__init__(public, **public)
+        public = dict(size=size, overlap=overlap, snap=snap, trim=trim, unit=unit, tokenizer=tokenizer)
+        super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))

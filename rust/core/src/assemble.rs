@@ -108,6 +108,9 @@ struct Window {
     bytes_per_unit: f64,
     /// The window is ASCII and the unit counts ASCII bytes: sizes are byte lengths.
     ascii: bool,
+    /// Scratch buffers of `measure_estimated`.
+    fresh_ends: Vec<usize>,
+    sizes: Vec<usize>,
 }
 
 impl Assembler<'_> {
@@ -135,7 +138,8 @@ impl Assembler<'_> {
                     if !self.reuse(text, start, &mut win) {
                         self.open(text, start, &mut win);
                     }
-                    self.choose(text, &mut win)
+                    let mark = self.choose(text, &mut win);
+                    self.fit_exactly(text, &mut win, mark)
                 }
                 Mode::Fixed { snap } => self.fixed_cut(text, start, snap, &mut win.fresh),
             };
@@ -206,6 +210,9 @@ impl Assembler<'_> {
     fn reuse(&self, text: &str, start: usize, win: &mut Window) -> bool {
         if win.computed == 0 || start < win.start || start >= win.scan_end {
             return false;
+        }
+        if !self.sizer.is_exact_sum() {
+            return false; // estimated sizes are not shifted: the window is measured again from the new start
         }
         let kept = win.marks.partition_point(|m| m.pos <= start);
         let (from, from_size) = match kept.checked_sub(1) {
@@ -288,6 +295,10 @@ impl Assembler<'_> {
     /// Computes the size of the chunk ending at each boundary of the window, in one pass.
     /// Marks past `upto` are kept as they are: only boundaries up to it were added.
     fn measure(&self, text: &str, win: &mut Window, upto: usize) {
+        if !self.sizer.is_exact_sum() {
+            self.measure_estimated(text, win);
+            return;
+        }
         let whole = upto >= win.scan_end;
         let past = win.marks.partition_point(|m| m.pos <= upto);
         win.tail.clear();
@@ -327,6 +338,93 @@ impl Assembler<'_> {
         } else {
             win.marks.extend_from_slice(&win.tail);
         }
+    }
+
+    /// `measure` for units that do not add up (tokens): every mark's sizes come from one call of
+    /// [`Sizer::prefix_sizes`] over the window, which counts the window's pieces once.
+    fn measure_estimated(&self, text: &str, win: &mut Window) {
+        let start = win.start;
+        let mut ends = std::mem::take(&mut win.fresh_ends);
+        ends.clear();
+        let mut prev = start;
+        let mut content_ends = Vec::with_capacity(win.bounds.len());
+        let mut trimmed_end = start;
+        for b in &win.bounds {
+            let content = text[prev..b.pos].trim_end();
+            if !content.is_empty() {
+                trimmed_end = prev + content.len();
+            }
+            content_ends.push(trimmed_end);
+            ends.push(trimmed_end);
+            ends.push(b.pos);
+            prev = b.pos;
+        }
+        ends.push(win.scan_end);
+        let mut sizes = std::mem::take(&mut win.sizes);
+        self.sizer.prefix_sizes(text, start, &ends, &mut sizes);
+        win.marks.clear();
+        for (i, b) in win.bounds.iter().enumerate() {
+            win.marks.push(Mark {
+                pos: b.pos,
+                level: b.level,
+                size: sizes[2 * i + 1],
+                trimmed_end: content_ends[i],
+                trimmed_size: sizes[2 * i],
+            });
+        }
+        win.units = sizes.last().copied().unwrap_or(0);
+        win.fresh_ends = ends;
+        win.sizes = sizes;
+    }
+
+    /// For units that do not add up, the chunk a mark closes is counted exactly; if it does not fit after all, the
+    /// latest earlier end that fits exactly is taken, preferring strong levels as `choose` does.
+    fn fit_exactly(&self, text: &str, win: &mut Window, mark: Mark) -> Mark {
+        if self.sizer.is_exact_sum() {
+            return mark;
+        }
+        let start = win.start;
+        let exact = |m: &Mark| {
+            let (end, _) = self.end_of(m);
+            let size = self.sizer.size(&text[start..end]);
+            Mark {
+                size,
+                trimmed_size: size,
+                ..*m
+            }
+        };
+        let checked = exact(&mark);
+        if self.end_of(&checked).1 <= self.capacity {
+            return checked;
+        }
+        let limit = self.end_of(&mark).0;
+        let first = self
+            .levels
+            .iter()
+            .position(|&l| l <= mark.level)
+            .unwrap_or(self.levels.len() - 1);
+        for li in first..self.levels.len() {
+            self.ensure(text, win, li);
+            let level = self.levels[li];
+            let candidates: Vec<Mark> = win
+                .marks
+                .iter()
+                .filter(|m| m.level >= level)
+                .filter(|m| {
+                    let end = self.end_of(m).0;
+                    end > start && end < limit
+                })
+                .copied()
+                .collect();
+            for m in candidates.iter().rev() {
+                let checked = exact(m);
+                if self.end_of(&checked).1 <= self.capacity {
+                    return checked;
+                }
+            }
+        }
+        let m = self.oversized_grapheme(text, win);
+        exact(&m)
     }
 
     /// The end and size of the chunk that a mark closes.
@@ -404,7 +502,11 @@ impl Assembler<'_> {
                 .marks
                 .iter()
                 .filter(|m| m.level >= level && m.pos > start && m.pos < end)
-                .find(|m| size - m.size.min(size) <= self.overlap);
+                .filter(|m| size - m.size.min(size) <= self.overlap)
+                .find(|m| {
+                    self.sizer.is_exact_sum()
+                        || self.sizer.size(text[m.pos..end].trim_start()) <= self.overlap
+                });
             if let Some(m) = found {
                 return m.pos;
             }
@@ -471,20 +573,33 @@ impl Assembler<'_> {
                 (cut, level) = (b.pos, b.level);
             }
         }
-        let size = self.sizer.size(&text[start..cut]);
-        let kept = text[start..cut].trim_end().len();
-        let trimmed_size = if kept == cut - start {
-            size
-        } else {
-            self.sizer.size(&text[start..start + kept])
+        let mark = |cut: usize, level: Level| {
+            let size = self.sizer.size(&text[start..cut]);
+            let kept = text[start..cut].trim_end().len();
+            let trimmed_size = if kept == cut - start {
+                size
+            } else {
+                self.sizer.size(&text[start..start + kept])
+            };
+            Mark {
+                pos: cut,
+                level,
+                size,
+                trimmed_end: start + kept,
+                trimmed_size,
+            }
         };
-        Mark {
-            pos: cut,
-            level,
-            size,
-            trimmed_end: start + kept,
-            trimmed_size,
+        let mut m = mark(cut, level);
+        // Tokens are not monotonic ("hugging" can be one token and "huggin" two): a shorter cut than the longest
+        // prefix that fits may not fit. Step back one cluster at a time until it does.
+        let first = ceil_grapheme(text, next_char(text, start));
+        while !self.sizer.is_exact_sum() && self.end_of(&m).1 > self.capacity && m.pos > first {
+            m = mark(
+                prev_grapheme_boundary(text, m.pos).max(first),
+                Level::GRAPHEME,
+            );
         }
+        m
     }
 
     /// Where the window after a fixed one starts: `overlap` units before its end, at a grapheme boundary inside it.
@@ -498,7 +613,15 @@ impl Assembler<'_> {
         if self.sizer.size(&text[start..at]) < target {
             at = next_char(text, at);
         }
-        let at = ceil_grapheme(text, at);
+        let mut at = ceil_grapheme(text, at);
+        // With tokens, the tail can count more than the difference of the two sizes: move in until it fits.
+        while !self.sizer.is_exact_sum()
+            && at > start
+            && at < end
+            && self.sizer.size(text[at..end].trim_start()) > self.overlap
+        {
+            at = next_grapheme_boundary(text, at);
+        }
         if at > start && at < end {
             at
         } else {

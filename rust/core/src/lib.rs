@@ -3,7 +3,8 @@
 //! The pieces:
 //! - [`boundary`]: one emitter per kind of boundary; each only reports ranked byte positions.
 //! - [`assemble`]: the one engine that turns those positions into chunks (merge, overlap, trim, min size).
-//! - [`size`]: how a chunk is measured (characters now; tokens plug in through the same trait).
+//! - [`size`]: how a chunk is measured: the `Sizer` trait, and characters.
+//! - [`tokens`]: sizes in tokens (HF tokenizers, tiktoken, callables), exact, with a memo of pieces.
 //! - [`offsets`]: byte offsets to Python `str` (code point) offsets, incrementally.
 //! - [`splitter`]: the strategies, as configurations of emitters for the engine.
 
@@ -15,8 +16,10 @@ pub mod error;
 pub mod offsets;
 pub mod size;
 pub mod splitter;
+pub mod tokens;
 
 pub use assemble::{Mode, Span};
 pub use boundary::Level;
 pub use error::ChunkError;
 pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy};
+pub use tokens::{CountFn, PieceRule, TokenCounter};

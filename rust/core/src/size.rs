@@ -6,11 +6,30 @@ use crate::error::ChunkError;
 
 /// A unit of chunk size.
 ///
-/// Sizes must be additive over the pieces the engine cuts (size(a + b) == size(a) + size(b) at a boundary); units
-/// whose sizes are not (tokens) verify the final counts themselves.
+/// Sizes are additive over the pieces the engine cuts (size(a + b) == size(a) + size(b) at a boundary) when
+/// [`Sizer::is_exact_sum`] says so. Other units (tokens) give estimates for look-ahead windows through
+/// [`Sizer::prefix_sizes`], and the engine counts every chunk it keeps with [`Sizer::size`], which is exact.
 pub trait Sizer: Send + Sync + Debug {
-    /// The size of `text` in this unit.
+    /// The exact size of `text` in this unit.
     fn size(&self, text: &str) -> usize;
+
+    /// Whether sizes add up exactly over any cut, so that a chunk's size is the sum of its pieces' sizes and needs
+    /// no checking.
+    fn is_exact_sum(&self) -> bool {
+        true
+    }
+
+    /// The sizes of `text[start..p]` for each `p` of `ends` (ascending), into `out`: exact for additive units,
+    /// estimates otherwise.
+    fn prefix_sizes(&self, text: &str, start: usize, ends: &[usize], out: &mut Vec<usize>) {
+        out.clear();
+        let (mut at, mut acc) = (start, 0);
+        for &p in ends {
+            acc += self.size(&text[at..p]);
+            at = p;
+            out.push(acc);
+        }
+    }
 
     /// The largest char boundary `p >= start` with `size(&text[start..p]) <= budget`.
     fn advance(&self, text: &str, start: usize, budget: usize) -> usize {
@@ -73,6 +92,8 @@ impl Sizer for Chars {
 pub enum Unit {
     /// Characters (Unicode scalar values, as `len()` of a Python `str`).
     Chars,
+    /// Tokens of the splitter's tokenizer.
+    Tokens,
 }
 
 impl Unit {
@@ -80,9 +101,10 @@ impl Unit {
     pub fn parse(name: &str) -> Result<Self, ChunkError> {
         match name {
             "chars" | "characters" => Ok(Unit::Chars),
+            "tokens" => Ok(Unit::Tokens),
             other => Err(ChunkError::invalid(
                 "unit",
-                format!("unit must be 'chars', got {other:?}"),
+                format!("unit must be 'chars' or 'tokens', got {other:?}"),
             )),
         }
     }
@@ -91,13 +113,7 @@ impl Unit {
     pub fn name(self) -> &'static str {
         match self {
             Unit::Chars => "chars",
-        }
-    }
-
-    /// The sizer that measures in this unit.
-    pub fn sizer(self) -> Box<dyn Sizer> {
-        match self {
-            Unit::Chars => Box::new(Chars),
+            Unit::Tokens => "tokens",
         }
     }
 }
@@ -117,7 +133,7 @@ mod tests {
                 budget.min(mixed[1..].chars().count())
             );
         }
-        assert!(Unit::parse("tokens")
+        assert!(Unit::parse("bytes")
             .unwrap_err()
             .to_string()
             .contains("unit must be"));

@@ -6,7 +6,10 @@ use crate::assemble::{Assembler, Mode, Span};
 pub use crate::boundary::KeepSeparator;
 use crate::boundary::{Emitter, Level};
 use crate::error::ChunkError;
-use crate::size::{Sizer, Unit};
+use std::sync::Arc;
+
+use crate::size::{Chars, Sizer, Unit};
+use crate::tokens::TokenCounter;
 
 /// The chunking strategies of the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +55,8 @@ pub struct SplitterConfig {
     pub keep_separator: KeepSeparator,
     /// Fixed strategy: how far back a cut may snap to a sentence or word boundary.
     pub snap: i64,
+    /// The tokenizer that measures `unit = "tokens"`.
+    pub tokenizer: Option<Arc<TokenCounter>>,
 }
 
 impl SplitterConfig {
@@ -68,6 +73,7 @@ impl SplitterConfig {
             separators_regex: false,
             keep_separator: KeepSeparator::End,
             snap: 0,
+            tokenizer: None,
         }
     }
 }
@@ -83,7 +89,7 @@ pub struct Splitter {
     emitters: Vec<(Emitter, Level)>,
     levels: Vec<Level>,
     unit: Unit,
-    sizer: Box<dyn Sizer>,
+    sizer: Arc<dyn Sizer>,
 }
 
 fn non_negative(arg: &'static str, value: i64) -> Result<usize, ChunkError> {
@@ -126,7 +132,29 @@ impl Splitter {
             ));
         }
         let unit = Unit::parse(&config.unit)?;
-        let sizer = unit.sizer();
+        let sizer: Arc<dyn Sizer> = match (unit, &config.tokenizer) {
+            (Unit::Chars, None) => Arc::new(Chars),
+            (Unit::Tokens, Some(t)) => t.clone(),
+            (Unit::Tokens, None) => {
+                return Err(ChunkError::invalid(
+                    "tokenizer",
+                    "unit='tokens' needs a tokenizer",
+                ))
+            }
+            (Unit::Chars, Some(_)) => {
+                return Err(ChunkError::invalid(
+                    "unit",
+                    "a tokenizer measures in tokens: pass unit='tokens' (or leave unit out)",
+                ))
+            }
+        };
+        let fixed = sizer.size("");
+        if fixed >= capacity {
+            return Err(ChunkError::invalid(
+                "size",
+                format!("size must be > {fixed}, the special tokens added to every chunk, got {capacity}"),
+            ));
+        }
         if config.separators.is_some() && config.strategy != Strategy::Recursive {
             return Err(ChunkError::invalid(
                 "separators",

@@ -30,6 +30,9 @@ pub struct Chunk {
     index: usize,
     #[pyo3(get)]
     size: usize,
+    /// The exact token count when the chunker measures in tokens, else None.
+    #[pyo3(get)]
+    token_count: Option<usize>,
     #[pyo3(get)]
     level: Py<PyString>,
     /// Created on first access when the caller gave no metadata: an empty dict per chunk made a batch of 40,000
@@ -93,6 +96,7 @@ impl PartialEq for Chunk {
                 && self.end == other.end
                 && self.index == other.index
                 && self.size == other.size
+                && self.token_count == other.token_count
                 && self.id == other.id
                 && self.prev_id == other.prev_id
                 && self.next_id == other.next_id
@@ -137,7 +141,7 @@ impl std::hash::Hash for Chunk {
 impl Chunk {
     #[new]
     #[pyo3(signature = (text, start, end, index=0, size=None, level=None, metadata=None, context=None, id=None,
-                        prev_id=None, next_id=None))]
+                        prev_id=None, next_id=None, token_count=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -152,6 +156,7 @@ impl Chunk {
         id: Option<String>,
         prev_id: Option<String>,
         next_id: Option<String>,
+        token_count: Option<usize>,
     ) -> PyResult<Self> {
         let size = match size {
             Some(s) => s,
@@ -163,6 +168,7 @@ impl Chunk {
             end,
             index,
             size,
+            token_count,
             level: level
                 .unwrap_or_else(|| PyString::intern(py, "end"))
                 .unbind(),
@@ -236,6 +242,7 @@ impl Chunk {
         d.set_item("end", self.end)?;
         d.set_item("index", self.index)?;
         d.set_item("size", self.size)?;
+        d.set_item("token_count", self.token_count)?;
         d.set_item("level", &self.level)?;
         d.set_item("metadata", self.metadata_view(py).copy()?)?;
         d.set_item("context", &self.context)?;
@@ -263,6 +270,7 @@ impl Chunk {
             c.id(),
             c.prev_id(),
             c.next_id(),
+            c.token_count,
         )
             .into_pyobject(py)?;
         Ok((slf.get_type().into_any(), args))
@@ -374,6 +382,7 @@ pub fn build<'py>(
     prepared: &Prepared,
     level_name: impl Fn(chunkwise_core::Level) -> &'static str,
     metadata: Option<&Bound<'py, PyDict>>,
+    tokens: bool,
 ) -> PyResult<Vec<Bound<'py, Chunk>>> {
     let ids = &prepared.ids;
     let empty = PyString::intern(py, "");
@@ -398,6 +407,7 @@ pub fn build<'py>(
             end,
             index: i,
             size: span.size,
+            token_count: tokens.then_some(span.size),
             level: level.unbind(),
             metadata: meta.map_or_else(OnceLock::new, OnceLock::from),
             context: empty.clone().unbind(),

@@ -9,10 +9,12 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 mod chunk;
 mod errors;
 mod text;
+mod tokenizer;
 
 use chunk::{Chunk, Prepared};
 use errors::{internal, to_py, wrong_type, ChunkingError};
 use text::borrow_str;
+use tokenizer::PyTokenizer;
 
 /// mimalloc (as pydantic-core uses): batches allocate in worker threads and free on the main thread, which the
 /// system allocator serialises.
@@ -63,18 +65,65 @@ struct PySplitter {
     inner: Splitter,
     strategy: String,
     keep_separator: String,
+    tokenizer: Option<Py<PyTokenizer>>,
 }
 
 impl PySplitter {
     /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error.
     fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Span>> {
         let run = || catch_unwind(AssertUnwindSafe(|| self.inner.split(text)));
-        let spans = if text.len() >= DETACH_BYTES {
+        let spans = if self.detach(text) {
             py.detach(run)
         } else {
             run()
         };
-        spans.map_err(|_| internal("splitting a text"))
+        let spans = spans.map_err(|_| internal("splitting a text"))?;
+        self.check(py)?;
+        Ok(spans)
+    }
+
+    /// Whether to release the GIL for `text`: for large texts, unless sizes come from a Python callable.
+    fn detach(&self, text: &str) -> bool {
+        text.len() >= DETACH_BYTES && !self.calls_python()
+    }
+
+    fn calls_python(&self) -> bool {
+        self.tokenizer
+            .as_ref()
+            .is_some_and(|t| t.get().calls_python())
+    }
+
+    /// `f(i, texts[i])` for every text: in parallel on all cores with the GIL released, or one after the other
+    /// with the GIL held when sizes come from a Python callable.
+    fn for_all<T: Send>(
+        &self,
+        py: Python<'_>,
+        texts: &[&str],
+        f: impl Fn(usize, &str) -> T + Sync,
+    ) -> PyResult<Vec<T>> {
+        let out = if self.calls_python() {
+            catch_unwind(AssertUnwindSafe(|| {
+                texts.iter().enumerate().map(|(i, t)| f(i, t)).collect()
+            }))
+        } else {
+            py.detach(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    use rayon::prelude::*;
+                    texts.par_iter().enumerate().map(|(i, t)| f(i, t)).collect()
+                }))
+            })
+        };
+        let out = out.map_err(|_| internal("splitting a batch"))?;
+        self.check(py)?;
+        Ok(out)
+    }
+
+    /// Raises what a Python tokenizer callable raised while splitting.
+    fn check(&self, _py: Python<'_>) -> PyResult<()> {
+        match &self.tokenizer {
+            Some(t) => t.get().check(),
+            None => Ok(()),
+        }
     }
 
     /// Splits and prepares a text's chunks (offsets, ids) without the GIL when the text is large.
@@ -84,12 +133,14 @@ impl PySplitter {
                 Prepared::new(&self.inner, text, self.inner.split(text), doc_id)
             }))
         };
-        let prepared = if text.len() >= DETACH_BYTES {
+        let prepared = if self.detach(text) {
             py.detach(run)
         } else {
             run()
         };
-        prepared.map_err(|_| internal("splitting a text"))
+        let prepared = prepared.map_err(|_| internal("splitting a text"))?;
+        self.check(py)?;
+        Ok(prepared)
     }
 
     fn build<'py>(
@@ -100,7 +151,15 @@ impl PySplitter {
         metadata: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let source = source.cast::<pyo3::types::PyString>()?;
-        let chunks = chunk::build(py, source, prepared, |l| self.inner.level_name(l), metadata)?;
+        let tokens = self.tokenizer.is_some();
+        let chunks = chunk::build(
+            py,
+            source,
+            prepared,
+            |l| self.inner.level_name(l),
+            metadata,
+            tokens,
+        )?;
         PyList::new(py, chunks)
     }
 }
@@ -123,7 +182,7 @@ fn metadata_arg<'a, 'py>(
 impl PySplitter {
     #[new]
     #[pyo3(signature = (strategy, size, overlap=0, min_size=0, trim=true, unit="chars", separators=None,
-                        separators_regex=false, keep_separator="end", snap=0))]
+                        separators_regex=false, keep_separator="end", snap=0, tokenizer=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         strategy: &str,
@@ -136,7 +195,17 @@ impl PySplitter {
         separators_regex: bool,
         keep_separator: &str,
         snap: i64,
+        tokenizer: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let tokenizer = match tokenizer {
+            Some(t) if !t.is_none() => Some(
+                t.cast::<PyTokenizer>()
+                    .map_err(|_| wrong_type("tokenizer", "a chunkwise.Tokenizer", &t))?
+                    .clone()
+                    .unbind(),
+            ),
+            _ => None,
+        };
         let keep = match keep_separator {
             "end" => KeepSeparator::End,
             "start" => KeepSeparator::Start,
@@ -157,11 +226,13 @@ impl PySplitter {
             separators_regex,
             keep_separator: keep,
             snap,
+            tokenizer: tokenizer.as_ref().map(|t| t.get().inner.clone()),
         };
         Ok(Self {
             inner: Splitter::new(config).map_err(to_py)?,
             strategy: strategy.to_owned(),
             keep_separator: keep_separator.to_owned(),
+            tokenizer,
         })
     }
 
@@ -214,19 +285,9 @@ impl PySplitter {
             .map(|m| chunk::doc_id(*m))
             .collect::<PyResult<Vec<_>>>()?;
         let strs = borrow_all(py, "texts", &items)?;
-        let prepared = py
-            .detach(|| {
-                catch_unwind(AssertUnwindSafe(|| {
-                    use rayon::prelude::*;
-                    strs.par_iter()
-                        .zip(&doc_ids)
-                        .map(|(t, d)| {
-                            Prepared::new(&self.inner, t, self.inner.split(t), d.as_deref())
-                        })
-                        .collect::<Vec<_>>()
-                }))
-            })
-            .map_err(|_| internal("splitting a batch"))?;
+        let prepared = self.for_all(py, &strs, |i, t| {
+            Prepared::new(&self.inner, t, self.inner.split(t), doc_ids[i].as_deref())
+        })?;
         let lists = items
             .iter()
             .zip(&prepared)
@@ -257,16 +318,9 @@ impl PySplitter {
     ) -> PyResult<Bound<'py, PyList>> {
         let items = collect("texts", texts)?;
         let strs = borrow_all(py, "texts", &items)?;
-        let packed = py
-            .detach(|| {
-                catch_unwind(AssertUnwindSafe(|| {
-                    use rayon::prelude::*;
-                    strs.par_iter()
-                        .map(|t| flatten(&self.inner, t, &self.inner.split(t)))
-                        .collect::<Vec<_>>()
-                }))
-            })
-            .map_err(|_| internal("splitting a batch"))?;
+        let packed = self.for_all(py, &strs, |_, t| {
+            flatten(&self.inner, t, &self.inner.split(t))
+        })?;
         let items = packed
             .iter()
             .map(|(o, l)| {
@@ -306,6 +360,10 @@ impl PySplitter {
         d.set_item("separators_regex", c.separators_regex)?;
         d.set_item("keep_separator", &self.keep_separator)?;
         d.set_item("snap", c.snap)?;
+        d.set_item(
+            "tokenizer",
+            self.tokenizer.as_ref().map(|t| t.clone_ref(py)),
+        )?;
         Ok(d)
     }
 
@@ -326,6 +384,7 @@ impl PySplitter {
             c.separators_regex,
             this.keep_separator.clone(),
             c.snap,
+            this.tokenizer.as_ref().map(|t| t.clone_ref(py)),
         )
             .into_pyobject(py)?;
         Ok((slf.get_type().into_any(), args))
@@ -344,6 +403,7 @@ impl PySplitter {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySplitter>()?;
     m.add_class::<Chunk>()?;
+    m.add_class::<PyTokenizer>()?;
     m.add("ChunkingError", m.py().get_type::<ChunkingError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -1,0 +1,606 @@
+//! Sizes in tokens, counted exactly and fast.
+//!
+//! Tokenizers of the common families (WordPiece, byte-level BPE, tiktoken) run their model on each pre-token on its
+//! own, so a text's count is the sum of its pieces' counts when the text is cut where the tokenizer itself always
+//! cuts. A [`TokenCounter`] cuts a text into such pieces (a [`PieceRule`] chosen from the tokenizer's own
+//! configuration) and keeps a memo of piece -> count, so that a piece seen before costs a hash lookup instead of a
+//! tokenizer call, and no text is ever tokenized again as a growing prefix.
+//!
+//! A piece rule only cuts where every text gives the same tokens with or without the cut. That makes the sum exact,
+//! not an estimate: tested against the tokenizers' own `encode` in the test suites, and checked again on a sample
+//! text each time a counter is built. A tokenizer whose configuration has no known rule is counted whole: exact,
+//! only slower.
+//!
+//! The engine measures look-ahead windows with [`Sizer::prefix_sizes`] (the window's pieces counted once, positions
+//! inside a piece estimated) and then counts every chunk it keeps with [`Sizer::size`], which is exact.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+
+use crate::error::ChunkError;
+use crate::size::Sizer;
+
+/// Counts tokens for a tokenizer that is not built in (a Python callable, say). Such a counter is called on whole
+/// texts: nothing is known of where it could be cut.
+pub trait CountFn: Send + Sync + fmt::Debug {
+    /// The number of tokens of `text`.
+    fn count(&self, text: &str) -> usize;
+}
+
+/// The tiktoken encodings whose ranks are built in.
+pub const TIKTOKEN_ENCODINGS: [&str; 5] = [
+    "cl100k_base",
+    "o200k_base",
+    "p50k_base",
+    "r50k_base",
+    "gpt2",
+];
+
+enum Model {
+    Hf(Box<tokenizers::Tokenizer>),
+    Tiktoken(&'static tiktoken_rs::CoreBPE),
+    External(Arc<dyn CountFn>),
+}
+
+/// Where a text may be cut without changing its tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceRule {
+    /// Nowhere known: the text is counted whole.
+    Whole,
+    /// Regex byte-level BPE, tiktoken, Metaspace: before a space (U+0020) that follows a non-space and precedes a
+    /// non-space; those tokenizers start a token there. With `cjk_punct`, also before CJK punctuation that follows a
+    /// Han, kana or Hangul character or an ASCII letter or digit (the regexes of byte-level BPE and tiktoken start a
+    /// token there; Metaspace does not).
+    Spaces {
+        /// Also cut before CJK punctuation after a letter.
+        cjk_punct: bool,
+    },
+    /// BERT: whitespace separates (and is not counted), ASCII and CJK punctuation stand alone, and so do Han
+    /// characters when the normalizer isolates them (`chinese`).
+    Bert {
+        /// The normalizer puts spaces around Han characters.
+        chinese: bool,
+    },
+}
+
+/// Pieces longer than this are not memoised: they rarely repeat.
+const MAX_KEY: usize = 128;
+/// A window position inside a piece longer than this is estimated in proportion, not counted.
+const MAX_PARTIAL: usize = 256;
+const SHARDS: usize = 16;
+const MAX_ENTRIES_PER_SHARD: usize = 1 << 16;
+
+/// piece -> count, shared by the threads of a batch; sharded so that they rarely wait for each other.
+struct Memo {
+    shards: Vec<Mutex<FxHashMap<Box<str>, u32>>>,
+}
+
+impl Memo {
+    fn new() -> Self {
+        Self {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+        }
+    }
+
+    fn get_or(&self, key: &str, count: impl FnOnce() -> usize) -> usize {
+        if key.len() > MAX_KEY {
+            return count();
+        }
+        let shard = &self.shards[shard_of(key)];
+        if let Some(&n) = lock(shard).get(key) {
+            return n as usize;
+        }
+        let n = count();
+        let mut map = lock(shard);
+        if map.len() < MAX_ENTRIES_PER_SHARD {
+            map.insert(key.into(), u32::try_from(n).unwrap_or(u32::MAX));
+        }
+        n
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while the lock was held cannot leave a half-written entry: the map is still valid.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn shard_of(key: &str) -> usize {
+    use std::hash::BuildHasher;
+    (rustc_hash::FxBuildHasher.hash_one(key) >> 59) as usize % SHARDS
+}
+
+/// A tokenizer as a chunk sizer: counts tokens exactly, with a memo of pieces.
+pub struct TokenCounter {
+    model: Model,
+    rule: PieceRule,
+    /// The tokenizer's added tokens (matched in the text before anything else, as the tokenizer does), longest first.
+    added: Option<regex::Regex>,
+    /// Tokens the tokenizer adds around every text (`[CLS]`, `[SEP]`) when asked to.
+    specials: usize,
+    memo: Memo,
+    description: String,
+}
+
+impl fmt::Debug for TokenCounter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenCounter")
+            .field("tokenizer", &self.description)
+            .field("rule", &self.rule)
+            .field("specials", &self.specials)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenCounter {
+    /// A counter for a Hugging Face `tokenizer.json`. Padding and truncation are switched off: a chunker needs the
+    /// true count. With `add_special_tokens`, the tokens the post-processor adds (`[CLS]`, `[SEP]`) count too.
+    pub fn from_hf_json(json: &str, add_special_tokens: bool) -> Result<Self, ChunkError> {
+        let bad = |e: &dyn fmt::Display| {
+            ChunkError::invalid("tokenizer", format!("not a valid tokenizer.json: {e}"))
+        };
+        let config: Value = serde_json::from_str(json).map_err(|e| bad(&e))?;
+        let mut tok: tokenizers::Tokenizer = json.parse().map_err(|e| bad(&e))?;
+        tok.with_truncation(None).map_err(|e| bad(&e))?;
+        tok.with_padding(None);
+        let specials = if add_special_tokens {
+            tok.get_post_processor()
+                .map_or(0, |p| tokenizers::PostProcessor::added_tokens(p, false))
+        } else {
+            0
+        };
+        let description = format!("tokenizer.json ({})", model_type(&config));
+        let added = added_tokens_regex(&config)?;
+        let mut counter = Self {
+            model: Model::Hf(Box::new(tok)),
+            rule: hf_rule(&config),
+            added,
+            specials,
+            memo: Memo::new(),
+            description,
+        };
+        counter.check_rule()?;
+        Ok(counter)
+    }
+
+    /// A counter for a tiktoken encoding whose ranks are built in (see [`TIKTOKEN_ENCODINGS`]); no network.
+    pub fn tiktoken(name: &str) -> Result<Self, ChunkError> {
+        let bpe = match name {
+            "cl100k_base" => tiktoken_rs::cl100k_base_singleton(),
+            "o200k_base" => tiktoken_rs::o200k_base_singleton(),
+            "p50k_base" => tiktoken_rs::p50k_base_singleton(),
+            "r50k_base" | "gpt2" => tiktoken_rs::r50k_base_singleton(),
+            other => {
+                return Err(ChunkError::invalid(
+                    "encoding",
+                    format!(
+                        "encoding must be one of {}, got {other:?}",
+                        TIKTOKEN_ENCODINGS.map(|e| format!("'{e}'")).join(", ")
+                    ),
+                ))
+            }
+        };
+        let mut counter = Self {
+            model: Model::Tiktoken(bpe),
+            rule: PieceRule::Spaces { cjk_punct: true },
+            added: None,
+            specials: 0,
+            memo: Memo::new(),
+            description: format!("tiktoken {name}"),
+        };
+        counter.check_rule()?;
+        Ok(counter)
+    }
+
+    /// A counter calling `count` on whole texts (chunks and look-ahead windows).
+    pub fn external(count: Arc<dyn CountFn>, description: &str) -> Self {
+        Self {
+            model: Model::External(count),
+            rule: PieceRule::Whole,
+            added: None,
+            specials: 0,
+            memo: Memo::new(),
+            description: description.to_owned(),
+        }
+    }
+
+    /// What the counter counts with ("tiktoken cl100k_base", "tokenizer.json (WordPiece)", ...).
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Where this counter cuts texts into pieces.
+    pub fn rule(&self) -> PieceRule {
+        self.rule
+    }
+
+    /// Tokens added around every text (0 unless special tokens were asked for).
+    pub fn specials(&self) -> usize {
+        self.specials
+    }
+
+    /// The exact number of tokens of `text`, special tokens included when asked for.
+    pub fn count(&self, text: &str) -> usize {
+        self.specials + self.count_plain(text)
+    }
+
+    /// The number of tokens of `text` by the tokenizer itself, without pieces or memo (the reference).
+    pub fn count_direct(&self, text: &str) -> usize {
+        match &self.model {
+            Model::Hf(tok) => tok.encode_fast(text, false).map_or(0, |e| e.len()),
+            Model::Tiktoken(bpe) => bpe.encode_ordinary(text).len(),
+            Model::External(f) => f.count(text),
+        }
+    }
+
+    fn count_plain(&self, text: &str) -> usize {
+        let mut total = 0;
+        self.for_each_piece(text, |a, b| total += self.count_piece(&text[a..b]));
+        total
+    }
+
+    fn count_piece(&self, piece: &str) -> usize {
+        if matches!(self.model, Model::External(_)) || self.rule == PieceRule::Whole {
+            return self.count_direct(piece);
+        }
+        self.memo.get_or(piece, || self.count_direct(piece))
+    }
+
+    /// Calls `f(start, end)` for each piece of `text`, in order. Added tokens are pieces of their own; BERT's
+    /// whitespace is in no piece (it counts nothing).
+    fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) {
+        let Some(added) = &self.added else {
+            self.rule_pieces(text, 0, text.len(), &mut f);
+            return;
+        };
+        let mut at = 0;
+        for m in added.find_iter(text) {
+            self.rule_pieces(text, at, m.start(), &mut f);
+            f(m.start(), m.end());
+            at = m.end();
+        }
+        self.rule_pieces(text, at, text.len(), &mut f);
+    }
+
+    fn rule_pieces(&self, text: &str, from: usize, to: usize, f: &mut impl FnMut(usize, usize)) {
+        if from >= to {
+            return;
+        }
+        match self.rule {
+            PieceRule::Whole => f(from, to),
+            PieceRule::Spaces { cjk_punct } => space_pieces(text, from, to, cjk_punct, f),
+            PieceRule::Bert { chinese } => bert_pieces(text, from, to, chinese, f),
+        }
+    }
+
+    /// Checks the piece rule on a sample that holds what breaks rules (spaces runs, digits, CJK, emoji, added-token
+    /// look-alikes): the sum of the pieces must be the tokenizer's own count for every line and for the whole. A
+    /// rule that fails is replaced by counting whole texts, which is always exact.
+    fn check_rule(&mut self) -> Result<(), ChunkError> {
+        if self.rule == PieceRule::Whole {
+            return Ok(());
+        }
+        let mut sample = String::from(RULE_SAMPLE);
+        if let Model::Hf(tok) = &self.model {
+            for t in tok.get_added_tokens_decoder().values() {
+                sample.push_str(&format!(" x{}y {} ", t.content, t.content));
+            }
+        }
+        let agrees = |s: &str| self.count_plain(s) == self.count_direct(s);
+        let ok = agrees(&sample) && sample.split_inclusive('\n').all(agrees);
+        if !ok {
+            self.rule = PieceRule::Whole;
+        }
+        Ok(())
+    }
+}
+
+/// Texts that have broken piece rules: the rule check runs on them.
+const RULE_SAMPLE: &str =
+    "Hello world.  Two  spaces, and\ttabs\u{a0}nbsp \u{3000}ideographic space.\n\
+\n\nParagraph 2: 12345678901234 numbers 3.14159 and 1,000,000; e.g. U.S.A. it's we'll I'M\n\
+   indented line\r\nCRLF line ending \u{0301}combining and caf\u{e9} cafe\u{301}\n\
+中文的句子，还有标点。“引号”与（括号）！日本語のテキスト、カタカナ。한국어 문장입니다.\n\
+emoji 👨‍👩‍👧 ZWJ 🇫🇷 flags 🙂🙂 and symbols → ≤ € £ ¥ © ™ ½ µ\n\
+code: fn main() { let x = a[i] + b->c; } // comment <tag attr=\"v\"> [SEP] <|endoftext|> <s> </s>\n\
+trailing spaces   \n    \n";
+
+fn model_type(config: &Value) -> String {
+    config["model"]["type"].as_str().unwrap_or("?").to_owned()
+}
+
+/// The piece rule of a tokenizer.json, from its normalizer, pre-tokenizer and added tokens.
+fn hf_rule(config: &Value) -> PieceRule {
+    let added_ok = config["added_tokens"].as_array().is_none_or(|tokens| {
+        tokens.iter().all(|t| {
+            let flag = |k: &str| t[k].as_bool().unwrap_or(false);
+            let content = t["content"].as_str().unwrap_or(" ");
+            !flag("lstrip")
+                && !flag("rstrip")
+                && !flag("single_word")
+                && (!flag("normalized") || config["normalizer"].is_null())
+                && !content.chars().any(char::is_whitespace)
+                && !content.is_empty()
+        })
+    });
+    if !added_ok {
+        return PieceRule::Whole;
+    }
+    let normalizer = &config["normalizer"];
+    let pre = &config["pre_tokenizer"];
+    match pre["type"].as_str() {
+        Some("BertPreTokenizer") => {
+            let chinese = normalizer["type"] == "BertNormalizer"
+                && normalizer["handle_chinese_chars"].as_bool().unwrap_or(true);
+            if char_local(normalizer) {
+                PieceRule::Bert { chinese }
+            } else {
+                PieceRule::Whole
+            }
+        }
+        Some("ByteLevel") if pre["use_regex"].as_bool().unwrap_or(true) && normalizer.is_null() => {
+            PieceRule::Spaces { cjk_punct: true }
+        }
+        Some("Metaspace")
+            if pre["split"].as_bool().unwrap_or(true)
+                && pre["replacement"].as_str().unwrap_or("▁") == "▁"
+                && normalizer.is_null() =>
+        {
+            PieceRule::Spaces { cjk_punct: false }
+        }
+        _ => PieceRule::Whole,
+    }
+}
+
+/// Normalizers that change each character on its own (or none): they never join or split words.
+fn char_local(normalizer: &Value) -> bool {
+    match normalizer["type"].as_str() {
+        None => normalizer.is_null(),
+        Some("BertNormalizer" | "Lowercase" | "StripAccents" | "NFC" | "NFD" | "NFKC" | "NFKD") => {
+            true
+        }
+        Some("Sequence") => normalizer["normalizers"]
+            .as_array()
+            .is_some_and(|list| list.iter().all(char_local)),
+        Some(_) => false,
+    }
+}
+
+/// The added tokens as one regex, longest first, so that a match is the leftmost-longest as in the tokenizer.
+fn added_tokens_regex(config: &Value) -> Result<Option<regex::Regex>, ChunkError> {
+    let mut contents: Vec<&str> = config["added_tokens"]
+        .as_array()
+        .map(|tokens| {
+            tokens
+                .iter()
+                .filter_map(|t| t["content"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    contents.retain(|c| !c.is_empty());
+    if contents.is_empty() {
+        return Ok(None);
+    }
+    contents.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    contents.dedup();
+    let pattern = contents
+        .iter()
+        .map(|c| regex::escape(c))
+        .collect::<Vec<_>>()
+        .join("|");
+    regex::RegexBuilder::new(&pattern)
+        .size_limit(64 << 20)
+        .build()
+        .map(Some)
+        .map_err(|e| ChunkError::invalid("tokenizer", format!("added tokens: {e}")))
+}
+
+/// [`PieceRule::Spaces`]: cut before a space between two non-spaces (and before CJK punctuation after a letter).
+fn space_pieces(
+    text: &str,
+    from: usize,
+    to: usize,
+    cjk_punct: bool,
+    f: &mut impl FnMut(usize, usize),
+) {
+    let bytes = text.as_bytes();
+    let mut start = from;
+    let mut i = from + 1;
+    while i < to {
+        let found = if cjk_punct {
+            memchr::memchr3(b' ', 0xE3, 0xEF, &bytes[i..to])
+        } else {
+            memchr::memchr(b' ', &bytes[i..to])
+        };
+        let Some(off) = found else { break };
+        i += off;
+        let cut = if bytes[i] == b' ' {
+            let before = text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| !c.is_whitespace());
+            let after = text[i + 1..to]
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_whitespace());
+            before && after
+        } else {
+            // A lead byte of the CJK punctuation (the needles are never continuation bytes).
+            let c = text[i..].chars().next().unwrap_or(' ');
+            is_cjk_punct(c)
+                && text[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(is_letter_before_punct)
+        };
+        if cut {
+            f(start, i);
+            start = i;
+        }
+        i += 1;
+    }
+    f(start, to);
+}
+
+/// CJK punctuation (all of Unicode category P): a token starts at it in byte-level BPE and tiktoken.
+fn is_cjk_punct(c: char) -> bool {
+    matches!(
+        c,
+        '，' | '。'
+            | '、'
+            | '！'
+            | '？'
+            | '：'
+            | '；'
+            | '（'
+            | '）'
+            | '「'
+            | '」'
+            | '『'
+            | '』'
+            | '《'
+            | '》'
+            | '【'
+            | '】'
+    )
+}
+
+/// Characters that end a letter or number token in every supported regex: Han, kana, Hangul, ASCII letters and digits.
+fn is_letter_before_punct(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x3041..=0x3096 | 0x30A1..=0x30FA | 0xAC00..=0xD7A3)
+}
+
+/// Whitespace in BERT's sense that every BERT configuration splits on (its normalizer deletes other control
+/// characters rather than splitting on them).
+fn is_bert_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r') || (c as u32 > 0x7F && c != '\u{85}' && c.is_whitespace())
+}
+
+/// [`PieceRule::Bert`]: words between whitespace, with ASCII and CJK punctuation and (with `chinese`) Han
+/// characters as pieces of their own.
+fn bert_pieces(
+    text: &str,
+    from: usize,
+    to: usize,
+    chinese: bool,
+    f: &mut impl FnMut(usize, usize),
+) {
+    let mut start = None;
+    for (off, c) in text[from..to].char_indices() {
+        let i = from + off;
+        if is_bert_space(c) {
+            if let Some(s) = start.take() {
+                f(s, i);
+            }
+        } else if c.is_ascii_punctuation() || is_cjk_punct(c) || (chinese && is_han(c)) {
+            if let Some(s) = start.take() {
+                f(s, i);
+            }
+            f(i, i + c.len_utf8());
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        f(s, to);
+    }
+}
+
+/// Han characters that BERT's normalizer isolates (a subset of its list).
+fn is_han(c: char) -> bool {
+    matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF)
+}
+
+impl Sizer for TokenCounter {
+    fn size(&self, text: &str) -> usize {
+        self.count(text)
+    }
+
+    fn is_exact_sum(&self) -> bool {
+        false
+    }
+
+    fn prefix_sizes(&self, text: &str, start: usize, ends: &[usize], out: &mut Vec<usize>) {
+        out.clear();
+        let Some(&last) = ends.last() else {
+            return;
+        };
+        let window = &text[start..last];
+        if self.rule == PieceRule::Whole {
+            // Nothing can be cut: the window is counted once and positions get their share.
+            let total = self.count_direct(window) as f64;
+            let len = window.len().max(1) as f64;
+            out.extend(
+                ends.iter()
+                    .map(|&p| self.specials + (total * (p - start) as f64 / len).ceil() as usize),
+            );
+            return;
+        }
+        let mut pieces = Vec::new();
+        self.for_each_piece(window, |a, b| pieces.push((a, b)));
+        let (mut k, mut acc) = (0, 0);
+        for &p in ends {
+            let rel = p - start;
+            while k < pieces.len() && pieces[k].1 <= rel {
+                let (a, b) = pieces[k];
+                acc += self.count_piece(&window[a..b]);
+                k += 1;
+            }
+            let partial = match pieces.get(k) {
+                Some(&(a, b)) if a < rel => {
+                    if rel - a <= MAX_PARTIAL {
+                        self.count_plain(&window[a..rel])
+                    } else {
+                        let whole = self.count_piece(&window[a..b]) as f64;
+                        (whole * (rel - a) as f64 / (b - a) as f64).ceil() as usize
+                    }
+                }
+                _ => 0,
+            };
+            out.push(self.specials + acc + partial);
+        }
+    }
+
+    fn advance(&self, text: &str, start: usize, budget: usize) -> usize {
+        // The longest prefix that fits: a galloping search for a prefix that does not fit, then bisection on exact
+        // counts. A prefix that fits is returned even where counts are not monotonic.
+        let fits = |p: usize| self.count(&text[start..p]) <= budget;
+        let ceil = |mut p: usize| {
+            while !text.is_char_boundary(p) {
+                p += 1;
+            }
+            p
+        };
+        let mut lo = start; // fits(lo); then !fits(hi)
+        let mut step = budget.saturating_mul(4).max(16);
+        let mut hi = loop {
+            let probe = ceil(lo.saturating_add(step).min(text.len()));
+            if !fits(probe) {
+                break probe;
+            }
+            lo = probe;
+            if probe == text.len() {
+                return lo;
+            }
+            step = step.saturating_mul(2);
+        };
+        while hi > lo {
+            let mut mid = lo + (hi - lo) / 2;
+            while !text.is_char_boundary(mid) {
+                mid -= 1;
+            }
+            if mid <= lo {
+                break; // `hi` is the next char boundary after `lo`
+            }
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}

@@ -1,0 +1,187 @@
+//! Sizes in tokens: the piece-and-memo count equals the tokenizer's own count, and every strategy keeps chunks
+//! within the size in exact tokens. The built-in tiktoken encodings need no files; the shared corpus is used when
+//! present.
+
+use std::sync::Arc;
+
+use chunkwise_core::boundary::is_grapheme_boundary;
+use chunkwise_core::{CountFn, PieceRule, Splitter, SplitterConfig, Strategy, TokenCounter};
+
+fn corpus() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let mut texts = vec![EDGES.to_owned()];
+    for name in ["en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"] {
+        if let Ok(text) = std::fs::read_to_string(dir.join(name)) {
+            let mut cut = text.len().min(60_000);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            texts.push(text[..cut].to_owned());
+        }
+    }
+    texts
+}
+
+/// What breaks naive token sums: space runs, digit runs, contractions, CJK with punctuation, emoji, CRLF.
+const EDGES: &str = "It's  a test:   12345678901234567890 and 3.14159!!\n\n\
+    中文，测试。日本語、テスト！한국어 텍스트.  👨‍👩‍👧‍👦🙂 e\u{301}t\u{e9}\r\n\
+    \ttabs\u{a0}and\u{3000}spaces     end.   \n   \n(brackets) [x] {y} <z> \"quotes\" 'single' ... --- ***\n\
+    aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n";
+
+/// Random char-boundary ranges of `text`, from a fixed seed.
+fn ranges(text: &str, n: usize, max_len: usize) -> Vec<(usize, usize)> {
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D ^ text.len() as u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let snap = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    (0..n)
+        .map(|_| {
+            let a = snap((next() % text.len().max(1) as u64) as usize);
+            let b = snap((a + (next() % (max_len as u64 + 1)) as usize).min(text.len()));
+            (a, b)
+        })
+        .collect()
+}
+
+#[test]
+fn piece_sums_equal_the_tokenizers_own_count() {
+    for name in ["cl100k_base", "o200k_base", "r50k_base", "p50k_base"] {
+        let counter = TokenCounter::tiktoken(name).unwrap();
+        assert_eq!(
+            counter.rule(),
+            PieceRule::Spaces { cjk_punct: true },
+            "{name}: the rule check failed"
+        );
+        for text in corpus() {
+            for (a, b) in ranges(&text, 300, 3000) {
+                let s = &text[a..b];
+                assert_eq!(counter.count(s), counter.count_direct(s), "{name}: {s:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn unknown_names_are_refused_with_the_list() {
+    let err = TokenCounter::tiktoken("cl100k").unwrap_err().to_string();
+    assert!(
+        err.contains("encoding must be one of") && err.contains("'o200k_base'"),
+        "{err}"
+    );
+}
+
+fn check(splitter: &Splitter, counter: &TokenCounter, text: &str, size: usize, overlap: usize) {
+    let spans = splitter.split(text);
+    let mut prev_end = 0;
+    for (i, s) in spans.iter().enumerate() {
+        assert!(is_grapheme_boundary(text, s.start) && is_grapheme_boundary(text, s.end));
+        let piece = &text[s.start..s.end];
+        let exact = counter.count_direct(piece) + counter.specials();
+        assert_eq!(s.size, exact, "size field of chunk {i}: {piece:?}");
+        let one_cluster =
+            unicode_segmentation::UnicodeSegmentation::graphemes(piece, true).count() == 1;
+        assert!(exact <= size || one_cluster, "{exact} > {size}: {piece:?}");
+        if i > 0 && s.start < prev_end {
+            let tail = counter.count_direct(&text[s.start..prev_end]);
+            assert!(tail <= overlap, "overlap of {tail} > {overlap}");
+        }
+        assert!(piece.trim() == piece);
+        prev_end = s.end;
+    }
+    // No content lost.
+    let kept: String = spans
+        .iter()
+        .map(|s| &text[s.start..s.end])
+        .collect::<Vec<_>>()
+        .concat();
+    let strip = |s: &str| s.chars().filter(|c| !c.is_whitespace()).count();
+    if overlap == 0 {
+        assert_eq!(strip(&kept), strip(text));
+    }
+}
+
+#[test]
+fn every_strategy_fits_in_exact_tokens() {
+    let counter = Arc::new(TokenCounter::tiktoken("cl100k_base").unwrap());
+    for strategy in [
+        Strategy::Recursive,
+        Strategy::Sentence,
+        Strategy::Paragraph,
+        Strategy::Fixed,
+    ] {
+        for (size, overlap) in [(64, 0), (200, 20), (16, 4)] {
+            let mut config = SplitterConfig::new(strategy, size);
+            config.overlap = overlap;
+            config.unit = "tokens".into();
+            config.tokenizer = Some(counter.clone());
+            if strategy == Strategy::Fixed {
+                config.snap = size / 4;
+            }
+            let splitter = Splitter::new(config).unwrap();
+            for text in corpus() {
+                let mut cut = text.len().min(20_000);
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                check(
+                    &splitter,
+                    &counter,
+                    &text[..cut],
+                    size as usize,
+                    overlap as usize,
+                );
+            }
+        }
+    }
+}
+
+/// A made-up tokenizer that is not additive at all: one token per two characters of each word.
+#[derive(Debug)]
+struct HalfWords;
+
+impl CountFn for HalfWords {
+    fn count(&self, text: &str) -> usize {
+        text.split_whitespace()
+            .map(|w| w.chars().count().div_ceil(2))
+            .sum()
+    }
+}
+
+#[test]
+fn a_counter_of_whole_texts_is_exact_too() {
+    let counter = Arc::new(TokenCounter::external(Arc::new(HalfWords), "half words"));
+    for strategy in [Strategy::Recursive, Strategy::Fixed] {
+        let mut config = SplitterConfig::new(strategy, 40);
+        config.unit = "tokens".into();
+        config.tokenizer = Some(counter.clone());
+        let splitter = Splitter::new(config).unwrap();
+        for text in corpus() {
+            let mut cut = text.len().min(8_000);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            check(&splitter, &counter, &text[..cut], 40, 0);
+        }
+    }
+}
+
+#[test]
+fn tokens_need_a_tokenizer_and_a_tokenizer_needs_tokens() {
+    let mut config = SplitterConfig::new(Strategy::Recursive, 10);
+    config.unit = "tokens".into();
+    let err = Splitter::new(config).unwrap_err().to_string();
+    assert!(err.contains("needs a tokenizer"), "{err}");
+    let mut config = SplitterConfig::new(Strategy::Recursive, 10);
+    config.tokenizer = Some(Arc::new(TokenCounter::tiktoken("gpt2").unwrap()));
+    let err = Splitter::new(config).unwrap_err().to_string();
+    assert!(err.contains("unit='tokens'"), "{err}");
+}

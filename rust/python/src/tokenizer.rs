@@ -1,0 +1,281 @@
+//! `chunkwise.Tokenizer`: the Python face of the core's `TokenCounter`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use chunkwise_core::{CountFn, PieceRule, TokenCounter};
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+
+use crate::errors::{internal, to_py, wrong_type, ChunkingError};
+use crate::text::borrow_str;
+
+/// Texts shorter than this are counted with the GIL held.
+const DETACH_BYTES: usize = 16 * 1024;
+
+/// What the tokenizer was built from: enough to build it again when unpickled.
+#[derive(Debug)]
+enum Source {
+    Json(String),
+    Tiktoken(String),
+    Callable(Py<PyAny>),
+}
+
+/// A tokenizer that measures chunk sizes in tokens, exactly, counted in Rust.
+///
+/// Build one with ``Tokenizer.from_file``, ``from_str``, ``from_huggingface``, ``tiktoken`` or ``from_callable``
+/// and pass it to any chunker as ``tokenizer=``.
+#[pyclass(frozen, module = "chunkwise", name = "Tokenizer")]
+#[derive(Debug)]
+pub struct PyTokenizer {
+    pub(crate) inner: Arc<TokenCounter>,
+    source: Source,
+    add_special_tokens: bool,
+    /// The first exception raised by a Python callable while counting, raised again after the call.
+    callable: Option<Arc<PyCount>>,
+}
+
+/// A Python callable as a token counter.
+#[derive(Debug)]
+pub struct PyCount {
+    func: Py<PyAny>,
+    error: Mutex<Option<PyErr>>,
+}
+
+impl CountFn for PyCount {
+    fn count(&self, text: &str) -> usize {
+        Python::attach(|py| {
+            let result = self.func.call1(py, (text,)).and_then(|r| {
+                let n = r.bind(py);
+                n.extract::<usize>().map_err(|_| {
+                    pyo3::exceptions::PyTypeError::new_err(format!(
+                        "the tokenizer callable must return a non-negative int, got {}",
+                        n.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string())
+                    ))
+                })
+            });
+            result.unwrap_or_else(|err| {
+                let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+                slot.get_or_insert(err);
+                0
+            })
+        })
+    }
+}
+
+impl PyTokenizer {
+    /// Raises the first error a Python callable raised during the last call, if any.
+    pub(crate) fn check(&self) -> PyResult<()> {
+        if let Some(c) = &self.callable {
+            let err = c.error.lock().unwrap_or_else(|p| p.into_inner()).take();
+            if let Some(err) = err {
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether counting calls back into Python (then the GIL must be free for it, and batches gain nothing).
+    pub(crate) fn calls_python(&self) -> bool {
+        self.callable.is_some()
+    }
+
+    fn new(inner: TokenCounter, source: Source, add_special_tokens: bool) -> Self {
+        Self {
+            inner: Arc::new(inner),
+            source,
+            add_special_tokens,
+            callable: None,
+        }
+    }
+
+    fn from_json(json: String, add_special_tokens: bool) -> PyResult<Self> {
+        let inner = TokenCounter::from_hf_json(&json, add_special_tokens).map_err(to_py)?;
+        Ok(Self::new(inner, Source::Json(json), add_special_tokens))
+    }
+}
+
+#[pymethods]
+impl PyTokenizer {
+    /// A Hugging Face ``tokenizer.json`` file.
+    #[staticmethod]
+    #[pyo3(signature = (path, add_special_tokens=false))]
+    fn from_file(path: PathBuf, add_special_tokens: bool) -> PyResult<Self> {
+        let json = std::fs::read_to_string(&path).map_err(|e| {
+            ChunkingError::new_err(format!("path: cannot read {}: {e}", path.display()))
+        })?;
+        Self::from_json(json, add_special_tokens)
+    }
+
+    /// A Hugging Face tokenizer from the text of a ``tokenizer.json``.
+    #[staticmethod]
+    #[pyo3(signature = (json, add_special_tokens=false))]
+    fn from_str(json: String, add_special_tokens: bool) -> PyResult<Self> {
+        Self::from_json(json, add_special_tokens)
+    }
+
+    /// A ``tokenizers.Tokenizer``, or a ``transformers`` fast tokenizer (through its ``backend_tokenizer``).
+    #[staticmethod]
+    #[pyo3(signature = (tokenizer, add_special_tokens=false))]
+    fn from_huggingface(tokenizer: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<Self> {
+        let backend = match tokenizer.getattr("backend_tokenizer") {
+            Ok(b) => b,
+            Err(_) => tokenizer.clone(),
+        };
+        let json = backend
+            .call_method0("to_str")
+            .map_err(|_| {
+                wrong_type(
+                    "tokenizer",
+                    "a tokenizers.Tokenizer or a transformers fast tokenizer",
+                    tokenizer,
+                )
+            })?
+            .extract::<String>()?;
+        Self::from_json(json, add_special_tokens)
+    }
+
+    /// A tiktoken encoding ("cl100k_base", "o200k_base", "p50k_base", "r50k_base" or "gpt2"); the ranks are
+    /// built into chunkwise, so no network is needed. Text that looks like a special token is counted as
+    /// ordinary text, as ``encode_ordinary`` does.
+    #[staticmethod]
+    #[pyo3(signature = (encoding="cl100k_base"))]
+    fn tiktoken(encoding: &str) -> PyResult<Self> {
+        let inner = TokenCounter::tiktoken(encoding).map_err(to_py)?;
+        Ok(Self::new(
+            inner,
+            Source::Tiktoken(encoding.to_owned()),
+            false,
+        ))
+    }
+
+    /// Any function ``str -> int`` (the slow path: it is called on whole chunks and look-ahead windows).
+    #[staticmethod]
+    #[pyo3(signature = (func, name=None))]
+    fn from_callable(
+        py: Python<'_>,
+        func: Bound<'_, PyAny>,
+        name: Option<String>,
+    ) -> PyResult<Self> {
+        if !func.is_callable() {
+            return Err(wrong_type(
+                "func",
+                "a callable taking a str and returning an int",
+                &func,
+            ));
+        }
+        let name = match name {
+            Some(n) => n,
+            None => func.repr()?.to_string(),
+        };
+        let count = Arc::new(PyCount {
+            func: func.clone().unbind(),
+            error: Mutex::new(None),
+        });
+        let inner = TokenCounter::external(count.clone(), &name);
+        Ok(Self {
+            inner: Arc::new(inner),
+            source: Source::Callable(func.unbind().clone_ref(py)),
+            add_special_tokens: false,
+            callable: Some(count),
+        })
+    }
+
+    /// The exact number of tokens of ``text`` (special tokens included when the tokenizer was built with
+    /// ``add_special_tokens=True``).
+    fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let s = borrow_str(py, "text", text)?;
+        let run = || catch_unwind(AssertUnwindSafe(|| self.inner.count(s)));
+        let n = if s.len() >= DETACH_BYTES && !self.calls_python() {
+            py.detach(run)
+        } else {
+            run()
+        }
+        .map_err(|_| internal("counting tokens"))?;
+        self.check()?;
+        Ok(n)
+    }
+
+    /// Whether the tokens the tokenizer adds around a text (``[CLS]``, ``[SEP]``) are counted.
+    #[getter]
+    fn add_special_tokens(&self) -> bool {
+        self.add_special_tokens
+    }
+
+    /// How texts are cut into pieces for the memo: "spaces", "spaces+cjk", "bert", "bert+han" or "whole"
+    /// (counted whole: exact, slower).
+    #[getter]
+    fn piece_rule(&self) -> &'static str {
+        match self.inner.rule() {
+            PieceRule::Whole => "whole",
+            PieceRule::Spaces { cjk_punct: false } => "spaces",
+            PieceRule::Spaces { cjk_punct: true } => "spaces+cjk",
+            PieceRule::Bert { chinese: false } => "bert",
+            PieceRule::Bert { chinese: true } => "bert+han",
+        }
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let this = slf.get();
+        let cls = slf.get_type();
+        let (method, args) = match &this.source {
+            Source::Json(json) => (
+                "from_str",
+                (PyString::new(py, json), this.add_special_tokens).into_pyobject(py)?,
+            ),
+            Source::Tiktoken(name) => ("tiktoken", (PyString::new(py, name),).into_pyobject(py)?),
+            Source::Callable(f) => ("from_callable", (f.clone_ref(py),).into_pyobject(py)?),
+        };
+        Ok((
+            cls.getattr(method)?,
+            args.into_any().cast_into::<PyTuple>()?,
+        ))
+    }
+
+    /// Equal when built from the same tokenizer.json, encoding or callable, with the same special-token setting.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        let Ok(other) = other.cast::<PyTokenizer>() else {
+            return false;
+        };
+        let other = other.get();
+        let same = match (&self.source, &other.source) {
+            (Source::Json(a), Source::Json(b)) | (Source::Tiktoken(a), Source::Tiktoken(b)) => {
+                a == b
+            }
+            (Source::Callable(a), Source::Callable(b)) => a.is(b),
+            _ => false,
+        };
+        same && self.add_special_tokens == other.add_special_tokens
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        match &self.source {
+            Source::Json(s) | Source::Tiktoken(s) => s.hash(&mut h),
+            Source::Callable(f) => (f.as_ptr() as usize).hash(&mut h),
+        }
+        self.add_special_tokens.hash(&mut h);
+        h.finish()
+    }
+
+    fn __repr__(&self) -> String {
+        let what = match &self.source {
+            Source::Json(_) => self.inner.description().to_owned(),
+            Source::Tiktoken(name) => format!("tiktoken({name:?})"),
+            Source::Callable(_) => "from_callable(...)".to_owned(),
+        };
+        format!(
+            "Tokenizer({what}, add_special_tokens={})",
+            if self.add_special_tokens {
+                "True"
+            } else {
+                "False"
+            }
+        )
+    }
+}
