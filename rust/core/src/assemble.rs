@@ -86,6 +86,8 @@ struct Mark {
     /// End of the chunk trimmed of trailing whitespace, and its size.
     trimmed_end: usize,
     trimmed_size: usize,
+    /// The size `end_of` gives is exact (always, for additive units).
+    exact: bool,
 }
 
 /// The boundaries of one look-ahead window, computed level by level.
@@ -110,7 +112,7 @@ struct Window {
     ascii: bool,
     /// Scratch buffers of `measure_estimated`.
     fresh_ends: Vec<usize>,
-    sizes: Vec<usize>,
+    sizes: Vec<(usize, bool)>,
 }
 
 impl Assembler<'_> {
@@ -330,6 +332,7 @@ impl Assembler<'_> {
                 size,
                 trimmed_end,
                 trimmed_size,
+                exact: true,
             });
             prev = b.pos;
         }
@@ -364,15 +367,17 @@ impl Assembler<'_> {
         self.sizer.prefix_sizes(text, start, &ends, &mut sizes);
         win.marks.clear();
         for (i, b) in win.bounds.iter().enumerate() {
+            let ((trimmed_size, trimmed_exact), (size, exact)) = (sizes[2 * i], sizes[2 * i + 1]);
             win.marks.push(Mark {
                 pos: b.pos,
                 level: b.level,
-                size: sizes[2 * i + 1],
+                size,
                 trimmed_end: content_ends[i],
-                trimmed_size: sizes[2 * i],
+                trimmed_size,
+                exact: if self.trim { trimmed_exact } else { exact },
             });
         }
-        win.units = sizes.last().copied().unwrap_or(0);
+        win.units = sizes.last().map_or(0, |s| s.0);
         win.fresh_ends = ends;
         win.sizes = sizes;
     }
@@ -385,11 +390,15 @@ impl Assembler<'_> {
         }
         let start = win.start;
         let exact = |m: &Mark| {
+            if m.exact {
+                return *m;
+            }
             let (end, _) = self.end_of(m);
             let size = self.sizer.size(&text[start..end]);
             Mark {
                 size,
                 trimmed_size: size,
+                exact: true,
                 ..*m
             }
         };
@@ -481,6 +490,7 @@ impl Assembler<'_> {
             size,
             trimmed_end: pos,
             trimmed_size: size,
+            exact: true,
         }
     }
 
@@ -587,6 +597,7 @@ impl Assembler<'_> {
                 size,
                 trimmed_end: start + kept,
                 trimmed_size,
+                exact: true,
             }
         };
         let mut m = mark(cut, level);

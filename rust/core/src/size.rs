@@ -19,15 +19,15 @@ pub trait Sizer: Send + Sync + Debug {
         true
     }
 
-    /// The sizes of `text[start..p]` for each `p` of `ends` (ascending), into `out`: exact for additive units,
-    /// estimates otherwise.
-    fn prefix_sizes(&self, text: &str, start: usize, ends: &[usize], out: &mut Vec<usize>) {
+    /// The sizes of `text[start..p]` for each `p` of `ends` (ascending), into `out`, each with whether it is exact
+    /// (`size(&text[start..p])`) or an estimate.
+    fn prefix_sizes(&self, text: &str, start: usize, ends: &[usize], out: &mut Vec<(usize, bool)>) {
         out.clear();
         let (mut at, mut acc) = (start, 0);
         for &p in ends {
             acc += self.size(&text[at..p]);
             at = p;
-            out.push(acc);
+            out.push((acc, self.is_exact_sum()));
         }
     }
 

@@ -544,7 +544,7 @@ impl Sizer for TokenCounter {
         false
     }
 
-    fn prefix_sizes(&self, text: &str, start: usize, ends: &[usize], out: &mut Vec<usize>) {
+    fn prefix_sizes(&self, text: &str, start: usize, ends: &[usize], out: &mut Vec<(usize, bool)>) {
         out.clear();
         let Some(&last) = ends.last() else {
             return;
@@ -554,10 +554,10 @@ impl Sizer for TokenCounter {
             // Nothing can be cut: the window is counted once and positions get their share.
             let total = self.count_direct(window) as f64;
             let len = window.len().max(1) as f64;
-            out.extend(
-                ends.iter()
-                    .map(|&p| self.specials + (total * (p - start) as f64 / len).ceil() as usize),
-            );
+            out.extend(ends.iter().map(|&p| {
+                let share = (total * (p - start) as f64 / len).ceil() as usize;
+                (self.specials + share, p == last)
+            }));
             return;
         }
         let mut pieces = Vec::new();
@@ -577,11 +577,16 @@ impl Sizer for TokenCounter {
             let partial = match pieces.get(k) {
                 Some(&(a, b)) if a < rel => {
                     let whole = self.count_piece(&window[a..b]) as f64;
-                    (whole * (rel - a) as f64 / (b - a) as f64).ceil() as usize
+                    Some((whole * (rel - a) as f64 / (b - a) as f64).ceil() as usize)
                 }
-                _ => 0,
+                _ => None,
             };
-            out.push(self.specials + acc + partial);
+            // At a piece boundary the sum is exact: `text[start..p]` cuts into the same pieces (a cut depends only
+            // on the characters next to it, and the text is cut from the same start).
+            out.push((
+                self.specials + acc + partial.unwrap_or(0),
+                partial.is_none(),
+            ));
         }
     }
 
