@@ -113,6 +113,7 @@ struct Window {
     /// Scratch buffers of `measure_estimated`.
     fresh_ends: Vec<usize>,
     sizes: Vec<(usize, bool)>,
+    sizer_cache: crate::size::SizerCache,
 }
 
 impl Assembler<'_> {
@@ -364,7 +365,8 @@ impl Assembler<'_> {
         }
         ends.push(win.scan_end);
         let mut sizes = std::mem::take(&mut win.sizes);
-        self.sizer.prefix_sizes(text, start, &ends, &mut sizes);
+        self.sizer
+            .prefix_sizes(text, start, &ends, &mut sizes, &mut win.sizer_cache);
         win.marks.clear();
         for (i, b) in win.bounds.iter().enumerate() {
             let ((trimmed_size, trimmed_exact), (size, exact)) = (sizes[2 * i], sizes[2 * i + 1]);

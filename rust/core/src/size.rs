@@ -21,7 +21,18 @@ pub trait Sizer: Send + Sync + Debug {
 
     /// The sizes of `text[start..p]` for each `p` of `ends` (ascending), into `out`, each with whether it is exact
     /// (`size(&text[start..p])`) or an estimate.
-    fn prefix_sizes(&self, text: &str, start: usize, ends: &[usize], out: &mut Vec<(usize, bool)>) {
+    ///
+    /// `cache` lives as long as one run of the engine over `text`: a sizer may keep there what the next window
+    /// can reuse.
+    fn prefix_sizes(
+        &self,
+        text: &str,
+        start: usize,
+        ends: &[usize],
+        out: &mut Vec<(usize, bool)>,
+        cache: &mut SizerCache,
+    ) {
+        let _ = cache;
         out.clear();
         let (mut at, mut acc) = (start, 0);
         for &p in ends {
@@ -49,6 +60,9 @@ pub trait Sizer: Send + Sync + Debug {
         false
     }
 }
+
+/// What a sizer keeps from one window to the next during one run over a text (see [`Sizer::prefix_sizes`]).
+pub type SizerCache = Option<Box<dyn std::any::Any + Send>>;
 
 /// Unicode scalar values: the length of a Python `str`.
 #[derive(Debug, Clone, Copy, Default)]

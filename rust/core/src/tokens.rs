@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::error::ChunkError;
-use crate::size::Sizer;
+use crate::size::{Sizer, SizerCache};
 
 /// Counts tokens for a tokenizer that is not built in (a Python callable, say). Such a counter is called on whole
 /// texts: nothing is known of where it could be cut.
@@ -316,6 +316,48 @@ impl TokenCounter {
     }
 }
 
+/// The pieces of the last window of a run, with their counts, in absolute byte offsets.
+#[derive(Debug, Default)]
+struct WindowPieces {
+    start: usize,
+    end: usize,
+    pieces: Vec<(usize, usize, usize)>,
+}
+
+impl TokenCounter {
+    /// Cuts `text[start..end]` into counted pieces, into `cache`. The next window of a run starts inside the last
+    /// one: the pieces they share keep their counts (a cut depends only on the characters next to it), and only
+    /// the head (cut at the new start) and the tail past the old end are cut and looked up again.
+    fn window_pieces(&self, text: &str, start: usize, end: usize, cache: &mut WindowPieces) {
+        let mut tail_from = start;
+        let reusable = self.added.is_none() && cache.start <= start && start < cache.end;
+        let old = std::mem::take(&mut cache.pieces);
+        let mut pieces = Vec::with_capacity(old.len());
+        if reusable {
+            // Pieces wholly inside both windows, ending far enough from both ends that the cut after them saw the
+            // same characters (a cut before a space looks at the character after it).
+            let limit = cache.end.min(end);
+            let keep = old.iter().filter(|p| p.0 >= start && p.1 + 8 <= limit);
+            let mut kept = keep.copied().peekable();
+            if let Some(&(first, _, _)) = kept.peek() {
+                if first > start {
+                    // The head: one piece, the rest of the old piece that held `start`.
+                    pieces.push((start, first, self.count_piece(&text[start..first])));
+                }
+                pieces.extend(kept);
+                tail_from = pieces.last().map_or(start, |p| p.1);
+            }
+        }
+        if tail_from < end {
+            let tail = &text[tail_from..end];
+            self.for_each_piece(tail, |a, b| {
+                pieces.push((tail_from + a, tail_from + b, self.count_piece(&tail[a..b])));
+            });
+        }
+        *cache = WindowPieces { start, end, pieces };
+    }
+}
+
 /// Texts that have broken piece rules: the rule check runs on them.
 const RULE_SAMPLE: &str =
     "Hello world.  Two  spaces, and\ttabs\u{a0}nbsp \u{3000}ideographic space.\n\
@@ -544,7 +586,14 @@ impl Sizer for TokenCounter {
         false
     }
 
-    fn prefix_sizes(&self, text: &str, start: usize, ends: &[usize], out: &mut Vec<(usize, bool)>) {
+    fn prefix_sizes(
+        &self,
+        text: &str,
+        start: usize,
+        ends: &[usize],
+        out: &mut Vec<(usize, bool)>,
+        cache: &mut SizerCache,
+    ) {
         out.clear();
         let Some(&last) = ends.last() else {
             return;
@@ -560,24 +609,21 @@ impl Sizer for TokenCounter {
             }));
             return;
         }
-        let mut pieces = Vec::new();
-        self.for_each_piece(window, |a, b| pieces.push((a, b)));
+        let cache = cache
+            .get_or_insert_with(|| Box::new(WindowPieces::default()))
+            .downcast_mut::<WindowPieces>()
+            .expect("a token counter's cache");
+        self.window_pieces(text, start, last, cache);
+        let pieces = &cache.pieces;
         let (mut k, mut acc) = (0, 0);
         for &p in ends {
-            let rel = p - start;
-            while k < pieces.len() && pieces[k].1 <= rel {
-                let (a, b) = pieces[k];
-                acc += self.count_piece(&window[a..b]);
+            while k < pieces.len() && pieces[k].1 <= p {
+                acc += pieces[k].2;
                 k += 1;
             }
-            // A position inside a piece: the piece's count in proportion. The chunk is counted exactly in the end;
-            // counting the head here cost a tokenizer call per position, half the time. (Not the memo's count of
-            // the head when it has one: estimates must not depend on what was counted before, or the same text
-            // would not always give the same chunks.)
             let partial = match pieces.get(k) {
-                Some(&(a, b)) if a < rel => {
-                    let whole = self.count_piece(&window[a..b]) as f64;
-                    Some((whole * (rel - a) as f64 / (b - a) as f64).ceil() as usize)
+                Some(&(a, b, count)) if a < p => {
+                    Some((count as f64 * (p - a) as f64 / (b - a) as f64).ceil() as usize)
                 }
                 _ => None,
             };
