@@ -391,12 +391,14 @@ impl Assembler<'_> {
             return mark;
         }
         let start = win.start;
-        let exact = |m: &Mark| {
+        let exact = |win: &Window, m: &Mark| {
             if m.exact {
                 return *m;
             }
             let (end, _) = self.end_of(m);
-            let size = self.sizer.size(&text[start..end]);
+            let size = self
+                .sizer
+                .size_in_window(text, start, end, &win.sizer_cache);
             Mark {
                 size,
                 trimmed_size: size,
@@ -404,7 +406,7 @@ impl Assembler<'_> {
                 ..*m
             }
         };
-        let checked = exact(&mark);
+        let checked = exact(win, &mark);
         if self.end_of(&checked).1 <= self.capacity {
             return checked;
         }
@@ -428,14 +430,14 @@ impl Assembler<'_> {
                 .copied()
                 .collect();
             for m in candidates.iter().rev() {
-                let checked = exact(m);
+                let checked = exact(win, m);
                 if self.end_of(&checked).1 <= self.capacity {
                     return checked;
                 }
             }
         }
         let m = self.oversized_grapheme(text, win);
-        exact(&m)
+        exact(win, &m)
     }
 
     /// The end and size of the chunk that a mark closes.

@@ -59,6 +59,13 @@ pub trait Sizer: Send + Sync + Debug {
     fn ascii_is_bytes(&self) -> bool {
         false
     }
+
+    /// The exact size of `text[start..end]`, where `start` is the start of the window last measured with
+    /// `cache` (see [`Sizer::prefix_sizes`]): a sizer may use what it kept of that window.
+    fn size_in_window(&self, text: &str, start: usize, end: usize, cache: &SizerCache) -> usize {
+        let _ = cache;
+        self.size(&text[start..end])
+    }
 }
 
 /// What a sizer keeps from one window to the next during one run over a text (see [`Sizer::prefix_sizes`]).

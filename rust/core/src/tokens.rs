@@ -51,11 +51,11 @@ pub enum PieceRule {
     /// Nowhere known: the text is counted whole.
     Whole,
     /// Regex byte-level BPE, tiktoken, Metaspace: before a space (U+0020) that follows a non-space and precedes a
-    /// non-space; those tokenizers start a token there. With `cjk_punct`, also before CJK punctuation that follows a
-    /// Han, kana or Hangul character or an ASCII letter or digit (the regexes of byte-level BPE and tiktoken start a
-    /// token there; Metaspace does not).
+    /// non-space; those tokenizers start a token there. With `cjk_punct`, also before ASCII punctuation (but the
+    /// apostrophe) and CJK punctuation that follow a Han, kana or Hangul character or an ASCII letter or digit:
+    /// the regexes of byte-level BPE and tiktoken start a token there, Metaspace does not.
     Spaces {
-        /// Also cut before CJK punctuation after a letter.
+        /// Also cut before ASCII and CJK punctuation after a letter or digit.
         cjk_punct: bool,
     },
     /// BERT: whitespace separates (and is not counted), ASCII and CJK punctuation stand alone, and so do Han
@@ -165,11 +165,14 @@ impl TokenCounter {
         };
         let description = format!("tokenizer.json ({})", model_type(&config));
         let rule = hf_rule(&config);
-        // Under the BERT rule punctuation stands alone, which would cut "[SEP]" apart: added tokens are found
-        // first. The space rule never cuts inside one (they hold no whitespace or CJK punctuation), and a piece
-        // must keep them: what follows an added token is tokenized without Metaspace's leading "▁".
+        // Where punctuation is cut (BERT, byte-level BPE), "[SEP]" or "<|endoftext|>" would be cut apart: added
+        // tokens are found first, as the tokenizer does. The space rule alone never cuts inside one (they hold no
+        // whitespace), and Metaspace needs them kept inside pieces: what follows an added token is tokenized
+        // without the leading "▁" that a piece of its own would get.
         let added = match rule {
-            PieceRule::Bert { .. } => added_tokens_regex(&config)?,
+            PieceRule::Bert { .. } | PieceRule::Spaces { cjk_punct: true } => {
+                added_tokens_regex(&config)?
+            }
             _ => None,
         };
         let mut counter = Self {
@@ -473,30 +476,36 @@ fn space_pieces(
     let mut i = from + 1;
     while i < to {
         let found = if cjk_punct {
-            memchr::memchr3(b' ', 0xE3, 0xEF, &bytes[i..to])
+            bytes[i..to]
+                .iter()
+                .position(|&b| PUNCT_RULE_BYTES[b as usize])
         } else {
             memchr::memchr(b' ', &bytes[i..to])
         };
         let Some(off) = found else { break };
         i += off;
-        let cut = if bytes[i] == b' ' {
-            let before = text[..i]
+        let letter_before = || {
+            text[..i]
                 .chars()
                 .next_back()
-                .is_some_and(|c| !c.is_whitespace());
-            let after = text[i + 1..to]
-                .chars()
-                .next()
-                .is_some_and(|c| !c.is_whitespace());
-            before && after
-        } else {
-            // A lead byte of the CJK punctuation (the needles are never continuation bytes).
-            let c = text[i..].chars().next().unwrap_or(' ');
-            is_cjk_punct(c)
-                && text[..i]
+                .is_some_and(is_letter_before_punct)
+        };
+        let cut = match bytes[i] {
+            b' ' => {
+                let before = text[..i]
                     .chars()
                     .next_back()
-                    .is_some_and(is_letter_before_punct)
+                    .is_some_and(|c| !c.is_whitespace());
+                let after = text[i + 1..to]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| !c.is_whitespace());
+                before && after
+            }
+            // ASCII punctuation after a letter or digit starts a token (the letters' token never takes it).
+            b if b.is_ascii() => letter_before(),
+            // A lead byte of the CJK punctuation (the needles are never continuation bytes).
+            _ => is_cjk_punct(text[i..].chars().next().unwrap_or(' ')) && letter_before(),
         };
         if cut {
             f(start, i);
@@ -506,6 +515,21 @@ fn space_pieces(
     }
     f(start, to);
 }
+
+/// The bytes `space_pieces` stops at with punctuation cuts on: the space, ASCII punctuation but the apostrophe
+/// (o200k keeps "'s" with the word before it), and the lead bytes of the CJK punctuation.
+static PUNCT_RULE_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = (b as u8).is_ascii_punctuation() && b != b'\'' as usize;
+        b += 1;
+    }
+    t[b' ' as usize] = true;
+    t[0xE3] = true;
+    t[0xEF] = true;
+    t
+};
 
 /// CJK punctuation (all of Unicode category P): a token starts at it in byte-level BPE and tiktoken.
 fn is_cjk_punct(c: char) -> bool {
@@ -634,6 +658,31 @@ impl Sizer for TokenCounter {
                 partial.is_none(),
             ));
         }
+    }
+
+    fn size_in_window(&self, text: &str, start: usize, end: usize, cache: &SizerCache) -> usize {
+        let window = cache
+            .as_ref()
+            .and_then(|c| c.downcast_ref::<WindowPieces>());
+        let Some(w) = window.filter(|w| w.start == start && end <= w.end && self.added.is_none())
+        else {
+            return self.count(&text[start..end]);
+        };
+        // The window's pieces up to a cut that `text[start..end]` also makes: a cut before a space needs the
+        // character after the space inside the text, so cuts closer than that to `end` are not taken. The rest
+        // is cut and counted as `count` would.
+        let mut total = self.specials;
+        let mut from = start;
+        for &(a, b, count) in &w.pieces {
+            if b + 4 >= end {
+                break;
+            }
+            if a >= from {
+                total += count;
+                from = b;
+            }
+        }
+        total + self.count_plain(&text[from..end])
     }
 
     fn advance(&self, text: &str, start: usize, budget: usize) -> usize {
