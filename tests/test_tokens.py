@@ -76,6 +76,7 @@ TOKEN_EDGES = [
     "12345678901234567890", "3.14159", "1,000,000", " 2024", "it's", "we'll", "I'M", "  word", "   ", " \n ",
     "[SEP]", "[CLS]", "<|endoftext|>", "<unk>", "<s>", "x[MASK]y", "\x00", "\x0b", "\x0c", "\u200b", "\u0085",
     "\u2028", "ﬁ", "Ｆｕｌｌ", "Straße", "İ", "naïve", "\ufeff", "a\u0301\u0301\u0301", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    ".\n/", "\n/usr", "x.\n\n#", "\r\n-", " \n\n", "\n\n\n)", ":\n", "\n\t*",
 ]
 token_fragment = st.sampled_from(FRAGMENTS + TOKEN_EDGES)
 token_texts = st.lists(st.one_of(token_fragment, short_run), max_size=80).map("".join)
@@ -171,6 +172,16 @@ def test_batch_and_spans_agree_with_chunk(case):
     ]
 
 
+def test_fixed_snap_zone_never_reaches_past_the_cut():
+    # Found by hypothesis: the longest prefix within the snap budget ran past the cut (over whitespace that counts
+    # no tokens), and the snap zone was scanned backwards.
+    tok = Tokenizer.from_str(trained("wordpiece"), add_special_tokens=True)
+    text = "a1,000,000aaa\r\n\r\naaaaaaaaaaaaaaaaaaaaaaaa🏳️\u200d🌈aa.aaa。」aaaaaa한국어        "
+    chunks = FixedChunker(12, snap=3, tokenizer=tok).chunk(text)
+    assert "".join(c.text for c in chunks).replace("\r\n", "") == text.strip().replace("\r\n", "")
+    assert all(c.token_count <= 12 for c in chunks)
+
+
 def test_chunks_do_not_depend_on_what_was_counted_before(case):
     texts = corpus_slices(4_000) or ["Hello world. " * 300]
     fresh = [RecursiveChunker(40, 6, tokenizer=case.make()).chunk(t) for t in texts]
@@ -255,7 +266,9 @@ def test_tokenizers_and_token_chunkers_pickle():
         assert restored == chunker
         text = "Pickled chunkers split the same way. " * 20
         assert restored.chunk(text) == chunker.chunk(text)
-    assert "tiktoken" in repr(Tokenizer.tiktoken()) and Tokenizer.tiktoken().piece_rule == "spaces+cjk"
+    assert "tiktoken" in repr(Tokenizer.tiktoken()) and Tokenizer.tiktoken().piece_rule == "spaces+cjk+lines"
+    assert Tokenizer.tiktoken("o200k_base").piece_rule == "spaces+cjk+lines"
+    assert Tokenizer.tiktoken("gpt2").piece_rule == "spaces+cjk"  # the GPT-2 regex splits "\n\n" by what follows
 
 
 def test_piece_rules_follow_the_tokenizer_configuration():

@@ -554,11 +554,16 @@ impl Assembler<'_> {
             scratch.clear();
             // Only the snap zone is scanned: from `snap` units before the cut (and a little context before that)
             // to a little past it, so that a boundary at the cut itself is seen.
-            let zone = self.sizer.advance(
-                text,
-                start,
-                self.sizer.size(&text[start..cut]).saturating_sub(snap),
-            );
+            // (At most the cut: with tokens the longest prefix within the smaller budget can reach past it, over
+            // whitespace that counts nothing or where counts are not monotonic.)
+            let zone = self
+                .sizer
+                .advance(
+                    text,
+                    start,
+                    self.sizer.size(&text[start..cut]).saturating_sub(snap),
+                )
+                .min(cut);
             let from_pos = floor_char_boundary(text, zone.saturating_sub(32).max(start));
             let to = ceil_char_boundary(text, (cut + 16).min(text.len()));
             for (emitter, l) in self.emitters.iter().filter(|(_, l)| *l > Level::GRAPHEME) {

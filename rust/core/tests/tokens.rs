@@ -61,6 +61,11 @@ fn piece_sums_equal_the_tokenizers_own_count() {
             PieceRule::Spaces { cjk_punct: true },
             "{name}: the rule check failed"
         );
+        assert_eq!(
+            counter.newline_cuts(),
+            matches!(name, "cl100k_base" | "o200k_base"),
+            "{name}: cuts after line breaks"
+        );
         for text in corpus() {
             for (a, b) in ranges(&text, 300, 3000) {
                 let s = &text[a..b];

@@ -203,13 +203,17 @@ impl PyTokenizer {
         self.add_special_tokens
     }
 
-    /// How texts are cut into pieces for the memo: "spaces", "spaces+cjk", "bert", "bert+han" or "whole"
+    /// How texts are cut into pieces for the memo: "spaces", "spaces+cjk", "spaces+cjk+lines", "bert", "bert+han" or
+    /// "whole"
     /// (counted whole: exact, slower).
     #[getter]
     fn piece_rule(&self) -> &'static str {
         match self.inner.rule() {
             PieceRule::Whole => "whole",
             PieceRule::Spaces { cjk_punct: false } => "spaces",
+            PieceRule::Spaces { cjk_punct: true } if self.inner.newline_cuts() => {
+                "spaces+cjk+lines"
+            }
             PieceRule::Spaces { cjk_punct: true } => "spaces+cjk",
             PieceRule::Bert { chinese: false } => "bert",
             PieceRule::Bert { chinese: true } => "bert+han",
