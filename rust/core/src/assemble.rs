@@ -19,6 +19,7 @@
 use crate::boundary::{
     is_grapheme_boundary, next_grapheme_boundary, prev_grapheme_boundary, Boundary, Emitter, Level,
 };
+use crate::offsets::{ceil_char_boundary, floor_char_boundary};
 use crate::size::Sizer;
 
 /// A chunk: byte offsets into the text, and the level of the boundary it ends on.
@@ -752,22 +753,6 @@ fn next_char(text: &str, pos: usize) -> usize {
         .chars()
         .next()
         .map_or(text.len(), |c| pos + c.len_utf8())
-}
-
-/// The last char boundary at or before `pos`.
-fn floor_char_boundary(text: &str, mut pos: usize) -> usize {
-    while !text.is_char_boundary(pos) {
-        pos -= 1;
-    }
-    pos
-}
-
-/// The first char boundary at or after `pos`.
-fn ceil_char_boundary(text: &str, mut pos: usize) -> usize {
-    while !text.is_char_boundary(pos) {
-        pos += 1;
-    }
-    pos
 }
 
 /// Whether a window ending at `end` (short of the text end) stops inside a run of whitespace.

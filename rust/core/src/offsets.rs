@@ -49,6 +49,22 @@ pub fn char_spans(text: &str, spans: &[Span]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// The last char boundary at or before `pos`.
+pub(crate) fn floor_char_boundary(text: &str, mut pos: usize) -> usize {
+    while !text.is_char_boundary(pos) {
+        pos -= 1;
+    }
+    pos
+}
+
+/// The first char boundary at or after `pos`.
+pub(crate) fn ceil_char_boundary(text: &str, mut pos: usize) -> usize {
+    while !text.is_char_boundary(pos) {
+        pos += 1;
+    }
+    pos
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

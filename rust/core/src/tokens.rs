@@ -21,6 +21,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::error::ChunkError;
+use crate::offsets::{ceil_char_boundary, floor_char_boundary};
 use crate::size::{Sizer, SizerCache};
 
 /// Counts tokens for a tokenizer that is not built in (a Python callable, say). Such a counter is called on whole
@@ -274,7 +275,7 @@ impl TokenCounter {
     }
 
     fn count_piece(&self, piece: &str) -> usize {
-        if matches!(self.model, Model::External(_)) || self.rule == PieceRule::Whole {
+        if self.rule == PieceRule::Whole {
             return self.count_direct(piece);
         }
         self.memo.get_or(piece, || self.count_direct(piece))
@@ -731,16 +732,10 @@ impl Sizer for TokenCounter {
         // The longest prefix that fits: a galloping search for a prefix that does not fit, then bisection on exact
         // counts. A prefix that fits is returned even where counts are not monotonic.
         let fits = |p: usize| self.count(&text[start..p]) <= budget;
-        let ceil = |mut p: usize| {
-            while !text.is_char_boundary(p) {
-                p += 1;
-            }
-            p
-        };
         let mut lo = start; // fits(lo); then !fits(hi)
         let mut step = budget.saturating_mul(4).max(16);
         let mut hi = loop {
-            let probe = ceil(lo.saturating_add(step).min(text.len()));
+            let probe = ceil_char_boundary(text, lo.saturating_add(step).min(text.len()));
             if !fits(probe) {
                 break probe;
             }
@@ -751,10 +746,7 @@ impl Sizer for TokenCounter {
             step = step.saturating_mul(2);
         };
         while hi > lo {
-            let mut mid = lo + (hi - lo) / 2;
-            while !text.is_char_boundary(mid) {
-                mid -= 1;
-            }
+            let mid = floor_char_boundary(text, lo + (hi - lo) / 2);
             if mid <= lo {
                 break; // `hi` is the next char boundary after `lo`
             }

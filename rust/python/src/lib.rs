@@ -78,7 +78,7 @@ impl PySplitter {
             run()
         };
         let spans = spans.map_err(|_| internal("splitting a text"))?;
-        self.check(py)?;
+        self.check()?;
         Ok(spans)
     }
 
@@ -114,12 +114,12 @@ impl PySplitter {
             })
         };
         let out = out.map_err(|_| internal("splitting a batch"))?;
-        self.check(py)?;
+        self.check()?;
         Ok(out)
     }
 
     /// Raises what a Python tokenizer callable raised while splitting.
-    fn check(&self, _py: Python<'_>) -> PyResult<()> {
+    fn check(&self) -> PyResult<()> {
         match &self.tokenizer {
             Some(t) => t.get().check(),
             None => Ok(()),
@@ -139,7 +139,7 @@ impl PySplitter {
             run()
         };
         let prepared = prepared.map_err(|_| internal("splitting a text"))?;
-        self.check(py)?;
+        self.check()?;
         Ok(prepared)
     }
 
