@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "Splitter", "Tokenizer", "__version__"]
+__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "tiktoken_windows"]
 
 __version__: str
 
@@ -99,9 +99,38 @@ class Tokenizer:
     @staticmethod
     def from_callable(func: Callable[[str], int], name: Optional[str] = None) -> "Tokenizer": ...
     def count(self, text: str) -> int: ...
+    def __call__(self, text: str) -> int: ...
     @property
     def add_special_tokens(self) -> bool: ...
     @property
     def piece_rule(self) -> str: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+@final
+class LangchainSplitter:
+    """LangChain's recursive or character splitter, computed in Rust (the core of ``chunkwise.langchain``)."""
+
+    def __new__(
+        cls,
+        separators: List[str],
+        is_regex: bool,
+        keep: str,
+        chunk_size: int,
+        chunk_overlap: int,
+        strip_whitespace: bool,
+        character_join: Optional[str] = None,
+        tokenizer: Optional[Tokenizer] = None,
+    ) -> "LangchainSplitter": ...
+    def split(
+        self,
+        text: str,
+        length_function: Optional[Callable[[str], int]] = None,
+        start_index: bool = False,
+        offsets: bool = False,
+    ) -> Optional[Tuple[List[str], Optional[List[int]], Optional[List[Tuple[int, int]]], List[int]]]: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
+
+def tiktoken_windows(
+    encoding: str, text: str, chunk_size: int, chunk_overlap: int, allowed_special: List[str]
+) -> Optional[List[str]]: ...

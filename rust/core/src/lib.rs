@@ -13,6 +13,7 @@
 pub mod assemble;
 pub mod boundary;
 pub mod error;
+pub mod langchain;
 pub mod offsets;
 pub mod size;
 pub mod splitter;

@@ -36,6 +36,28 @@ impl<'a> CharCursor<'a> {
         self.byte = byte;
         self.chars
     }
+
+    /// The byte offset of char offset `ch` (at most the text's length in chars).
+    pub fn to_byte(&mut self, ch: usize) -> usize {
+        if self.ascii {
+            return ch;
+        }
+        if ch >= self.chars {
+            let rest = &self.text[self.byte..];
+            let step = ch - self.chars;
+            self.byte += rest.char_indices().nth(step).map_or(rest.len(), |(i, _)| i);
+        } else {
+            let head = &self.text[..self.byte];
+            let step = self.chars - ch;
+            self.byte = head
+                .char_indices()
+                .rev()
+                .nth(step - 1)
+                .map_or(0, |(i, _)| i);
+        }
+        self.chars = ch;
+        self.byte
+    }
 }
 
 /// The char offsets `(start, end)` of every span, in one forward pass for starts and one for ends.

@@ -8,6 +8,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
 mod chunk;
 mod errors;
+mod langchain;
 mod text;
 mod tokenizer;
 
@@ -404,6 +405,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySplitter>()?;
     m.add_class::<Chunk>()?;
     m.add_class::<PyTokenizer>()?;
+    m.add_class::<langchain::PyLangchainSplitter>()?;
+    m.add_function(wrap_pyfunction!(langchain::tiktoken_windows, m)?)?;
     m.add("ChunkingError", m.py().get_type::<ChunkingError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -182,6 +182,11 @@ impl PyTokenizer {
         })
     }
 
+    /// ``tokenizer(text)`` is ``tokenizer.count(text)``, so a tokenizer can serve as a ``length_function``.
+    fn __call__(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
+        self.count(py, text)
+    }
+
     /// The exact number of tokens of ``text`` (special tokens included when the tokenizer was built with
     /// ``add_special_tokens=True``).
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {

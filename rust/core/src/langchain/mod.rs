@@ -1,0 +1,723 @@
+//! LangChain's text splitters, reproduced exactly: the same chunks as langchain-text-splitters 1.1.3 for the same
+//! arguments, computed in byte offsets.
+//!
+//! LangChain's `RecursiveCharacterTextSplitter` picks the first separator found in a text, splits the text with it
+//! (`re.split`, the separator kept at the start or end of a piece, or dropped), and merges the pieces greedily:
+//! each piece is measured on its own, a chunk's size is the sum of its pieces' sizes plus one separator's size
+//! between two pieces, and the overlap is a tail of whole pieces of the chunk before. A piece of `chunk_size` or
+//! more is split again with the next separators, or returned as it is when there are none left. Chunks are joined
+//! with the separator (or nothing when it is kept), stripped with Python's `str.strip`, and dropped when empty.
+//! `CharacterTextSplitter` is the same with one separator and no recursion.
+//!
+//! The merge rules are LangChain's, quirks included (see `shared/notes/langchain-semantics.md`); this module is
+//! not the chunkwise engine and shares no rule with it. What it adds is speed: separators are found with `memchr`
+//! or a translated regex ([`pyre`]), pieces are byte ranges, each piece is measured once, and a chunk is a slice of
+//! the text unless the separator it is joined with differs from the text between its pieces.
+
+pub mod pyre;
+
+use memchr::memmem;
+
+use crate::error::ChunkError;
+use crate::offsets::CharCursor;
+
+/// Where `re.split` puts a separator it keeps (LangChain's `keep_separator`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Dropped (`False`); chunks are joined with the separator string.
+    Drop,
+    /// At the start of the piece after it (`True`, `"start"`, any other true value).
+    Start,
+    /// At the end of the piece before it (`"end"`).
+    End,
+}
+
+/// How a separator is found.
+#[derive(Debug)]
+enum Matcher {
+    /// `""`: every char is a piece.
+    Chars,
+    Literal(memmem::Finder<'static>),
+    /// A translated Python pattern; `zero_width` when every match is empty.
+    Regex {
+        regex: fancy_regex::Regex,
+        zero_width: bool,
+    },
+}
+
+/// One separator: its source string (which LangChain also joins chunks with) and its matcher.
+#[derive(Debug)]
+struct Separator {
+    source: String,
+    matcher: Matcher,
+}
+
+/// Why a split must run in Python instead (the caller falls back to Python's `re` and its own loop).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fallback(pub String);
+
+/// A split that could not finish: it needs Python, or measuring failed.
+#[derive(Debug)]
+pub enum Failure<E> {
+    Fallback(Fallback),
+    Measure(E),
+}
+
+impl<E> From<Fallback> for Failure<E> {
+    fn from(f: Fallback) -> Self {
+        Failure::Fallback(f)
+    }
+}
+
+/// How pieces are measured: LangChain's `length_function`.
+pub trait Measure {
+    type Error;
+    /// Appends the length of `text[a..b]` for each range to `out`.
+    fn measure(
+        &mut self,
+        text: &str,
+        ranges: &[(usize, usize)],
+        out: &mut Vec<i64>,
+    ) -> Result<(), Self::Error>;
+    /// The length of one string (a separator).
+    fn measure_str(&mut self, s: &str) -> Result<i64, Self::Error>;
+}
+
+/// `len`: Python code points.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CharLen;
+
+impl Measure for CharLen {
+    type Error = std::convert::Infallible;
+    fn measure(
+        &mut self,
+        text: &str,
+        ranges: &[(usize, usize)],
+        out: &mut Vec<i64>,
+    ) -> Result<(), Self::Error> {
+        let (Some(first), Some(last)) = (ranges.first(), ranges.last()) else {
+            return Ok(());
+        };
+        // Pieces come in text order: when all they span is ASCII, a length is a byte count.
+        if text.as_bytes()[first.0..last.1].is_ascii() {
+            out.extend(ranges.iter().map(|&(a, b)| (b - a) as i64));
+        } else {
+            out.extend(ranges.iter().map(|&(a, b)| char_len(&text[a..b])));
+        }
+        Ok(())
+    }
+    fn measure_str(&mut self, s: &str) -> Result<i64, Self::Error> {
+        Ok(char_len(s))
+    }
+}
+
+/// Code points: bytes that do not continue a UTF-8 sequence.
+fn char_len(s: &str) -> i64 {
+    if s.len() >= 64 {
+        return s.chars().count() as i64;
+    }
+    s.bytes().filter(|&b| (b as i8) >= -0x40).count() as i64
+}
+
+/// A token counter as the length: exact counts of each piece.
+impl Measure for &crate::tokens::TokenCounter {
+    type Error = std::convert::Infallible;
+    fn measure(
+        &mut self,
+        text: &str,
+        ranges: &[(usize, usize)],
+        out: &mut Vec<i64>,
+    ) -> Result<(), Self::Error> {
+        out.extend(ranges.iter().map(|&(a, b)| self.count(&text[a..b]) as i64));
+        Ok(())
+    }
+    fn measure_str(&mut self, s: &str) -> Result<i64, Self::Error> {
+        Ok(self.count(s) as i64)
+    }
+}
+
+/// The arguments of a LangChain splitter that decide its chunks.
+#[derive(Debug)]
+pub struct LangchainSplitter {
+    separators: Vec<Separator>,
+    keep: Keep,
+    chunk_size: i64,
+    chunk_overlap: i64,
+    strip: bool,
+    /// `CharacterTextSplitter`: one split, joined with this string, no recursion.
+    character_join: Option<String>,
+}
+
+/// One chunk: a slice of the text, or a string of its own when joining changed the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// The byte range the chunk was made from (after stripping, for a slice).
+    pub start: usize,
+    pub end: usize,
+    /// The chunk's text when it is not `text[start..end]`.
+    pub owned: Option<String>,
+}
+
+impl Chunk {
+    pub fn text<'a>(&'a self, text: &'a str) -> &'a str {
+        self.owned.as_deref().unwrap_or(&text[self.start..self.end])
+    }
+}
+
+/// The chunks of a text, and the sizes LangChain logs a warning for ("Created a chunk of size ...").
+#[derive(Debug, Default)]
+pub struct Output {
+    pub chunks: Vec<Chunk>,
+    pub warnings: Vec<i64>,
+}
+
+impl LangchainSplitter {
+    /// A `RecursiveCharacterTextSplitter` (`character_join` `None`) or a `CharacterTextSplitter` (one separator,
+    /// chunks joined with `character_join`). Sizes are checked by the Python class, with LangChain's messages.
+    /// A pattern that Rust cannot match exactly as Python does gives `Err(Fallback)`.
+    pub fn new(
+        separators: &[String],
+        is_regex: bool,
+        keep: Keep,
+        chunk_size: i64,
+        chunk_overlap: i64,
+        strip: bool,
+        character_join: Option<String>,
+    ) -> Result<Self, Fallback> {
+        if separators.is_empty() {
+            return Err(Fallback("no separators".into()));
+        }
+        let separators = separators
+            .iter()
+            .map(|s| {
+                let matcher = if s.is_empty() {
+                    Matcher::Chars
+                } else if !is_regex {
+                    Matcher::Literal(memmem::Finder::new(s.as_bytes()).into_owned())
+                } else {
+                    let t = pyre::translate(s).map_err(|why| Fallback(format!("{s:?}: {why}")))?;
+                    let regex = fancy_regex::RegexBuilder::new(&t.pattern)
+                        .build()
+                        .map_err(|e| Fallback(format!("{s:?}: {e}")))?;
+                    Matcher::Regex {
+                        regex,
+                        zero_width: t.max == Some(0),
+                    }
+                };
+                Ok(Separator {
+                    source: s.clone(),
+                    matcher,
+                })
+            })
+            .collect::<Result<Vec<_>, Fallback>>()?;
+        Ok(Self {
+            separators,
+            keep,
+            chunk_size,
+            chunk_overlap,
+            strip,
+            character_join,
+        })
+    }
+
+    /// LangChain's `split_text(text)`.
+    pub fn split<M: Measure>(
+        &self,
+        text: &str,
+        measure: &mut M,
+    ) -> Result<Output, Failure<M::Error>> {
+        let mut run = Run {
+            splitter: self,
+            text,
+            measure,
+            out: Output::default(),
+            sep_lens: vec![None; self.separators.len() + 1],
+            pieces: Vec::new(),
+        };
+        match &self.character_join {
+            Some(join) => {
+                let pieces = run.pieces_of(0, text.len(), 0)?;
+                let mut lens = Vec::with_capacity(pieces.len());
+                run.measure
+                    .measure(text, &pieces, &mut lens)
+                    .map_err(Failure::Measure)?;
+                let join_len = run.measure.measure_str(join).map_err(Failure::Measure)?;
+                run.merge(&pieces, &lens, join, join_len);
+            }
+            None => run.split_rec(0, text.len(), 0)?,
+        }
+        Ok(run.out)
+    }
+}
+
+struct Run<'a, M: Measure> {
+    splitter: &'a LangchainSplitter,
+    text: &'a str,
+    measure: &'a mut M,
+    out: Output,
+    /// The length of each separator's source (as a merge separator), once measured; the last slot is `""`.
+    sep_lens: Vec<Option<i64>>,
+    /// Scratch for regex matches.
+    pieces: Vec<(usize, usize)>,
+}
+
+impl<M: Measure> Run<'_, M> {
+    /// `_split_text(text[start..end], separators[first..])`.
+    fn split_rec(
+        &mut self,
+        start: usize,
+        end: usize,
+        first: usize,
+    ) -> Result<(), Failure<M::Error>> {
+        let seps = &self.splitter.separators;
+        let hay = &self.text[start..end];
+        // The first separator found, or the last one; `next` is where the recursion goes on.
+        let mut chosen = seps.len() - 1;
+        let mut next = seps.len();
+        for (i, sep) in seps.iter().enumerate().skip(first) {
+            let found = match &sep.matcher {
+                Matcher::Chars => {
+                    chosen = i;
+                    break;
+                }
+                Matcher::Literal(f) => f.find(hay.as_bytes()).is_some(),
+                Matcher::Regex { regex, .. } => regex
+                    .is_match(hay)
+                    .map_err(|e| Fallback(format!("regex: {e}")))?,
+            };
+            if found {
+                chosen = i;
+                next = i + 1;
+                break;
+            }
+        }
+        let pieces = self.pieces_of(start, end, chosen)?;
+        let mut lens = Vec::with_capacity(pieces.len());
+        self.measure
+            .measure(self.text, &pieces, &mut lens)
+            .map_err(Failure::Measure)?;
+        let size = self.splitter.chunk_size;
+        let mut good = 0; // the first piece of the run of small pieces not yet merged
+        for i in 0..pieces.len() {
+            if lens[i] < size {
+                continue;
+            }
+            if good < i {
+                self.merge_with(&pieces[good..i], &lens[good..i], chosen)?;
+            }
+            good = i + 1;
+            let (a, b) = pieces[i];
+            if next >= seps.len() {
+                self.out.chunks.push(Chunk {
+                    start: a,
+                    end: b,
+                    owned: None,
+                });
+            } else {
+                self.split_rec(a, b, next)?;
+            }
+        }
+        if good < pieces.len() {
+            self.merge_with(&pieces[good..], &lens[good..], chosen)?;
+        }
+        Ok(())
+    }
+
+    /// Merges pieces split by separator `sep`: joined with nothing when separators are kept, else with its source.
+    fn merge_with(
+        &mut self,
+        pieces: &[(usize, usize)],
+        lens: &[i64],
+        sep: usize,
+    ) -> Result<(), Failure<M::Error>> {
+        let splitter = self.splitter;
+        let (join, slot) = if splitter.keep == Keep::Drop {
+            (splitter.separators[sep].source.as_str(), sep)
+        } else {
+            ("", splitter.separators.len())
+        };
+        let join_len = match self.sep_lens[slot] {
+            Some(n) => n,
+            None => {
+                let n = self.measure.measure_str(join).map_err(Failure::Measure)?;
+                self.sep_lens[slot] = Some(n);
+                n
+            }
+        };
+        self.merge(pieces, lens, join, join_len);
+        Ok(())
+    }
+
+    /// The pieces of `text[start..end]` split by separator `sep`, without empty ones (`_split_text_with_regex`).
+    fn pieces_of(
+        &mut self,
+        start: usize,
+        end: usize,
+        sep: usize,
+    ) -> Result<Vec<(usize, usize)>, Failure<M::Error>> {
+        let hay = &self.text[start..end];
+        // The separators' matches, as ranges relative to `start`.
+        self.pieces.clear();
+        match &self.splitter.separators[sep].matcher {
+            Matcher::Chars => {
+                return Ok(hay
+                    .char_indices()
+                    .map(|(i, c)| (start + i, start + i + c.len_utf8()))
+                    .collect());
+            }
+            Matcher::Literal(f) => {
+                let n = f.needle().len();
+                self.pieces
+                    .extend(f.find_iter(hay.as_bytes()).map(|i| (i, i + n)));
+            }
+            Matcher::Regex { regex, zero_width } => {
+                let mut pos = 0;
+                while pos <= hay.len() {
+                    let Some(m) = regex
+                        .find_from_pos(hay, pos)
+                        .map_err(|e| Fallback(format!("regex: {e}")))?
+                    else {
+                        break;
+                    };
+                    self.pieces.push((m.start(), m.end()));
+                    pos = if *zero_width || m.start() == m.end() {
+                        // The next match starts after this one's position, at the next char.
+                        match hay[m.end()..].chars().next() {
+                            Some(c) => m.end() + c.len_utf8(),
+                            None => break,
+                        }
+                    } else {
+                        m.end()
+                    };
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(self.pieces.len() + 1);
+        let mut push = |a: usize, b: usize| {
+            if a < b {
+                out.push((start + a, start + b));
+            }
+        };
+        let mut prev = 0; // where the current piece starts
+        match self.splitter.keep {
+            Keep::Drop => {
+                for &(a, b) in &self.pieces {
+                    push(prev, a);
+                    prev = b;
+                }
+            }
+            Keep::Start => {
+                for &(a, _) in &self.pieces {
+                    push(prev, a);
+                    prev = a;
+                }
+            }
+            Keep::End => {
+                for &(_, b) in &self.pieces {
+                    push(prev, b);
+                    prev = b;
+                }
+            }
+        }
+        push(prev, hay.len());
+        Ok(out)
+    }
+
+    /// `_merge_splits(pieces, join)`.
+    fn merge(&mut self, pieces: &[(usize, usize)], lens: &[i64], join: &str, join_len: i64) {
+        let size = self.splitter.chunk_size;
+        let overlap = self.splitter.chunk_overlap;
+        let (mut first, mut count, mut total) = (0usize, 0usize, 0i64);
+        let sep_if = |cond: bool| if cond { join_len } else { 0 };
+        for (i, &len) in lens.iter().enumerate() {
+            if total + len + sep_if(count > 0) > size {
+                if total > size {
+                    self.out.warnings.push(total);
+                }
+                if count > 0 {
+                    self.emit(&pieces[first..first + count], join);
+                    while count > 0
+                        && (total > overlap
+                            || (total + len + sep_if(count > 0) > size && total > 0))
+                    {
+                        total -= lens[first] + sep_if(count > 1);
+                        first += 1;
+                        count -= 1;
+                    }
+                }
+            }
+            if count == 0 {
+                first = i;
+            }
+            count += 1;
+            total += len + sep_if(count > 1);
+        }
+        if count > 0 {
+            self.emit(&pieces[first..first + count], join);
+        }
+    }
+
+    /// `_join_docs`: the pieces joined with `join`, stripped, kept unless empty.
+    fn emit(&mut self, pieces: &[(usize, usize)], join: &str) {
+        let text = self.text;
+        let (start, end) = (pieces[0].0, pieces[pieces.len() - 1].1);
+        // The join is a slice of the text when the text between two pieces is exactly `join`.
+        let is_slice = if join.is_empty() {
+            pieces.windows(2).all(|w| w[0].1 == w[1].0)
+        } else {
+            pieces
+                .windows(2)
+                .all(|w| w[1].0 - w[0].1 == join.len() && &text[w[0].1..w[1].0] == join)
+        };
+        if is_slice {
+            let (a, b) = if self.splitter.strip {
+                py_strip(text, start, end)
+            } else {
+                (start, end)
+            };
+            if a < b {
+                self.out.chunks.push(Chunk {
+                    start: a,
+                    end: b,
+                    owned: None,
+                });
+            }
+            return;
+        }
+        let mut joined = String::with_capacity(end - start);
+        for (k, &(a, b)) in pieces.iter().enumerate() {
+            if k > 0 {
+                joined.push_str(join);
+            }
+            joined.push_str(&text[a..b]);
+        }
+        let (a, b) = if self.splitter.strip {
+            py_strip(&joined, 0, joined.len())
+        } else {
+            (0, joined.len())
+        };
+        if a < b {
+            joined.truncate(b);
+            joined.drain(..a);
+            let (s, e) = if self.splitter.strip {
+                py_strip(text, start, end)
+            } else {
+                (start, end)
+            };
+            self.out.chunks.push(Chunk {
+                start: s,
+                end: e.max(s),
+                owned: Some(joined),
+            });
+        }
+    }
+}
+
+/// Python's `str.isspace()`: the whitespace `str.strip()` removes (Rust's `char::is_whitespace` lacks
+/// U+001C..U+001F).
+pub fn py_isspace(c: char) -> bool {
+    matches!(c, '\t'..='\r' | '\x1c'..='\x1f' | ' ' | '\u{85}' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
+        | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}')
+}
+
+/// `text[start..end].strip()`, as a byte range.
+pub fn py_strip(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let s = &text[start..end];
+    let lead = s.len() - s.trim_start_matches(py_isspace).len();
+    if lead == s.len() {
+        return (start, start);
+    }
+    let trail = s.len() - s.trim_end_matches(py_isspace).len();
+    (start + lead, end - trail)
+}
+
+/// LangChain's `start_index` for each chunk of `text` (`create_documents`): `text.find(chunk, max(0, offset))`
+/// with `offset = previous index + previous chunk's length - chunk_overlap`, in code points; -1 when not found,
+/// and carried on as LangChain carries it.
+pub fn start_indices(text: &str, chunks: &[Chunk], chunk_overlap: i64) -> Vec<i64> {
+    let ascii = text.is_ascii();
+    let total_chars = if ascii {
+        text.len()
+    } else {
+        text.chars().count()
+    } as i64;
+    let mut to_char = CharCursor::new(text, ascii);
+    let mut to_byte = CharCursor::new(text, ascii);
+    let (mut index, mut previous_len) = (0i64, 0i64);
+    let mut out = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
+        let needle = chunk.text(text);
+        let from = (index + previous_len - chunk_overlap).max(0);
+        index = if from > total_chars || (from == total_chars && !needle.is_empty()) {
+            -1
+        } else {
+            let b = to_byte.to_byte(from as usize);
+            match memmem::find(&text.as_bytes()[b..], needle.as_bytes()) {
+                Some(i) => to_char.to_char(b + i) as i64,
+                None => -1,
+            }
+        };
+        out.push(index);
+        previous_len = char_len(needle);
+    }
+    out
+}
+
+/// LangChain's `TokenTextSplitter` on a built-in tiktoken encoding (`gpt2`, `r50k_base`, `p50k_base`,
+/// `p50k_edit`, `cl100k_base`, `o200k_base`): `text` encoded once, with the special tokens in `allowed_special`
+/// encoded as such (the caller has already refused disallowed ones, as tiktoken does); windows of `size` tokens
+/// starting every `size - overlap` tokens; each decoded with invalid UTF-8 replaced by U+FFFD (tiktoken's
+/// `errors="replace"`); empty decodes dropped.
+pub fn tiktoken_windows(
+    encoding: &str,
+    text: &str,
+    size: usize,
+    overlap: usize,
+    allowed_special: &[String],
+) -> Result<Vec<String>, ChunkError> {
+    let bpe = match encoding {
+        "gpt2" | "r50k_base" => tiktoken_rs::r50k_base_singleton(),
+        "p50k_base" => tiktoken_rs::p50k_base_singleton(),
+        "p50k_edit" => tiktoken_rs::p50k_edit_singleton(),
+        "cl100k_base" => tiktoken_rs::cl100k_base_singleton(),
+        "o200k_base" => tiktoken_rs::o200k_base_singleton(),
+        other => {
+            return Err(ChunkError::invalid(
+                "encoding_name",
+                format!("unknown encoding {other:?}"),
+            ))
+        }
+    };
+    if size <= overlap {
+        return Err(ChunkError::invalid(
+            "chunk_size",
+            "tokens_per_chunk must be greater than chunk_overlap",
+        ));
+    }
+    let allowed: std::collections::HashSet<&str> =
+        allowed_special.iter().map(String::as_str).collect();
+    let ids = if allowed.is_empty() {
+        bpe.encode_ordinary(text)
+    } else {
+        bpe.encode(text, &allowed)
+            .map_err(|e| ChunkError::invalid("allowed_special", e.to_string()))?
+            .0
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < ids.len() {
+        let end = (start + size).min(ids.len());
+        let bytes = bpe
+            .decode_bytes(&ids[start..end])
+            .map_err(|e| ChunkError::invalid("text", e.to_string()))?;
+        let decoded = String::from_utf8_lossy(&bytes);
+        if !decoded.is_empty() {
+            out.push(decoded.into_owned());
+        }
+        if end == ids.len() {
+            break;
+        }
+        start += size - overlap;
+    }
+    Ok(out)
+}
+
+/// A failed splitter construction as the core's error (for callers that do not fall back).
+impl From<Fallback> for ChunkError {
+    fn from(f: Fallback) -> Self {
+        ChunkError::invalid("separators", f.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(
+        text: &str,
+        seps: &[&str],
+        regex: bool,
+        keep: Keep,
+        size: i64,
+        overlap: i64,
+    ) -> Vec<String> {
+        let seps: Vec<String> = seps.iter().map(|s| s.to_string()).collect();
+        let s = LangchainSplitter::new(&seps, regex, keep, size, overlap, true, None).unwrap();
+        let out = s.split(text, &mut CharLen).unwrap();
+        out.chunks.iter().map(|c| c.text(text).to_owned()).collect()
+    }
+
+    const DEFAULT: &[&str] = &["\n\n", "\n", " ", ""];
+
+    #[test]
+    fn sums_of_piece_lengths() {
+        // " abc" is 4 long, so only the first two words fit 7 together.
+        let text = "abc abc abc abc";
+        assert_eq!(
+            split(text, DEFAULT, false, Keep::Start, 7, 0),
+            ["abc abc", "abc", "abc"]
+        );
+    }
+
+    #[test]
+    fn oversized_last_level_piece_is_kept_as_is() {
+        let text = "ab\n  abcdefghij  ";
+        let got = split(text, &["\n"], false, Keep::Start, 5, 0);
+        assert_eq!(got, ["ab", "\n  abcdefghij  "]);
+    }
+
+    #[test]
+    fn last_separator_when_none_matches() {
+        let got = split("aaaa bbbb", &["\n\n", "|"], false, Keep::Start, 3, 0);
+        assert_eq!(got, ["aaaa bbbb"]);
+    }
+
+    #[test]
+    fn dropped_separators_rejoined_with_the_source() {
+        let got = split("a\n\n\n\nb", &["\n\n"], false, Keep::Drop, 10, 0);
+        assert_eq!(got, ["a\n\nb"]);
+        let got = split("para one\n\npara two", &[r"\n\n"], true, Keep::Drop, 100, 0);
+        assert_eq!(got, ["para one\\n\\npara two"]);
+    }
+
+    #[test]
+    fn python_whitespace_is_stripped() {
+        let got = split("\x1cab\x1f", &[" "], false, Keep::Start, 10, 0);
+        assert_eq!(got, ["ab"]);
+        assert_eq!(
+            py_strip(" \u{3000}x\u{85}", 0, " \u{3000}x\u{85}".len()),
+            (4, 5)
+        );
+    }
+
+    #[test]
+    fn overlap_of_whole_pieces() {
+        let got = split(
+            "one two three four five",
+            DEFAULT,
+            false,
+            Keep::Start,
+            10,
+            5,
+        );
+        // As LangChain: " three" (6) + " four" (5) leaves no room for an overlap before "four".
+        assert_eq!(got, ["one two", "two three", "four five"]);
+    }
+
+    #[test]
+    fn lookahead_separators() {
+        let got = split("Hi. Ho. Ha.", &[r"(?<=\.) "], true, Keep::Drop, 4, 0);
+        assert_eq!(got, ["Hi.", "Ho.", "Ha."]);
+    }
+
+    #[test]
+    fn start_index_like_langchain() {
+        let text = "chunk chunk chunk";
+        let seps: Vec<String> = DEFAULT.iter().map(|s| s.to_string()).collect();
+        let s = LangchainSplitter::new(&seps, false, Keep::Start, 5, 2, true, None).unwrap();
+        let out = s.split(text, &mut CharLen).unwrap();
+        let texts: Vec<&str> = out.chunks.iter().map(|c| c.text(text)).collect();
+        assert_eq!(texts, ["chunk", "chun", "unk", "chun", "unk"]);
+        assert_eq!(start_indices(text, &out.chunks, 2), [0, 6, 8, 12, 14]);
+    }
+}

@@ -1,0 +1,332 @@
+//! `chunkwise._core.LangchainSplitter`: the core of `chunkwise.langchain`, LangChain's splitters computed in Rust.
+//!
+//! Python (`chunkwise/langchain.py`) checks the arguments with LangChain's messages, builds one of these, and falls
+//! back to its own pure-Python loop where the core says it cannot give the same answer (a pattern outside the
+//! translated subset, a text with lone surrogates, a length function returning something other than an int).
+
+use chunkwise_core::langchain::{self, Failure, Keep, LangchainSplitter, Measure};
+use chunkwise_core::offsets::CharCursor;
+use pyo3::exceptions::{PyNotImplementedError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyList, PyString, PyTuple};
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::errors::{internal, to_py};
+use crate::text::substring;
+use crate::tokenizer::PyTokenizer;
+
+#[allow(unsafe_code)]
+mod raw {
+    use pyo3::ffi;
+    use std::os::raw::c_char;
+
+    extern "C" {
+        pub fn PyUnicode_AsUTF8AndSize(
+            unicode: *mut ffi::PyObject,
+            size: *mut ffi::Py_ssize_t,
+        ) -> *const c_char;
+    }
+}
+
+/// The UTF-8 of `s`, or `None` when it holds lone surrogates (then Python splits it).
+#[allow(unsafe_code)]
+fn utf8<'a>(s: &'a Bound<'_, PyString>) -> Option<&'a str> {
+    let mut size: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live `str` and we hold the GIL. The call returns NULL with an exception set (cleared here),
+    // or `size` bytes of valid UTF-8 owned by the object and freed only with it.
+    unsafe {
+        let ptr = raw::PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size);
+        if ptr.is_null() {
+            pyo3::ffi::PyErr_Clear();
+            return None;
+        }
+        let bytes = std::slice::from_raw_parts(ptr.cast::<u8>(), size as usize);
+        Some(std::str::from_utf8_unchecked(bytes))
+    }
+}
+
+/// Runs `f`; a panic becomes an error instead of reaching Python.
+fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|_| internal(what))
+}
+
+/// A Python `length_function`, called for each piece with the GIL held.
+struct PyLength<'a, 'py> {
+    func: &'a Bound<'py, PyAny>,
+    source: &'a Bound<'py, PyString>,
+    cursor: CharCursor<'a>,
+}
+
+/// Why a Python length function stopped the split: it raised, or returned something other than an int.
+enum LengthError {
+    Raised(PyErr),
+    NotInt,
+}
+
+impl PyLength<'_, '_> {
+    fn value(&self, arg: Bound<'_, PyString>) -> Result<i64, LengthError> {
+        let n = self.func.call1((arg,)).map_err(LengthError::Raised)?;
+        if !n.is_instance_of::<PyInt>() {
+            return Err(LengthError::NotInt);
+        }
+        n.extract::<i64>().map_err(|_| LengthError::NotInt)
+    }
+}
+
+impl Measure for PyLength<'_, '_> {
+    type Error = LengthError;
+    fn measure(
+        &mut self,
+        _text: &str,
+        ranges: &[(usize, usize)],
+        out: &mut Vec<i64>,
+    ) -> Result<(), LengthError> {
+        for &(a, b) in ranges {
+            let (a, b) = (self.cursor.to_char(a), self.cursor.to_char(b));
+            let piece = substring(self.source, a, b).map_err(LengthError::Raised)?;
+            out.push(self.value(piece)?);
+        }
+        Ok(())
+    }
+    fn measure_str(&mut self, s: &str) -> Result<i64, LengthError> {
+        self.value(PyString::new(self.source.py(), s))
+    }
+}
+
+/// A token counter that calls back into Python (`Tokenizer.from_callable`): counted with the GIL held.
+struct Counted<'a>(&'a chunkwise_core::TokenCounter);
+
+impl Measure for Counted<'_> {
+    type Error = std::convert::Infallible;
+    fn measure(
+        &mut self,
+        text: &str,
+        ranges: &[(usize, usize)],
+        out: &mut Vec<i64>,
+    ) -> Result<(), Self::Error> {
+        out.extend(
+            ranges
+                .iter()
+                .map(|&(a, b)| self.0.count(&text[a..b]) as i64),
+        );
+        Ok(())
+    }
+    fn measure_str(&mut self, s: &str) -> Result<i64, Self::Error> {
+        Ok(self.0.count(s) as i64)
+    }
+}
+
+/// LangChain's recursive or character splitter, in Rust. Immutable, so threads may share it.
+#[pyclass(frozen, module = "chunkwise._core", name = "LangchainSplitter")]
+#[derive(Debug)]
+pub struct PyLangchainSplitter {
+    inner: LangchainSplitter,
+    separators: Vec<String>,
+    is_regex: bool,
+    keep: &'static str,
+    chunk_size: i64,
+    chunk_overlap: i64,
+    strip_whitespace: bool,
+    character_join: Option<String>,
+    tokenizer: Option<Py<PyTokenizer>>,
+}
+
+/// What one split gave: chunks, and per chunk the LangChain start index and the exact offsets when asked.
+type SplitResult<'py> = (
+    Bound<'py, PyList>,
+    Option<Vec<i64>>,
+    Option<Vec<(usize, usize)>>,
+    Vec<i64>,
+);
+
+#[pymethods]
+impl PyLangchainSplitter {
+    /// Raises `NotImplementedError` when a separator is outside the patterns Rust matches as Python does.
+    #[new]
+    #[pyo3(signature = (separators, is_regex, keep, chunk_size, chunk_overlap, strip_whitespace, character_join=None, tokenizer=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        separators: Vec<String>,
+        is_regex: bool,
+        keep: &str,
+        chunk_size: i64,
+        chunk_overlap: i64,
+        strip_whitespace: bool,
+        character_join: Option<String>,
+        tokenizer: Option<Py<PyTokenizer>>,
+    ) -> PyResult<Self> {
+        let (keep, keep_name) = match keep {
+            "none" => (Keep::Drop, "none"),
+            "start" => (Keep::Start, "start"),
+            "end" => (Keep::End, "end"),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "keep must be 'none', 'start' or 'end', got {other:?}"
+                )))
+            }
+        };
+        let inner = LangchainSplitter::new(
+            &separators,
+            is_regex,
+            keep,
+            chunk_size,
+            chunk_overlap,
+            strip_whitespace,
+            character_join.clone(),
+        )
+        .map_err(|f| PyNotImplementedError::new_err(f.0))?;
+        Ok(Self {
+            inner,
+            separators,
+            is_regex,
+            keep: keep_name,
+            chunk_size,
+            chunk_overlap,
+            strip_whitespace,
+            character_join,
+            tokenizer,
+        })
+    }
+
+    /// Splits `text` as LangChain does; `None` when this text must be split in Python.
+    ///
+    /// `length_function` is a Python callable (`None`: `len`, or the tokenizer given at construction). With
+    /// `start_index`, also LangChain's `start_index` of each chunk; with `offsets`, each chunk's `str` span in the
+    /// text. The last item lists the sizes LangChain warns about.
+    #[pyo3(signature = (text, length_function=None, start_index=false, offsets=false))]
+    fn split<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+        length_function: Option<&Bound<'py, PyAny>>,
+        start_index: bool,
+        offsets: bool,
+    ) -> PyResult<Option<SplitResult<'py>>> {
+        let Some(s) = utf8(text) else {
+            return Ok(None);
+        };
+        let out = match (length_function, &self.tokenizer) {
+            (Some(func), _) => {
+                let mut m = PyLength {
+                    func,
+                    source: text,
+                    cursor: CharCursor::new(s, s.is_ascii()),
+                };
+                match guard("splitting a text", || self.inner.split(s, &mut m))? {
+                    Ok(out) => out,
+                    Err(Failure::Measure(LengthError::Raised(e))) => return Err(e),
+                    Err(Failure::Measure(LengthError::NotInt) | Failure::Fallback(_)) => {
+                        return Ok(None)
+                    }
+                }
+            }
+            (None, Some(tok)) => {
+                let tok = tok.get();
+                let counter = &*tok.inner;
+                let out = if tok.calls_python() {
+                    guard("splitting a text", || {
+                        self.inner.split(s, &mut Counted(counter))
+                    })?
+                } else {
+                    py.detach(|| {
+                        guard("splitting a text", || self.inner.split(s, &mut { counter }))
+                    })?
+                };
+                tok.check()?;
+                match out {
+                    Ok(out) => out,
+                    Err(_) => return Ok(None),
+                }
+            }
+            (None, None) => match py.detach(|| {
+                guard("splitting a text", || {
+                    self.inner.split(s, &mut langchain::CharLen)
+                })
+            })? {
+                Ok(out) => out,
+                Err(_) => return Ok(None),
+            },
+        };
+        let starts = if start_index {
+            Some(py.detach(|| {
+                guard("computing start indices", || {
+                    langchain::start_indices(s, &out.chunks, self.chunk_overlap)
+                })
+            })?)
+        } else {
+            None
+        };
+        let mut cursor = CharCursor::new(s, s.is_ascii());
+        let mut spans = Vec::with_capacity(if offsets { out.chunks.len() } else { 0 });
+        let list = PyList::empty(py);
+        for chunk in &out.chunks {
+            let (a, b) = (cursor.to_char(chunk.start), cursor.to_char(chunk.end));
+            let item = match &chunk.owned {
+                Some(owned) => PyString::new(py, owned),
+                // An ASCII chunk is copied from the UTF-8 as is; slicing the `str` would first scan it for its
+                // widest char, which costs more when the text holds one wide char (an emoji makes all of it UCS-4).
+                None if s.as_bytes()[chunk.start..chunk.end].is_ascii() => {
+                    PyString::new(py, &s[chunk.start..chunk.end])
+                }
+                None => substring(text, a, b)?,
+            };
+            list.append(item)?;
+            if offsets {
+                spans.push((a, b));
+            }
+        }
+        Ok(Some((list, starts, offsets.then_some(spans), out.warnings)))
+    }
+
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let cls = py.get_type::<Self>().into_any();
+        let args = (
+            self.separators.clone(),
+            self.is_regex,
+            self.keep,
+            self.chunk_size,
+            self.chunk_overlap,
+            self.strip_whitespace,
+            self.character_join.clone(),
+            self.tokenizer.as_ref().map(|t| t.clone_ref(py)),
+        )
+            .into_pyobject(py)?;
+        Ok((cls, args))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "LangchainSplitter(separators={:?}, is_regex={}, keep={:?}, chunk_size={}, chunk_overlap={})",
+            self.separators, self.is_regex, self.keep, self.chunk_size, self.chunk_overlap
+        )
+    }
+}
+
+/// LangChain's `TokenTextSplitter.split_text` on a built-in tiktoken encoding: the text encoded once (specials in
+/// `allowed_special` as special tokens), windows of `chunk_size` tokens every `chunk_size - chunk_overlap`, each
+/// decoded with invalid UTF-8 replaced, empty decodes dropped.
+#[pyfunction]
+#[pyo3(signature = (encoding, text, chunk_size, chunk_overlap, allowed_special))]
+pub fn tiktoken_windows(
+    py: Python<'_>,
+    encoding: &str,
+    text: &Bound<'_, PyString>,
+    chunk_size: usize,
+    chunk_overlap: usize,
+    allowed_special: Vec<String>,
+) -> PyResult<Option<Vec<String>>> {
+    let Some(s) = utf8(text) else {
+        return Ok(None);
+    };
+    py.detach(|| {
+        guard("splitting on tokens", || {
+            langchain::tiktoken_windows(encoding, s, chunk_size, chunk_overlap, &allowed_special)
+        })
+    })?
+    .map(Some)
+    .map_err(to_py)
+}
