@@ -140,6 +140,39 @@ def tokens_tables(benches: list[dict]) -> list[str]:
     return out + [""]
 
 
+LC_FILES = ("en.txt", "zh.txt", "mixed.md")
+LC_LENGTHS = ("len", "cl100k_base", "all-MiniLM-L6-v2")
+
+
+def langchain_table(benches: list[dict]) -> list[str]:
+    """chunkwise.langchain vs langchain-text-splitters (test_bench_langchain.py)."""
+    cell: dict = defaultdict(dict)  # (length, file, size, overlap) -> impl -> MB/s
+    for b in benches:
+        i = b.get("extra_info", {})
+        if b["name"].startswith(("test_lc_recursive[", "test_lc_tokens[")) and "length" in i:
+            cell[(i["length"], i["file"], i["size"], i["overlap"])][i["impl"]] = mbps(b)
+    if not cell:
+        return []
+    keys = sorted(cell, key=lambda k: (LC_LENGTHS.index(k[0]) if k[0] in LC_LENGTHS else 9,
+                                       LC_FILES.index(k[1]) if k[1] in LC_FILES else 9, k[2], k[3]))
+    out = ["### LangChain drop-in: `chunkwise.langchain.RecursiveCharacterTextSplitter` vs LangChain's "
+           "(same arguments, same chunks, same run)", "",
+           "Sizes with `len` on whole files; with tokenizers on the first 300 KB. `cold`: a new splitter (and "
+           "token memo) each round. Targets: `len` >= 10x at 512 and >= 3x at 2048; tokenizers >= 5x (cold).", "",
+           "| length | file | size | overlap | chunkwise MB/s | cold MB/s | langchain MB/s | speed-up | target |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for k in keys:
+        c = cell[k]
+        cw, cold, ref = c.get("chunkwise"), c.get("chunkwise.cold"), c.get("langchain")
+        judged = cold if k[0] != "len" else cw
+        target = 5.0 if k[0] != "len" else (10.0 if k[2] <= 512 else 3.0)
+        speed = " / ".join(ratio(v, ref) for v in (cw, cold) if v)
+        verdict = "" if not (judged and ref) else ("met" if judged / ref >= target else "not met")
+        out.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]}% | {fmt(cw)} | {fmt(cold)} | {fmt(ref, 2)} | "
+                   f"{speed} | >= {target:g}x {verdict} |")
+    return out + [""]
+
+
 def by_name(benches: list[dict], prefix: str) -> list[dict]:
     return [b for b in benches if b["name"].startswith(prefix)]
 
@@ -237,7 +270,8 @@ def render(data: dict) -> str:
             f"{mi.get('cpu', {}).get('brand_raw', platform.processor())}, "
             f"{os.cpu_count()} CPUs; {versions()}.", ""]
     body = (throughput_tables(benches) + scaling_tables(benches)
-            + memory_table(benches) + adversarial_table(benches) + tokens_tables(benches))
+            + memory_table(benches) + adversarial_table(benches) + tokens_tables(benches)
+            + langchain_table(benches))
     return "\n".join(head + body)
 
 
