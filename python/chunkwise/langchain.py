@@ -267,6 +267,10 @@ class _TiktokenLength:
 
     def __call__(self, text: str) -> int:
         self.check(text)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # as tiktoken: surrogates paired where they pair, U+FFFD for the rest
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         if self._allowed_re is None:
             return self.tokenizer.count(text)
         total, pos = 0, 0
@@ -560,8 +564,8 @@ class _CoreSplitter(TextSplitter):
                 character_join,
                 tokenizer,
             )
-        except (NotImplementedError, TypeError, OverflowError):
-            self._core_splitter = None  # run in Python (a pattern Rust does not match as Python does, odd types)
+        except (NotImplementedError, TypeError, OverflowError, UnicodeError):
+            self._core_splitter = None  # run in Python: a pattern Rust does not match as Python does, odd types, lone surrogates
 
     def _native(self, text: str) -> Tuple[bool, Any]:
         """Whether the core may split ``text``, and the length function to pass it (None: native)."""
@@ -742,8 +746,8 @@ class TokenTextSplitter(TextSplitter):
         if self._chunk_size <= self._chunk_overlap:
             raise ValueError("tokens_per_chunk must be greater than chunk_overlap")
         out = _core.tiktoken_windows(name, text, self._chunk_size, self._chunk_overlap, allowed)
-        if out is None:  # lone surrogates: tiktoken encodes them as U+FFFD
-            fixed = text.encode("utf-8", errors="replace").decode("utf-8")
+        if out is None:  # lone surrogates: tiktoken pairs what pairs up and makes the rest U+FFFD
+            fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
             out = _core.tiktoken_windows(name, fixed, self._chunk_size, self._chunk_overlap, allowed)
         return out
 
@@ -857,13 +861,14 @@ def _py_start_indices(text: str, chunks: List[str], overlap: int) -> List[int]:
 
 
 def _py_spans(text: str, chunks: List[str]) -> List[Tuple[int, int]]:
-    """Each chunk's span, found in order (starts never decrease); (-1, -1) for a chunk that is not a slice."""
+    """Each chunk's span, found in order (starts never decrease). A chunk that is not a slice of the text (its
+    pieces re-joined with another separator) gets an empty span where the search stands."""
     out = []
     pos = 0
     for chunk in chunks:
         start = text.find(chunk, pos)
         if start < 0:
-            out.append((-1, -1))
+            out.append((pos, pos))
             continue
         out.append((start, start + len(chunk)))
         pos = start
