@@ -567,16 +567,15 @@ class _CoreSplitter(TextSplitter):
         except (NotImplementedError, TypeError, OverflowError, UnicodeError):
             self._core_splitter = None  # run in Python: a pattern Rust does not match as Python does, odd types, lone surrogates
 
-    def _native(self, text: str) -> Tuple[bool, Any]:
-        """Whether the core may split ``text``, and the length function to pass it (None: native)."""
+    def _python_length(self, text: str) -> Any:
+        """The length function the core must call back for ``text``; None when it measures natively."""
         measure = self._length_function
         if measure is len or isinstance(measure, Tokenizer):
-            return True, None
+            return None
         if isinstance(measure, (_TiktokenLength, _HuggingFaceLength)):
             if measure.native_for(text) and all(measure.native_for(s) for s in self._separator_strings()):
-                return True, None
-            return True, measure
-        return True, measure
+                return None
+        return measure
 
     def _separator_strings(self) -> List[str]:
         raise NotImplementedError
@@ -584,8 +583,7 @@ class _CoreSplitter(TextSplitter):
     def _chunks(self, text: str, start_index: bool, offsets: bool) -> Tuple[list, Optional[list], Optional[list]]:
         core = self._core_splitter
         if core is not None and type(text) is str:
-            _, measure = self._native(text)
-            result = core.split(text, measure, start_index, offsets)
+            result = core.split(text, self._python_length(text), start_index, offsets)
             if result is not None:
                 chunks, starts, spans, warnings = result
                 for total in warnings:
