@@ -8,9 +8,6 @@
 //! Exactness is tested, not assumed: pieces against the regexes under `fancy-regex`, counts against
 //! `encode_ordinary`, on the corpus, on generated texts of tricky characters, and around every code point.
 
-// Wired into `TokenCounter` by the next commit.
-#![cfg_attr(not(test), allow(dead_code))]
-
 mod pieces;
 mod unicode;
 
