@@ -17,6 +17,7 @@ pub mod langchain;
 pub mod offsets;
 pub mod size;
 pub mod splitter;
+mod tiktoken;
 pub mod tokens;
 
 pub use assemble::{Mode, Span};

@@ -430,7 +430,23 @@ impl Parser<'_> {
 fn push_literal(out: &mut String, c: char) {
     if matches!(
         c,
-        '\\' | '.' | '+' | '*' | '?' | '(' | ')' | '|' | '[' | ']' | '{' | '}' | '^' | '$' | '#' | '&' | '-' | '~'
+        '\\' | '.'
+            | '+'
+            | '*'
+            | '?'
+            | '('
+            | ')'
+            | '|'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '^'
+            | '$'
+            | '#'
+            | '&'
+            | '-'
+            | '~'
     ) {
         // Rust's meta characters; other symbols stay bare, as some escapes mean more in Rust (`\<` is a word
         // boundary there).
