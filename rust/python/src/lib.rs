@@ -22,6 +22,9 @@ use tokenizer::PyTokenizer;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// How many texts a batch worker takes at a time.
+const PIPELINE_STEP: usize = 8;
+
 /// Texts shorter than this are split with the GIL held: releasing it costs more than the work.
 const DETACH_BYTES: usize = 16 * 1024;
 
@@ -117,6 +120,108 @@ impl PySplitter {
         let out = out.map_err(|_| internal("splitting a batch"))?;
         self.check()?;
         Ok(out)
+    }
+
+    /// `f(i, texts[i])` for every text, in parallel with the GIL released, each result handed to `build(i, result)`
+    /// on this thread, in order, as soon as it and every result before it are in. Building Python objects needs the
+    /// GIL, so it cannot run in parallel; this way it overlaps with the splitting of the texts that come later,
+    /// instead of waiting for all of them. Serial, with the GIL held, when sizes come from a Python callable.
+    fn pipeline<T: Send>(
+        &self,
+        py: Python<'_>,
+        texts: &[&str],
+        f: impl Fn(usize, &str) -> T + Sync,
+        mut build: impl FnMut(usize, T) -> PyResult<()>,
+    ) -> PyResult<()> {
+        if self.calls_python() {
+            for (i, t) in texts.iter().enumerate() {
+                let out = catch_unwind(AssertUnwindSafe(|| f(i, t)))
+                    .map_err(|_| internal("splitting a batch"))?;
+                self.check()?;
+                build(i, out)?;
+            }
+            return Ok(());
+        }
+        use std::sync::atomic::Ordering::Relaxed;
+        let n = texts.len();
+        let f = &f;
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<T>)>();
+        // Workers take the texts in order, a few at a time, so results arrive about in order and the building
+        // never waits long for the next one. One worker fewer than the pool: this thread is busy building, and
+        // splits texts itself whenever nothing is ready to build (a third busy thread on two cores slowed the
+        // building, the serial part, by a third).
+        let cursor = std::sync::atomic::AtomicUsize::new(0);
+        let cursor = &cursor;
+        std::thread::scope(|scope| {
+            for _ in 0..rayon::current_num_threads().saturating_sub(1).max(1) {
+                let tx = tx.clone();
+                scope.spawn(move || loop {
+                    let from = cursor.fetch_add(PIPELINE_STEP, Relaxed);
+                    if from >= n {
+                        break;
+                    }
+                    for (i, t) in texts
+                        .iter()
+                        .enumerate()
+                        .take(n.min(from + PIPELINE_STEP))
+                        .skip(from)
+                    {
+                        let out = catch_unwind(AssertUnwindSafe(|| f(i, t))).ok();
+                        // The receiver only goes away after the workers are joined.
+                        let _ = tx.send((i, out));
+                    }
+                });
+            }
+            drop(tx);
+            let mut rx = rx;
+            let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
+            let mut next = 0;
+            loop {
+                while let Some(out) = slots.get_mut(next).and_then(Option::take) {
+                    build(next, out)?;
+                    next += 1;
+                }
+                if next == n {
+                    break;
+                }
+                match rx.try_recv() {
+                    Ok((i, out)) => {
+                        slots[i] = Some(out.ok_or_else(|| internal("splitting a batch"))?)
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Empty) if cursor.load(Relaxed) < n => {
+                        // Nothing ready to build: split the next few texts here, with the GIL released.
+                        let from = cursor.fetch_add(PIPELINE_STEP, Relaxed);
+                        let to = n.min(from + PIPELINE_STEP);
+                        if from < to {
+                            let done = py.detach(|| {
+                                (from..to)
+                                    .map(|i| catch_unwind(AssertUnwindSafe(|| f(i, texts[i]))).ok())
+                                    .collect::<Vec<_>>()
+                            });
+                            for (i, out) in (from..).zip(done) {
+                                slots[i] = Some(out.ok_or_else(|| internal("splitting a batch"))?);
+                            }
+                        }
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Empty) => {
+                        // All texts are taken and the next one is still being split: wait, GIL released.
+                        let (back, item) = py.detach(move || {
+                            let item = rx.recv().ok();
+                            (rx, item)
+                        });
+                        rx = back;
+                        match item {
+                            Some((i, Some(out))) => slots[i] = Some(out),
+                            _ => return Err(internal("splitting a batch")),
+                        }
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        return Err(internal("splitting a batch"))
+                    }
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Raises what a Python tokenizer callable raised while splitting.
@@ -286,15 +391,16 @@ impl PySplitter {
             .map(|m| chunk::doc_id(*m))
             .collect::<PyResult<Vec<_>>>()?;
         let strs = borrow_all(py, "texts", &items)?;
-        let prepared = self.for_all(py, &strs, |i, t| {
-            Prepared::new(&self.inner, t, self.inner.split(t), doc_ids[i].as_deref())
-        })?;
-        let lists = items
-            .iter()
-            .zip(&prepared)
-            .zip(&metas)
-            .map(|((source, p), m)| self.build(py, source, p, *m))
-            .collect::<PyResult<Vec<_>>>()?;
+        let mut lists = Vec::with_capacity(items.len());
+        self.pipeline(
+            py,
+            &strs,
+            |i, t| Prepared::new(&self.inner, t, self.inner.split(t), doc_ids[i].as_deref()),
+            |i, prepared| {
+                lists.push(self.build(py, &items[i], &prepared, metas[i])?);
+                Ok(())
+            },
+        )?;
         PyList::new(py, lists)
     }
 
@@ -311,30 +417,30 @@ impl PySplitter {
         Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &levels)))
     }
 
-    /// `spans` for many texts, in parallel on all cores with the GIL released.
+    /// `spans` for many texts, in parallel on all cores with the GIL released, packed for all texts at once:
+    /// (offsets of every text one after the other, as in `spans`; the number of chunks of each text, native int64).
+    /// Three objects for the whole batch, not three per text: building those under the GIL was the serial part.
     fn spans_batch<'py>(
         &self,
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyBytes>)> {
         let items = collect("texts", texts)?;
         let strs = borrow_all(py, "texts", &items)?;
         let packed = self.for_all(py, &strs, |_, t| {
-            flatten(&self.inner, t, &self.inner.split(t))
+            flatten(&self.inner, t, &self.inner.split(t)).0
         })?;
-        let items = packed
-            .iter()
-            .map(|(o, l)| {
-                PyTuple::new(
-                    py,
-                    [
-                        PyByteArray::new(py, o).into_any(),
-                        PyBytes::new(py, l).into_any(),
-                    ],
-                )
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, items)
+        let (offsets, counts) = py.detach(|| {
+            let total = packed.iter().map(Vec::len).sum();
+            let mut offsets = Vec::with_capacity(total);
+            let mut counts = Vec::with_capacity(packed.len() * 8);
+            for o in &packed {
+                offsets.extend_from_slice(o);
+                counts.extend_from_slice(&((o.len() / 16) as i64).to_ne_bytes());
+            }
+            (offsets, counts)
+        });
+        Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &counts)))
     }
 
     /// The name of a level code: "paragraph", "line", "sentence", "clause", "wrap", "word", "grapheme", "separator", "end".
