@@ -13,38 +13,8 @@ use pyo3::types::{PyInt, PyList, PyString, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::errors::{internal, to_py};
-use crate::text::substring;
+use crate::text::{substring, try_utf8 as utf8};
 use crate::tokenizer::PyTokenizer;
-
-#[allow(unsafe_code)]
-mod raw {
-    use pyo3::ffi;
-    use std::os::raw::c_char;
-
-    extern "C" {
-        pub fn PyUnicode_AsUTF8AndSize(
-            unicode: *mut ffi::PyObject,
-            size: *mut ffi::Py_ssize_t,
-        ) -> *const c_char;
-    }
-}
-
-/// The UTF-8 of `s`, or `None` when it holds lone surrogates (then Python splits it).
-#[allow(unsafe_code)]
-fn utf8<'a>(s: &'a Bound<'_, PyString>) -> Option<&'a str> {
-    let mut size: pyo3::ffi::Py_ssize_t = 0;
-    // SAFETY: `s` is a live `str` and we hold the GIL. The call returns NULL with an exception set (cleared here),
-    // or `size` bytes of valid UTF-8 owned by the object and freed only with it.
-    unsafe {
-        let ptr = raw::PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size);
-        if ptr.is_null() {
-            pyo3::ffi::PyErr_Clear();
-            return None;
-        }
-        let bytes = std::slice::from_raw_parts(ptr.cast::<u8>(), size as usize);
-        Some(std::str::from_utf8_unchecked(bytes))
-    }
-}
 
 /// Runs `f`; a panic becomes an error instead of reaching Python.
 fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
@@ -91,29 +61,6 @@ impl Measure for PyLength<'_, '_> {
     }
     fn measure_str(&mut self, s: &str) -> Result<i64, LengthError> {
         self.value(PyString::new(self.source.py(), s))
-    }
-}
-
-/// A token counter that calls back into Python (`Tokenizer.from_callable`): counted with the GIL held.
-struct Counted<'a>(&'a chunkwise_core::TokenCounter);
-
-impl Measure for Counted<'_> {
-    type Error = std::convert::Infallible;
-    fn measure(
-        &mut self,
-        text: &str,
-        ranges: &[(usize, usize)],
-        out: &mut Vec<i64>,
-    ) -> Result<(), Self::Error> {
-        out.extend(
-            ranges
-                .iter()
-                .map(|&(a, b)| self.0.count(&text[a..b]) as i64),
-        );
-        Ok(())
-    }
-    fn measure_str(&mut self, s: &str) -> Result<i64, Self::Error> {
-        Ok(self.0.count(s) as i64)
     }
 }
 
@@ -225,9 +172,8 @@ impl PyLangchainSplitter {
                 let tok = tok.get();
                 let counter = &*tok.inner;
                 let out = if tok.calls_python() {
-                    guard("splitting a text", || {
-                        self.inner.split(s, &mut Counted(counter))
-                    })?
+                    // Counting calls back into Python: the GIL stays held.
+                    guard("splitting a text", || self.inner.split(s, &mut { counter }))?
                 } else {
                     py.detach(|| {
                         guard("splitting a text", || self.inner.split(s, &mut { counter }))

@@ -25,20 +25,29 @@ mod raw {
 
 /// The UTF-8 text of `obj`, borrowed for as long as `obj` lives; a clear error for a non-`str` or for a `str`
 /// holding lone surrogates.
-#[allow(unsafe_code)]
 pub fn borrow_str<'a>(py: Python<'_>, arg: &str, obj: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
     let s = obj
         .cast::<PyString>()
         .map_err(|_| wrong_type(arg, "str", obj))?;
+    utf8(s).map_err(|err| unencodable(py, arg, s, err))
+}
+
+/// The UTF-8 text of `s`, or `None` when it holds lone surrogates (for callers with a path of their own for those).
+pub fn try_utf8<'a>(s: &'a Bound<'_, PyString>) -> Option<&'a str> {
+    utf8(s).ok()
+}
+
+/// The UTF-8 text of `s`, borrowed for as long as `s` lives, or the error CPython raised.
+#[allow(unsafe_code)]
+fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
     let mut size: ffi::Py_ssize_t = 0;
     // SAFETY: `s` is a live `str` (we hold a reference and the GIL); the call returns NULL with an exception set, or
     // a pointer to `size` bytes of valid UTF-8 owned by the object and freed only with it, so borrowing them for
-    // the lifetime of `obj` is sound.
+    // the lifetime of `s` is sound.
     unsafe {
         let ptr = raw::PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size);
         if ptr.is_null() {
-            let err = PyErr::fetch(py);
-            return Err(unencodable(py, arg, s, err));
+            return Err(PyErr::fetch(s.py()));
         }
         let bytes = std::slice::from_raw_parts(ptr.cast::<u8>(), size as usize);
         Ok(std::str::from_utf8_unchecked(bytes))
