@@ -438,7 +438,12 @@ class TextSplitter(_Base):  # type: ignore[misc,valid-type]
 
     def _chunks(self, text: str, start_index: bool, offsets: bool) -> Tuple[list, Optional[list], Optional[list]]:
         """The chunks of ``text``, LangChain's start indices and exact spans when asked."""
-        chunks = self.split_text(text)
+        return self._with_offsets(text, self.split_text(text), start_index, offsets)
+
+    def _with_offsets(
+        self, text: str, chunks: list, start_index: bool, offsets: bool
+    ) -> Tuple[list, Optional[list], Optional[list]]:
+        """Chunks split in Python, with LangChain's start indices and the spans found in order, when asked."""
         starts = _py_start_indices(text, chunks, self._chunk_overlap) if start_index else None
         spans = _py_spans(text, chunks) if offsets else None
         return chunks, starts, spans
@@ -524,12 +529,6 @@ class TextSplitter(_Base):  # type: ignore[misc,valid-type]
         length_function = cls._tiktoken_length_function(encoding_name, model_name, allowed_special, disallowed_special)
         return cls(length_function=length_function, **kwargs)
 
-    def __getstate__(self) -> dict:
-        return dict(self.__dict__)
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-
 
 def _copier(metadata: Any) -> Callable[[Any], Any]:
     """``copy.deepcopy``, or a cheaper copy giving the same result for a flat dict of immutable values."""
@@ -591,10 +590,7 @@ class _CoreSplitter(TextSplitter):
                         "Created a chunk of size %d, which is longer than the specified %d", total, self._chunk_size
                     )
                 return chunks, starts, spans
-        chunks = self._py_split(text)
-        starts = _py_start_indices(text, chunks, self._chunk_overlap) if start_index else None
-        spans = _py_spans(text, chunks) if offsets else None
-        return chunks, starts, spans
+        return self._with_offsets(text, self._py_split(text), start_index, offsets)
 
     def split_text(self, text: str) -> List[str]:
         """The chunks of ``text``."""
@@ -602,9 +598,6 @@ class _CoreSplitter(TextSplitter):
 
     def _py_split(self, text: str) -> List[str]:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def __getstate__(self) -> dict:
-        return dict(self.__dict__)
 
 
 class RecursiveCharacterTextSplitter(_CoreSplitter):

@@ -622,13 +622,6 @@ pub fn tiktoken_windows(
     Ok(out)
 }
 
-/// A failed splitter construction as the core's error (for callers that do not fall back).
-impl From<Fallback> for ChunkError {
-    fn from(f: Fallback) -> Self {
-        ChunkError::invalid("separators", f.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
