@@ -36,6 +36,9 @@ TOKEN_CASES = ("recursive.chunk.cold", "recursive.chunk.warm", "recursive.spans.
                "encode", "langchain", "text_splitter")
 # chunk() cold divided by each of these, and the target of the ratio.
 TOKEN_TARGETS = {"encode": 1.0, "langchain": 3.0, "text_splitter": 6.0}
+MD_VARIANTS = ("markdown.split", "markdown.chunk")
+# MarkdownChunker divided by each Markdown peer, and the target of the ratio.
+MD_TARGETS = {"text_splitter_md": 20.0, "langchain_md": 5.0}
 
 
 def run_suite(json_path: Path, extra: list[str]) -> int:
@@ -137,6 +140,42 @@ def tokens_tables(benches: list[dict]) -> list[str]:
                 missed.append(p)
         verdict = "met" if cold and not missed else ("not met: " + ", ".join(missed) if missed else "")
         out.append(f"| {k[0]} | {k[1]} | {k[2]} | " + " | ".join(row) + f" | {verdict} |")
+    return out + [""]
+
+
+def markdown_table(benches: list[dict]) -> list[str]:
+    """MarkdownChunker vs the Markdown-aware peers (test_bench_markdown.py)."""
+    cell: dict = defaultdict(dict)  # (file, size) -> variant -> MB/s
+    for b in by_name(benches, "test_md_chunkwise[") + by_name(benches, "test_md_peer["):
+        i = b.get("extra_info", {})
+        if "variant" in i:
+            cell[(i["file"], i["size"])][i["variant"]] = mbps(b)
+    if not cell:
+        return []
+    out = ["### Markdown: `MarkdownChunker` vs the Markdown-aware peers (speed ratio, same run)", "",
+           "`split` returns list[str] like the peers; `chunk` builds Chunk objects with title path, context and "
+           "embedding text. Target in the header.", "",
+           "| file | size | variant | MB/s | "
+           + " | ".join(f"vs {p} (>= {t:g}x)" for p, t in MD_TARGETS.items()) + " | targets |",
+           "|---|---:|---|---:|" + "---:|" * len(MD_TARGETS) + "---|"]
+    for (name, size), c in sorted(cell.items()):
+        for v in MD_VARIANTS:
+            mine = c.get(v)
+            if mine is None:
+                continue
+            row, missed = [], []
+            for p, target in MD_TARGETS.items():
+                pv = c.get(p)
+                row.append(ratio(mine, pv))
+                if pv and mine / pv < target:
+                    missed.append(p)
+            judged = all(c.get(p) for p in MD_TARGETS)
+            verdict = ("not met: " + ", ".join(missed)) if missed else ("met" if judged else "")
+            out.append(f"| {name} | {size} | {v} | {fmt(mine)} | " + " | ".join(row) + f" | {verdict} |")
+        for p in MD_TARGETS:
+            if c.get(p):
+                out.append(f"| {name} | {size} | {p} | {fmt(c[p], 2)} | " + " | ".join("" for _ in MD_TARGETS)
+                           + " | |")
     return out + [""]
 
 
@@ -271,7 +310,7 @@ def render(data: dict) -> str:
             f"{os.cpu_count()} CPUs; {versions()}.", ""]
     body = (throughput_tables(benches) + scaling_tables(benches)
             + memory_table(benches) + adversarial_table(benches) + tokens_tables(benches)
-            + langchain_table(benches))
+            + langchain_table(benches) + markdown_table(benches))
     return "\n".join(head + body)
 
 

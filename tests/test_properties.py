@@ -14,7 +14,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import chunkwise
-from chunkwise import FixedChunker, ParagraphChunker, RecursiveChunker, SentenceChunker
+from chunkwise import ClauseChunker, FixedChunker, MarkdownChunker, ParagraphChunker, RecursiveChunker, SentenceChunker
 
 regex = pytest.importorskip("regex", reason="grapheme segmentation needs the `regex` package")
 
@@ -33,7 +33,15 @@ CJK_PUNCT = list("。！？，、」「『』（）：；") + ["。」", "！」
 EMOJI = ["👨\u200d👩\u200d👧", "🏳\ufe0f\u200d🌈", "👍🏽", "🇯🇵", "😀", "❤\ufe0f"]
 COMBINING = ["e\u0301", "a\u0308\u0323", "\u0915\u094d\u0937", "ก\u0e34"]  # é, ạ̈, Devanagari conjunct, Thai
 
-FRAGMENTS = ASCII + ASCII_PUNCT + SPACES + BREAKS + HAN + KANA + HANGUL + CJK_PUNCT + EMOJI + COMBINING
+# Structure for the Markdown and clause chunkers (plain text to the others): headings, fences, tables, lists, breaks,
+# numbered provisions, each at the start of a line.
+STRUCTURE = [
+    "\n# ", "\n## ", "\n### ", "\n===\n", "\n---\n", "\n```py\n", "\n```\n", "\n~~~\n", "\n    ",
+    "\n| a | b |\n|---|:-:|\n", "\n| 1 | `x|y` |", "\n- ", "\n  - ", "\n1. ", "\n> ",
+    "\n第一章 ", "\n第二条 ", "\n（一）", "\nArticle 2. ", "\n(a) ", "\n1.1 ", "\n§ 3 ",
+]
+
+FRAGMENTS = ASCII + ASCII_PUNCT + SPACES + BREAKS + HAN + KANA + HANGUL + CJK_PUNCT + EMOJI + COMBINING + STRUCTURE
 
 fragment = st.sampled_from(FRAGMENTS)
 # Runs of one kind make long words / long CJK runs / long whitespace runs more likely than uniform sampling does.
@@ -58,7 +66,14 @@ FACTORIES = {
     "sentence": lambda size, overlap, trim: SentenceChunker(size, overlap, trim=trim),
     "paragraph": lambda size, overlap, trim: ParagraphChunker(size, overlap, trim=trim),
     "fixed": lambda size, overlap, trim: FixedChunker(size, overlap, trim=trim),
+    "markdown": lambda size, overlap, trim: MarkdownChunker(size, overlap, trim=trim),
+    "markdown-apart": lambda size, overlap, trim: MarkdownChunker(size, overlap, trim=trim, merge_sections=False),
+    "clause": lambda size, overlap, trim: ClauseChunker(size, overlap, trim=trim),
 }
+
+# Chunkers that read the document's structure: their chunks carry a title path, a type and a context.
+STRUCTURAL = {"markdown", "markdown-apart", "clause"}
+STRUCTURAL_LEVELS = {"section", "thematic_break", "block", "item", "nested_block", "definition"}
 
 
 GREEDY = ["recursive", "recursive-custom", "sentence", "paragraph"]
@@ -103,7 +118,8 @@ def check_invariants(text: str, chunks: list, size: int, overlap: int, trim: boo
             assert c.text, (i, c)
             assert not c.text[0].isspace(), f"chunk {i} starts with whitespace: {c.text!r}"
             assert not c.text[-1].isspace(), f"chunk {i} ends with whitespace: {c.text!r}"
-        assert c.level in {"paragraph", "line", "sentence", "clause", "wrap", "word", "grapheme", "separator", "end"}, c.level
+        levels = {"paragraph", "line", "sentence", "clause", "wrap", "word", "grapheme", "separator", "end"}
+        assert c.level in levels | STRUCTURAL_LEVELS, c.level
 
     for i, (prev, nxt) in enumerate(zip(chunks, chunks[1:])):
         assert nxt.start > prev.start, f"starts not increasing at {i}: {prev!r} {nxt!r}"
@@ -154,11 +170,18 @@ def run_all_checks(kind, text, p, more):
         [(d["start"], d["end"]) for d in cs] for cs in singles
     ]
 
-    # linked, unique ids; no context yet, so the embedding text is the text
+    # linked, unique ids; the embedding text is the context and the text (only structural chunkers have a context)
     for i, c in enumerate(chunks):
         assert c.prev_id == (chunks[i - 1].id if i else None)
         assert c.next_id == (chunks[i + 1].id if i + 1 < len(chunks) else None)
-        assert c.context == "" and c.embedding_text == c.text
+        if kind in STRUCTURAL:
+            assert c.embedding_text == (c.context + c.context_sep + c.text if c.context else c.text)
+            md = c.metadata
+            assert len(md["title_path"]) == len(md["headings"]) and md["chunk_type"] in {
+                "text", "heading", "table", "code", "list", "quote", "clause"
+            }
+        else:
+            assert c.context == "" and c.embedding_text == c.text
     assert len({c.id for c in chunks}) == len(chunks)
 
 
@@ -194,7 +217,9 @@ def test_deterministic_and_picklable(kind, text, p):
     if a:
         a[0].metadata["mine"] = 1  # each chunk its own copy
     for c in a[1:]:
-        assert c.metadata == {"k": [1]}
+        extra = {k: v for k, v in c.metadata.items() if k not in {"k"}}
+        assert c.metadata["k"] == [1] and (kind in STRUCTURAL or not extra)
+        assert set(extra) <= {"title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language"}
     for c in a:
         back = pickle.loads(pickle.dumps(c))
         assert back.to_dict() == c.to_dict()

@@ -6,15 +6,28 @@ in a Rust core, and returns :class:`Chunk` objects whose ``text`` is always ``so
 
 from ._core import ChunkingError, Tokenizer, __version__
 from .chunk import Chunk
-from .chunkers import FixedChunker, ParagraphChunker, RecursiveChunker, SentenceChunker
+from .chunkers import (
+    ClauseChunker,
+    FixedChunker,
+    MarkdownChunker,
+    ParagraphChunker,
+    RecursiveChunker,
+    SentenceChunker,
+    TableChunker,
+    join_pages,
+)
 
 __all__ = [
     "Chunk",
     "ChunkingError",
+    "ClauseChunker",
     "FixedChunker",
+    "MarkdownChunker",
     "ParagraphChunker",
     "RecursiveChunker",
     "SentenceChunker",
+    "TableChunker",
     "Tokenizer",
     "__version__",
+    "join_pages",
 ]

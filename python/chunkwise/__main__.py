@@ -14,13 +14,23 @@ import time
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, TextIO
 
-from . import FixedChunker, ParagraphChunker, RecursiveChunker, SentenceChunker, __version__
+from . import (
+    ClauseChunker,
+    FixedChunker,
+    MarkdownChunker,
+    ParagraphChunker,
+    RecursiveChunker,
+    SentenceChunker,
+    __version__,
+)
 
 STRATEGIES = {
     "recursive": RecursiveChunker,
     "sentence": SentenceChunker,
     "paragraph": ParagraphChunker,
     "fixed": FixedChunker,
+    "markdown": MarkdownChunker,
+    "clause": ClauseChunker,
 }
 
 #: Files read and chunked together, so that a batch runs on all cores.

@@ -12,7 +12,18 @@ from . import _core
 from ._core import Tokenizer
 from .chunk import Chunk
 
-__all__ = ["BaseChunker", "RecursiveChunker", "SentenceChunker", "ParagraphChunker", "FixedChunker"]
+__all__ = [
+    "BaseChunker",
+    "RecursiveChunker",
+    "SentenceChunker",
+    "ParagraphChunker",
+    "FixedChunker",
+    "MarkdownChunker",
+    "ClauseChunker",
+    "TableChunker",
+]
+
+PAGE_BREAK = "\f"
 
 def _int64_pairs(buffer: bytearray) -> memoryview:
     return memoryview(buffer).cast("q")
@@ -30,9 +41,29 @@ class BaseChunker:
 
     # -- calls -----------------------------------------------------------------------------------------------------
 
-    def chunk(self, text: str, metadata: Optional[Mapping[str, Any]] = None) -> List[Chunk]:
-        """Splits ``text`` into :class:`Chunk` objects; ``metadata`` is copied into each chunk."""
-        return self._splitter.chunk(text, _as_dict(metadata, "metadata"))
+    def chunk(
+        self,
+        text: Optional[str] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        *,
+        pages: Optional[Sequence[str]] = None,
+    ) -> List[Chunk]:
+        """Splits ``text`` into :class:`Chunk` objects; ``metadata`` is copied into each chunk.
+
+        ``pages`` (instead of ``text``): the texts of a document's pages, e.g. from a PDF extractor. They are joined
+        with form feeds into the source the offsets refer to. With pages, or a text holding form feeds, each chunk's
+        metadata has ``page_start`` and ``page_end`` (1-based: the pages of its first and last character).
+        """
+        if pages is not None:
+            if text is not None:
+                raise TypeError("chunk() takes text or pages, not both")
+            text = join_pages(pages)
+        elif text is None:
+            raise TypeError("chunk() needs text (or pages)")
+        chunks = self._splitter.chunk(text, _as_dict(metadata, "metadata"))
+        if pages is not None or (isinstance(text, str) and PAGE_BREAK in text):
+            _number_pages(text, chunks)
+        return chunks
 
     def split(self, text: str) -> List[str]:
         """The chunks' texts only."""
@@ -85,6 +116,32 @@ class BaseChunker:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
         return f"{type(self).__name__}({args})"
+
+
+def join_pages(pages: Sequence[str]) -> str:
+    """The source text of a paged document: its pages joined with form feeds (the offsets of its chunks refer to it)."""
+    pages = _as_list(pages, "pages")
+    for i, page in enumerate(pages):
+        if not isinstance(page, str):
+            raise TypeError(f"pages[{i}] must be a str, got {type(page).__name__}")
+        if PAGE_BREAK in page:
+            raise _core.ChunkingError(f"pages[{i}] holds a form feed, which separates pages: split it into pages")
+    return PAGE_BREAK.join(pages)
+
+
+def _number_pages(text: str, chunks: List[Chunk]) -> None:
+    """Adds ``page_start`` and ``page_end`` to each chunk: pages are separated by form feeds."""
+    from bisect import bisect_left
+
+    breaks = []
+    at = text.find(PAGE_BREAK)
+    while at >= 0:
+        breaks.append(at)
+        at = text.find(PAGE_BREAK, at + 1)
+    for c in chunks:
+        meta = c.metadata
+        meta["page_start"] = bisect_left(breaks, c.start) + 1
+        meta["page_end"] = bisect_left(breaks, max(c.start, c.end - 1)) + 1
 
 
 def _restore(cls, kwargs):
@@ -204,3 +261,126 @@ class FixedChunker(BaseChunker):
     ) -> None:
         public = dict(size=size, overlap=overlap, snap=snap, trim=trim, unit=unit, tokenizer=tokenizer)
         super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
+
+
+class MarkdownChunker(BaseChunker):
+    """Markdown (CommonMark with GFM tables and front matter) cut along its structure: sections by heading level,
+    then thematic breaks, blocks, list items, table rows and code lines, then sentences, clauses and words.
+
+    A section that fits stays whole; with ``merge_sections`` sibling sections share a chunk when they fit together,
+    but no chunk spans a heading stronger than the pieces it merges. Tables, code blocks and lists (with the
+    paragraph that leads into them) that fit are never cut; larger ones are cut between rows, lines or items, and
+    each piece's ``context`` carries the table header, the fence line or the lead-in. Every chunk's metadata has
+    ``title_path`` (the headings above its first line), ``headings`` (their levels) and ``chunk_type``; its
+    ``context`` holds the rendered path. With ``size_includes_context`` the context counts toward ``size``.
+    """
+
+    _strategy = "markdown"
+
+    def __init__(
+        self,
+        size: int = 512,
+        overlap: int = 0,
+        *,
+        merge_sections: bool = True,
+        size_includes_context: bool = False,
+        min_size: int = 0,
+        trim: bool = True,
+        unit: Optional[str] = None,
+        tokenizer: Optional[Tokenizer] = None,
+    ) -> None:
+        public = dict(
+            size=size,
+            overlap=overlap,
+            merge_sections=merge_sections,
+            size_includes_context=size_includes_context,
+            min_size=min_size,
+            trim=trim,
+            unit=unit,
+            tokenizer=tokenizer,
+        )
+        super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
+
+
+class ClauseChunker(BaseChunker):
+    """Legal and policy text cut at its numbered provisions: 第X编/章/节/条, 一、, （一）, Article N, Section N, § N,
+    1. / 1.1 / (a) / (i) ... The numbering hierarchy is the title path (``metadata["title_path"]``, rendered in
+    ``context``); a provision that fits stays whole, sibling provisions share a chunk when they fit together
+    (``merge_sections``), and an over-long provision falls back to paragraphs, sentences, clauses and words.
+    """
+
+    _strategy = "clause"
+
+    def __init__(
+        self,
+        size: int = 512,
+        overlap: int = 0,
+        *,
+        merge_sections: bool = True,
+        size_includes_context: bool = False,
+        min_size: int = 0,
+        trim: bool = True,
+        unit: Optional[str] = None,
+        tokenizer: Optional[Tokenizer] = None,
+    ) -> None:
+        public = dict(
+            size=size,
+            overlap=overlap,
+            merge_sections=merge_sections,
+            size_includes_context=size_includes_context,
+            min_size=min_size,
+            trim=trim,
+            unit=unit,
+            tokenizer=tokenizer,
+        )
+        super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
+
+
+# The size of a table chunk limited by rows only: larger than any text.
+_UNLIMITED = 1 << 50
+
+
+class TableChunker(BaseChunker):
+    """One table (``format``: "markdown", "csv" or "tsv") cut between rows, never inside one unless a single row
+    is over ``size``: at most ``rows_per_chunk`` data rows and ``size`` units per chunk (give either or both).
+
+    Every chunk's metadata has ``chunk_type="table"``, ``row_start``/``row_end`` (0-based data rows, end exclusive)
+    and ``total_rows``. A Markdown piece that does not start at the header carries the header and delimiter rows
+    in ``context``; a CSV or TSV chunk carries its header rendered as Markdown in ``context``, and its
+    ``embedding_text`` is the chunk's rows rendered as a Markdown table under that header.
+    """
+
+    _strategy = "table"
+
+    def __init__(
+        self,
+        size: Optional[int] = None,
+        overlap: int = 0,
+        *,
+        rows_per_chunk: Optional[int] = None,
+        format: str = "markdown",
+        size_includes_context: bool = False,
+        trim: bool = True,
+        unit: Optional[str] = None,
+        tokenizer: Optional[Tokenizer] = None,
+    ) -> None:
+        if size is None and rows_per_chunk is None:
+            raise _core.ChunkingError("TableChunker needs size or rows_per_chunk (or both), got neither")
+        if rows_per_chunk is not None and (isinstance(rows_per_chunk, bool) or not isinstance(rows_per_chunk, int)):
+            raise TypeError(f"rows_per_chunk must be an int or None, got {type(rows_per_chunk).__name__}")
+        if rows_per_chunk is not None and rows_per_chunk < 1:
+            raise _core.ChunkingError(f"rows_per_chunk must be >= 1, got {rows_per_chunk}")
+        public = dict(
+            size=size,
+            overlap=overlap,
+            rows_per_chunk=rows_per_chunk,
+            format=format,
+            size_includes_context=size_includes_context,
+            trim=trim,
+            unit=unit,
+            tokenizer=tokenizer,
+        )
+        core = dict(public, unit=_unit(unit, tokenizer))
+        core["size"] = _UNLIMITED if size is None else size
+        core["rows_per_chunk"] = rows_per_chunk or 0
+        super().__init__(public, **core)

@@ -21,6 +21,7 @@ use crate::boundary::{
 };
 use crate::offsets::{ceil_char_boundary, floor_char_boundary};
 use crate::size::Sizer;
+use crate::structure::Structure;
 
 /// A chunk: byte offsets into the text, and the level of the boundary it ends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +67,12 @@ pub struct Assembler<'a> {
     pub trim: bool,
     /// Greedy or fixed windows.
     pub mode: Mode,
+    /// The document's structure, for structural strategies (Markdown, provisions).
+    pub structure: Option<&'a Structure>,
+    /// The capacity of the chunk being assembled: `capacity`, less its context when the context counts.
+    pub cap: std::cell::Cell<usize>,
+    /// How far the chunk being assembled may reach (the end of its section, for structural strategies).
+    pub limit: std::cell::Cell<usize>,
 }
 
 /// Units scanned past the capacity: trailing whitespace that trimming removes, and context for look-ahead rules.
@@ -136,6 +143,11 @@ impl Assembler<'_> {
             };
             if start >= text.len() {
                 break;
+            }
+            if let Some(s) = self.structure {
+                self.cap
+                    .set(s.capacity_at(text, start, self.sizer, self.capacity));
+                self.limit.set(s.limit_at(text.len(), start));
             }
             let mark = match self.mode {
                 Mode::Greedy => {
@@ -277,7 +289,14 @@ impl Assembler<'_> {
             }
             // Each emitter's output is sorted: merge it into the sorted bounds rather than sort them again.
             win.fresh.clear();
-            emitter.emit(text, start, scan_end, *level, &mut win.fresh);
+            match (emitter, self.structure) {
+                (Emitter::Structure, Some(s)) => s.emit(start, scan_end, *level, &mut win.fresh),
+                _ => emitter.emit(text, start, scan_end, *level, &mut win.fresh),
+            }
+            if let Some(s) = self.structure {
+                // Graphemes are the floor: a chunk that nothing else fits in may still end between two of them.
+                s.filter(&mut win.fresh, emitter);
+            }
             let safe = emitter.grapheme_safe();
             // A boundary at the edge of a window that stops short of the text end is an artefact of the window.
             win.fresh
@@ -408,7 +427,7 @@ impl Assembler<'_> {
             }
         };
         let checked = exact(win, &mark);
-        if self.end_of(&checked).1 <= self.capacity {
+        if self.end_of(&checked).1 <= self.cap.get() {
             return checked;
         }
         let limit = self.end_of(&mark).0;
@@ -432,7 +451,7 @@ impl Assembler<'_> {
                 .collect();
             for m in candidates.iter().rev() {
                 let checked = exact(win, m);
-                if self.end_of(&checked).1 <= self.capacity {
+                if self.end_of(&checked).1 <= self.cap.get() {
                     return checked;
                 }
             }
@@ -454,6 +473,8 @@ impl Assembler<'_> {
     /// Picks where the greedy chunk starting at `win.start` ends.
     fn choose(&self, text: &str, win: &mut Window) -> Mark {
         let start = win.start;
+        // A piece of nothing but headings is no chunk of its own while a weaker level can add to it.
+        let mut headings_only = None;
         for li in 0..self.levels.len() {
             self.ensure(text, win, li);
             let level = self.levels[li];
@@ -463,16 +484,29 @@ impl Assembler<'_> {
                 if end <= start {
                     continue;
                 }
-                if size > self.capacity {
+                if size > self.cap.get() || m.pos > self.limit.get() {
                     break;
                 }
                 best = Some(*m);
+                if self.structure.is_some_and(|s| {
+                    s.stops(m.level, level) && !s.headings_only(text, start, m.pos)
+                }) {
+                    break;
+                }
             }
             if let Some(m) = best {
+                if li + 1 < self.levels.len()
+                    && self
+                        .structure
+                        .is_some_and(|s| s.headings_only(text, start, m.pos))
+                {
+                    headings_only.get_or_insert(m);
+                    continue;
+                }
                 return m;
             }
         }
-        self.oversized_grapheme(text, win)
+        headings_only.unwrap_or_else(|| self.oversized_grapheme(text, win))
     }
 
     /// Nothing fits: the chunk is the first grapheme cluster, however large.
@@ -505,7 +539,21 @@ impl Assembler<'_> {
             return mark.pos;
         }
         let (end, size) = self.end_of(mark);
-        let start = win.start;
+        let mut start = win.start;
+        if self.structure.is_some() {
+            // No overlap across a heading: a section's chunks never begin with the end of the one before.
+            if mark.level >= Level::SECTION {
+                return mark.pos;
+            }
+            if let Some(h) = win
+                .marks
+                .iter()
+                .rev()
+                .find(|m| m.level >= Level::SECTION && m.pos < end)
+            {
+                start = start.max(h.pos.saturating_sub(1));
+            }
+        }
         // The overlap is made of whole words at least.
         for li in 0..self.levels.len() {
             let level = self.levels[li];
@@ -659,13 +707,17 @@ impl Assembler<'_> {
             let cur = spans[i];
             if k > first {
                 let prev = spans[k - 1];
-                let small = cur.size < self.min_size || prev.size < self.min_size;
+                let barrier = self.structure.is_some() && prev.level >= Level::SECTION;
+                let small = !barrier && (cur.size < self.min_size || prev.size < self.min_size);
                 let merged = if small {
                     size(prev.start, cur.end)
                 } else {
                     usize::MAX
                 };
-                if merged <= self.capacity {
+                let cap = self.structure.map_or(self.capacity, |s| {
+                    s.capacity_at(text, prev.start, self.sizer, self.capacity)
+                });
+                if merged <= cap {
                     spans[k - 1] = Span {
                         start: prev.start,
                         end: cur.end,

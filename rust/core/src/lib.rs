@@ -7,6 +7,7 @@
 //! - [`tokens`]: sizes in tokens (HF tokenizers, tiktoken, callables), exact, with a memo of pieces.
 //! - [`offsets`]: byte offsets to Python `str` (code point) offsets, incrementally.
 //! - [`splitter`]: the strategies, as configurations of emitters for the engine.
+//! - [`structure`]: a document's structure (Markdown, provisions) and what each chunk learns from it.
 
 #![forbid(unsafe_code)]
 
@@ -17,6 +18,7 @@ pub mod langchain;
 pub mod offsets;
 pub mod size;
 pub mod splitter;
+pub mod structure;
 mod tiktoken;
 pub mod tokens;
 
@@ -24,4 +26,5 @@ pub use assemble::{Mode, Span};
 pub use boundary::Level;
 pub use error::ChunkError;
 pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy};
+pub use structure::{SpanInfo, Structure};
 pub use tokens::{CountFn, PieceRule, TokenCounter};

@@ -22,6 +22,14 @@ pub enum Strategy {
     Paragraph,
     /// Windows of `size` cut at grapheme boundaries, optionally snapped back to a sentence or word boundary.
     Fixed,
+    /// Markdown: sections by heading level > thematic breaks > blocks > list items > rows and code lines > the
+    /// text levels; tables, code and lists stay whole when they fit.
+    Markdown,
+    /// Legal and policy text: numbered provisions (第X章/条, Article N, § N, 1.1, (a) ...) as sections by depth,
+    /// then paragraphs, lines, sentences, clauses, words.
+    Clause,
+    /// One table (Markdown, CSV or TSV): cut between rows, the header repeated in each piece's context.
+    Table,
 }
 
 impl Strategy {
@@ -32,9 +40,15 @@ impl Strategy {
             "sentence" => Ok(Strategy::Sentence),
             "paragraph" => Ok(Strategy::Paragraph),
             "fixed" => Ok(Strategy::Fixed),
+            "markdown" => Ok(Strategy::Markdown),
+            "clause" => Ok(Strategy::Clause),
+            "table" => Ok(Strategy::Table),
             other => Err(ChunkError::invalid(
                 "strategy",
-                format!("strategy must be one of 'recursive', 'sentence', 'paragraph', 'fixed', got {other:?}"),
+                format!(
+                    "strategy must be one of 'recursive', 'sentence', 'paragraph', 'fixed', 'markdown', \
+                     'clause', 'table', got {other:?}"
+                ),
             )),
         }
     }
@@ -57,6 +71,14 @@ pub struct SplitterConfig {
     pub snap: i64,
     /// The tokenizer that measures `unit = "tokens"`.
     pub tokenizer: Option<Arc<TokenCounter>>,
+    /// Structural strategies: sibling sections may share a chunk.
+    pub merge_sections: bool,
+    /// Structural strategies: a chunk's context (heading path, table header) counts toward its size.
+    pub size_includes_context: bool,
+    /// Table strategy: "markdown", "csv" or "tsv".
+    pub table_format: String,
+    /// Table strategy: at most this many data rows per chunk (0: no limit but the size).
+    pub rows_per_chunk: i64,
 }
 
 impl SplitterConfig {
@@ -74,6 +96,10 @@ impl SplitterConfig {
             keep_separator: KeepSeparator::End,
             snap: 0,
             tokenizer: None,
+            merge_sections: true,
+            size_includes_context: false,
+            table_format: "markdown".to_owned(),
+            rows_per_chunk: 0,
         }
     }
 }
@@ -90,6 +116,20 @@ pub struct Splitter {
     levels: Vec<Level>,
     unit: Unit,
     sizer: Arc<dyn Sizer>,
+}
+
+/// Parses a table format name.
+fn table_format(name: &str) -> Result<crate::boundary::table::TableFormat, ChunkError> {
+    use crate::boundary::table::TableFormat;
+    match name {
+        "markdown" => Ok(TableFormat::Markdown),
+        "csv" => Ok(TableFormat::Csv),
+        "tsv" => Ok(TableFormat::Tsv),
+        other => Err(ChunkError::invalid(
+            "format",
+            format!("format must be 'markdown', 'csv' or 'tsv', got {other:?}"),
+        )),
+    }
 }
 
 fn non_negative(arg: &'static str, value: i64) -> Result<usize, ChunkError> {
@@ -161,6 +201,10 @@ impl Splitter {
                 "separators are only used by the recursive strategy",
             ));
         }
+        if config.strategy == Strategy::Table {
+            table_format(&config.table_format)?;
+        }
+        non_negative("rows_per_chunk", config.rows_per_chunk)?;
         let emitters = Self::emitters(&config, snap)?;
         let mut levels: Vec<Level> = emitters.iter().map(|(_, l)| *l).collect();
         levels.sort_unstable_by(|a, b| b.cmp(a));
@@ -236,6 +280,52 @@ impl Splitter {
                 vec![(Sentence, Level::SENTENCE), (Word, Level::WORD)]
             }
             (Strategy::Fixed, _) => vec![],
+            (Strategy::Table, _) => vec![
+                (Structure, Level::heading(1)),
+                (Structure, Level::LINE),
+                (Structure, Level::WRAP),
+                (Word, Level::WORD),
+            ],
+            (Strategy::Clause, _) => {
+                let mut out: Vec<(Emitter, Level)> =
+                    (1..=6).map(|d| (Structure, Level::heading(d))).collect();
+                out.extend([
+                    (Paragraph, Level::PARAGRAPH),
+                    (Line, Level::LINE),
+                    (Sentence, Level::SENTENCE),
+                    (Clause, Level::CLAUSE),
+                    (Wrap, Level::WRAP),
+                    (Word, Level::WORD),
+                ]);
+                out
+            }
+            (Strategy::Markdown, _) => {
+                let mut out: Vec<(Emitter, Level)> = (1..=6)
+                    .map(|d| (Structure, Level::heading(d)))
+                    .chain(
+                        [
+                            Level::THEMATIC,
+                            Level::BLOCK,
+                            Level::ITEM,
+                            Level::NESTED,
+                            Level::DEFINITION,
+                            Level::PARAGRAPH,
+                            Level::LINE,
+                            Level::WRAP,
+                        ]
+                        .map(|l| (Structure, l)),
+                    )
+                    .collect();
+                out.extend([
+                    (Paragraph, Level::PARAGRAPH),
+                    (Line, Level::LINE),
+                    (Sentence, Level::SENTENCE),
+                    (Clause, Level::CLAUSE),
+                    (Wrap, Level::WRAP),
+                    (Word, Level::WORD),
+                ]);
+                out
+            }
         };
         out.push((Grapheme, Level::GRAPHEME));
         Ok(out)
@@ -247,13 +337,71 @@ impl Splitter {
     }
 
     /// The spans (byte offsets) of the chunks of `text`.
+    ///
+    /// # Panics
+    /// With the table strategy, on a text that is not a table: use [`Splitter::try_split`] there.
     pub fn split(&self, text: &str) -> Vec<Span> {
+        self.try_split(text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The spans of the chunks of `text`, or why the text cannot be read (a table strategy's text is not a table).
+    pub fn try_split(&self, text: &str) -> Result<Vec<Span>, ChunkError> {
+        Ok(self.split_structured(text)?.0)
+    }
+
+    /// The spans of the chunks of `text`, with the document's structure for a structural strategy.
+    pub fn split_structured(
+        &self,
+        text: &str,
+    ) -> Result<(Vec<Span>, Option<crate::structure::Structure>), ChunkError> {
+        let structure = self.structure(text)?;
         let mut out = Vec::new();
-        self.assembler().run(text, &mut out);
-        out
+        self.assembler(structure.as_ref()).run(text, &mut out);
+        Ok((out, structure))
+    }
+
+    /// What each span learns from the structure: title path, context, chunk type.
+    pub fn describe(
+        &self,
+        text: &str,
+        spans: &[Span],
+        structure: &crate::structure::Structure,
+    ) -> Vec<crate::structure::SpanInfo> {
+        structure.describe(text, spans, self.sizer.as_ref(), self.capacity)
+    }
+
+    /// Whether the strategy reads the document's structure (its chunks carry a title path and a type).
+    pub fn is_structural(&self) -> bool {
+        matches!(
+            self.config.strategy,
+            Strategy::Markdown | Strategy::Clause | Strategy::Table
+        )
+    }
+
+    fn structure(&self, text: &str) -> Result<Option<crate::structure::Structure>, ChunkError> {
+        use crate::structure::Structure;
+        let mut s = match self.config.strategy {
+            Strategy::Markdown => crate::boundary::markdown::parse(text),
+            Strategy::Clause => {
+                Structure::from_provisions(text, crate::boundary::provisions::provisions(text))
+            }
+            Strategy::Table => {
+                let format = table_format(&self.config.table_format)?;
+                let table = crate::boundary::table::parse_table(text, format)?;
+                Structure::from_table(text, &table, format, self.config.rows_per_chunk as usize)
+            }
+            _ => return Ok(None),
+        };
+        s.merge_sections = self.config.merge_sections && self.config.rows_per_chunk == 0;
+        s.size_includes_context = self.config.size_includes_context;
+        s.seal(text, self.sizer.as_ref(), self.capacity);
+        Ok(Some(s))
     }
 
     /// The spans of many texts, in parallel on all cores.
+    ///
+    /// # Panics
+    /// As [`Splitter::split`].
     pub fn split_batch<T: AsRef<str> + Sync>(&self, texts: &[T]) -> Vec<Vec<Span>> {
         texts.par_iter().map(|t| self.split(t.as_ref())).collect()
     }
@@ -263,12 +411,28 @@ impl Splitter {
         if level == Level::END {
             return "end";
         }
+        if self.is_structural() && level > Level::PARAGRAPH {
+            return match level {
+                l if l >= Level::SECTION && self.config.strategy == Strategy::Table => {
+                    "rows_per_chunk"
+                }
+                l if l >= Level::SECTION => "section",
+                Level::THEMATIC => "thematic_break",
+                Level::BLOCK => "block",
+                Level::ITEM => "item",
+                Level::NESTED => "nested_block",
+                _ => "definition",
+            };
+        }
+        if self.config.strategy == Strategy::Table && level == Level::LINE {
+            return "row";
+        }
         if self.config.strategy == Strategy::Sentence && level == Level::SENTENCE {
             return "sentence";
         }
         self.emitters
             .iter()
-            .find(|(_, l)| *l == level)
+            .find(|(e, l)| *l == level && !matches!(e, Emitter::Structure))
             .map_or("grapheme", |(e, _)| e.name())
     }
 
@@ -293,8 +457,14 @@ impl Splitter {
         self.sizer.size(text)
     }
 
-    fn assembler(&self) -> Assembler<'_> {
+    fn assembler<'a>(
+        &'a self,
+        structure: Option<&'a crate::structure::Structure>,
+    ) -> Assembler<'a> {
         Assembler {
+            structure,
+            cap: std::cell::Cell::new(self.capacity),
+            limit: std::cell::Cell::new(usize::MAX),
             emitters: &self.emitters,
             levels: &self.levels,
             sizer: self.sizer.as_ref(),

@@ -75,7 +75,7 @@ struct PySplitter {
 impl PySplitter {
     /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error.
     fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Span>> {
-        let run = || catch_unwind(AssertUnwindSafe(|| self.inner.split(text)));
+        let run = || catch_unwind(AssertUnwindSafe(|| self.inner.try_split(text)));
         let spans = if self.detach(text) {
             py.detach(run)
         } else {
@@ -83,7 +83,7 @@ impl PySplitter {
         };
         let spans = spans.map_err(|_| internal("splitting a text"))?;
         self.check()?;
-        Ok(spans)
+        spans.map_err(to_py)
     }
 
     /// Whether to release the GIL for `text`: for large texts, unless sizes come from a Python callable.
@@ -236,7 +236,7 @@ impl PySplitter {
     fn prepare(&self, py: Python<'_>, text: &str, doc_id: Option<&str>) -> PyResult<Prepared> {
         let run = || {
             catch_unwind(AssertUnwindSafe(|| {
-                Prepared::new(&self.inner, text, self.inner.split(text), doc_id)
+                Prepared::split(&self.inner, text, doc_id)
             }))
         };
         let prepared = if self.detach(text) {
@@ -246,7 +246,7 @@ impl PySplitter {
         };
         let prepared = prepared.map_err(|_| internal("splitting a text"))?;
         self.check()?;
-        Ok(prepared)
+        prepared.map_err(to_py)
     }
 
     fn build<'py>(
@@ -270,6 +270,11 @@ impl PySplitter {
     }
 }
 
+/// A core error about one text of a batch, naming it.
+fn batch_error(i: usize, e: chunkwise_core::ChunkError) -> PyErr {
+    ChunkingError::new_err(format!("texts[{i}]: {e}"))
+}
+
 fn metadata_arg<'a, 'py>(
     arg: &str,
     value: &'a Option<Bound<'py, PyAny>>,
@@ -288,7 +293,9 @@ fn metadata_arg<'a, 'py>(
 impl PySplitter {
     #[new]
     #[pyo3(signature = (strategy, size, overlap=0, min_size=0, trim=true, unit="chars", separators=None,
-                        separators_regex=false, keep_separator="end", snap=0, tokenizer=None))]
+                        separators_regex=false, keep_separator="end", snap=0, tokenizer=None,
+                        merge_sections=true, size_includes_context=false, format="markdown",
+                        rows_per_chunk=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         strategy: &str,
@@ -302,6 +309,10 @@ impl PySplitter {
         keep_separator: &str,
         snap: i64,
         tokenizer: Option<Bound<'_, PyAny>>,
+        merge_sections: bool,
+        size_includes_context: bool,
+        format: &str,
+        rows_per_chunk: i64,
     ) -> PyResult<Self> {
         let tokenizer = match tokenizer {
             Some(t) if !t.is_none() => Some(
@@ -333,6 +344,10 @@ impl PySplitter {
             keep_separator: keep,
             snap,
             tokenizer: tokenizer.as_ref().map(|t| t.get().inner.clone()),
+            merge_sections,
+            size_includes_context,
+            table_format: format.to_owned(),
+            rows_per_chunk,
         };
         Ok(Self {
             inner: Splitter::new(config).map_err(to_py)?,
@@ -395,8 +410,9 @@ impl PySplitter {
         self.pipeline(
             py,
             &strs,
-            |i, t| Prepared::new(&self.inner, t, self.inner.split(t), doc_ids[i].as_deref()),
+            |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref()),
             |i, prepared| {
+                let prepared = prepared.map_err(|e| batch_error(i, e))?;
                 lists.push(self.build(py, &items[i], &prepared, metas[i])?);
                 Ok(())
             },
@@ -428,8 +444,15 @@ impl PySplitter {
         let items = collect("texts", texts)?;
         let strs = borrow_all(py, "texts", &items)?;
         let packed = self.for_all(py, &strs, |_, t| {
-            flatten(&self.inner, t, &self.inner.split(t)).0
+            self.inner
+                .try_split(t)
+                .map(|spans| flatten(&self.inner, t, &spans).0)
         })?;
+        let packed = packed
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| p.map_err(|e| batch_error(i, e)))
+            .collect::<PyResult<Vec<_>>>()?;
         let (offsets, counts) = py.detach(|| {
             let total = packed.iter().map(Vec::len).sum();
             let mut offsets = Vec::with_capacity(total);
@@ -471,6 +494,10 @@ impl PySplitter {
             "tokenizer",
             self.tokenizer.as_ref().map(|t| t.clone_ref(py)),
         )?;
+        d.set_item("merge_sections", c.merge_sections)?;
+        d.set_item("size_includes_context", c.size_includes_context)?;
+        d.set_item("format", &c.table_format)?;
+        d.set_item("rows_per_chunk", c.rows_per_chunk)?;
         Ok(d)
     }
 
@@ -480,20 +507,31 @@ impl PySplitter {
         let py = slf.py();
         let this = slf.get();
         let c = this.inner.config();
-        let args = (
-            this.strategy.clone(),
-            c.size,
-            c.overlap,
-            c.min_size,
-            c.trim,
-            c.unit.clone(),
-            c.separators.clone(),
-            c.separators_regex,
-            this.keep_separator.clone(),
-            c.snap,
-            this.tokenizer.as_ref().map(|t| t.clone_ref(py)),
-        )
-            .into_pyobject(py)?;
+        let args = PyTuple::new(
+            py,
+            [
+                this.strategy.clone().into_pyobject(py)?.into_any(),
+                c.size.into_pyobject(py)?.into_any(),
+                c.overlap.into_pyobject(py)?.into_any(),
+                c.min_size.into_pyobject(py)?.into_any(),
+                c.trim.into_pyobject(py)?.to_owned().into_any(),
+                c.unit.clone().into_pyobject(py)?.into_any(),
+                c.separators.clone().into_pyobject(py)?.into_any(),
+                c.separators_regex.into_pyobject(py)?.to_owned().into_any(),
+                this.keep_separator.clone().into_pyobject(py)?.into_any(),
+                c.snap.into_pyobject(py)?.into_any(),
+                this.tokenizer
+                    .as_ref()
+                    .map(|t| t.clone_ref(py))
+                    .into_pyobject(py)?
+                    .into_any(),
+                c.merge_sections.into_pyobject(py)?.to_owned().into_any(),
+                c.size_includes_context
+                    .into_pyobject(py)?
+                    .to_owned()
+                    .into_any(),
+            ],
+        )?;
         Ok((slf.get_type().into_any(), args))
     }
 

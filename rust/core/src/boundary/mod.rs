@@ -11,9 +11,12 @@ mod chars;
 mod clause;
 mod grapheme;
 mod line;
+pub mod markdown;
 mod paragraph;
+pub mod provisions;
 mod sentence;
 mod separator;
+pub mod table;
 mod word;
 
 pub use chars::{is_closing, is_opening, is_pause};
@@ -33,10 +36,36 @@ impl Level {
     pub const SENTENCE: Level = Level(5);
     pub const LINE: Level = Level(6);
     pub const PARAGRAPH: Level = Level(7);
+    /// Document structure (Markdown, numbered provisions), above the text levels. User separators reuse the same
+    /// numbers: a strategy has either separators or structure, never both.
+    /// A top-level definition in a code block (`def`, `class`, `fn`, a closing `}` at column 0).
+    pub const DEFINITION: Level = Level(8);
+    /// Blocks inside a container (a paragraph of a list item, a nested list's items, a quote's paragraphs).
+    pub const NESTED: Level = Level(9);
+    /// The items of a top-level list, and the cut between a list and the paragraph that leads into it.
+    pub const ITEM: Level = Level(10);
+    /// Top-level blocks: paragraphs, lists, tables, code blocks, quotes.
+    pub const BLOCK: Level = Level(11);
+    /// After a thematic break (`---`).
+    pub const THEMATIC: Level = Level(12);
+    /// The weakest heading level (H6); H1 is `SECTION + 5`.
+    pub const SECTION: Level = Level(13);
     /// The first level given to user separators (the last separator gets this one; earlier ones rank higher).
     pub const SEPARATOR_BASE: Level = Level(10);
     /// The end of the text: the strongest boundary of all.
     pub const END: Level = Level(u8::MAX);
+
+    /// The level of a cut before a heading (or numbered provision) of `depth` 1 (H1) to 6 (deeper ones count as 6).
+    pub fn heading(depth: u8) -> Level {
+        Level(Level::SECTION.0 + 6 - depth.clamp(1, 6))
+    }
+
+    /// The heading depth (1-6) of a section level, if it is one.
+    pub fn heading_depth(self) -> Option<u8> {
+        (Level::SECTION.0..=Level::SECTION.0 + 5)
+            .contains(&self.0)
+            .then(|| Level::SECTION.0 + 6 - self.0)
+    }
 }
 
 /// A position where a cut may fall, and how good a cut it is.
@@ -67,6 +96,9 @@ pub enum Emitter {
     Grapheme,
     /// A user separator, literal or regex.
     Separator(Box<Separator>),
+    /// The boundaries of the document's structure at one level (Markdown blocks and headings, provisions). They
+    /// come from the text's [`crate::structure::Structure`], which the engine holds: `emit` reports nothing.
+    Structure,
 }
 
 impl Emitter {
@@ -81,6 +113,7 @@ impl Emitter {
             Emitter::Word => word::emit(text, from, to, level, out),
             Emitter::Grapheme => grapheme::emit(text, from, to, level, out),
             Emitter::Separator(sep) => sep.emit(text, from, to, level, out),
+            Emitter::Structure => {}
         }
     }
 
@@ -101,7 +134,20 @@ impl Emitter {
             Emitter::Word => "word",
             Emitter::Grapheme => "grapheme",
             Emitter::Separator(_) => "separator",
+            Emitter::Structure => "structure",
         }
+    }
+
+    /// Whether this emitter reads prose (sentences, lines, blank lines): it is silenced inside code and tables.
+    pub fn is_prose(&self) -> bool {
+        matches!(
+            self,
+            Emitter::Paragraph
+                | Emitter::Line
+                | Emitter::Wrap
+                | Emitter::Sentence
+                | Emitter::Clause
+        )
     }
 }
 

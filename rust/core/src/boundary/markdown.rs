@@ -1,0 +1,550 @@
+//! Markdown structure (CommonMark + GFM tables, front matter), parsed once per document with pulldown-cmark and
+//! reported as a [`Structure`]: cuts before headings (by level), after thematic breaks, between top-level blocks,
+//! list items, table rows and code lines; code and tables as verbatim ranges; tables, code, lists with their
+//! lead-in, HTML and front matter as blocks that stay whole when they fit.
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use super::Level;
+use crate::structure::{Block, BlockKind, Heading, Structure};
+
+/// Words that start a top-level definition in common languages: a cut before them is a good cut in code.
+const DEFINITIONS: &[&str] = &[
+    "def ",
+    "async def ",
+    "class ",
+    "fn ",
+    "pub fn ",
+    "pub(crate) fn ",
+    "async fn ",
+    "pub async fn ",
+    "impl ",
+    "impl<",
+    "struct ",
+    "pub struct ",
+    "enum ",
+    "pub enum ",
+    "trait ",
+    "pub trait ",
+    "mod ",
+    "pub mod ",
+    "function ",
+    "async function ",
+    "export ",
+    "func ",
+    "type ",
+    "interface ",
+    "public ",
+    "private ",
+    "protected ",
+    "static ",
+    "@",
+];
+
+/// One open block while the events are walked.
+#[derive(Debug)]
+struct Open {
+    /// Index into `Structure::blocks` of the block, if it is recorded there.
+    block: Option<usize>,
+    /// Where the block starts: a child on the container's first line (after a list marker or `>`) gets no cut.
+    start: usize,
+    /// The block is a list item or a list.
+    list: bool,
+}
+
+/// The kinds of top-level block that matter to the cuts between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Top {
+    Paragraph,
+    ThematicBreak,
+    Other,
+}
+
+/// What the walk needs besides the structure.
+#[derive(Debug, Default)]
+struct Walk {
+    open: Vec<Open>,
+    /// The top-level blocks in order: index into `blocks`, and what it is.
+    top: Vec<(usize, Top)>,
+    /// The heading being read (its title so far), if any.
+    heading: Option<Heading>,
+}
+
+/// Parses `text` and returns its structure.
+pub fn parse(text: &str) -> Structure {
+    let mut s = Structure::default();
+    let mut w = Walk::default();
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS;
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        match event {
+            Event::Start(tag) => start(text, &mut s, &mut w, tag, range),
+            Event::End(tag) => end(text, &mut s, &mut w, tag, range),
+            Event::Rule if w.open.is_empty() => {
+                let range = trimmed(text, range);
+                s.blocks.push(Block {
+                    range,
+                    kind: BlockKind::Text,
+                    keep_whole: false,
+                    nested: false,
+                });
+                w.top.push((s.blocks.len() - 1, Top::ThematicBreak));
+            }
+            Event::Rule => nested_child(text, &mut s, &w, range.start, Level::NESTED),
+            Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
+                if let Some(h) = w.heading.as_mut() {
+                    h.title.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(h) = w.heading.as_mut() {
+                    h.title.push(' ');
+                }
+            }
+            _ => {}
+        }
+    }
+    top_level_cuts(text, &mut s, &w);
+    s.finish(text.len());
+    s
+}
+
+/// `range` without trailing whitespace.
+fn trimmed(text: &str, range: Range<usize>) -> Range<usize> {
+    range.start..range.start + text[range].trim_end().len()
+}
+
+/// The end of the line holding `pos`, without its line break.
+fn line_end(text: &str, pos: usize) -> usize {
+    memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| {
+        let end = pos + i;
+        if end > pos && text.as_bytes()[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        }
+    })
+}
+
+/// The start of the line after the one holding `pos` (or the text length).
+fn next_line(text: &str, pos: usize) -> usize {
+    memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i + 1)
+}
+
+/// A cut before a block nested in a container, unless it is on the container's first line.
+fn nested_child(text: &str, s: &mut Structure, w: &Walk, pos: usize, level: Level) {
+    if let Some(parent) = w.open.last() {
+        if memchr::memchr(b'\n', &text.as_bytes()[parent.start.min(pos)..pos]).is_some() {
+            s.bounds.push(super::Boundary { pos, level });
+        }
+    }
+}
+
+fn start(text: &str, s: &mut Structure, w: &mut Walk, tag: Tag<'_>, range: Range<usize>) {
+    let is_block = matches!(
+        tag,
+        Tag::Paragraph
+            | Tag::Heading { .. }
+            | Tag::BlockQuote(_)
+            | Tag::CodeBlock(_)
+            | Tag::HtmlBlock
+            | Tag::List(_)
+            | Tag::Item
+            | Tag::FootnoteDefinition(_)
+            | Tag::Table(_)
+            | Tag::MetadataBlock(_)
+            | Tag::DefinitionList
+            | Tag::DefinitionListTitle
+            | Tag::DefinitionListDefinition
+    );
+    if !is_block {
+        match tag {
+            Tag::TableRow => {
+                if let Some(Some(i)) = w.open.last().map(|o| o.block) {
+                    if let BlockKind::Table { rows, .. } = &mut s.blocks[i].kind {
+                        rows.push(range.start);
+                    }
+                }
+            }
+            Tag::Image { .. } | Tag::Link { .. } => {}
+            _ => {}
+        }
+        return;
+    }
+    let top = w.open.is_empty();
+    let list = matches!(tag, Tag::List(_) | Tag::Item);
+    match &tag {
+        Tag::Item => {
+            // Items of a top-level list rank above blocks nested anywhere.
+            let level = if w.open.len() == 1 && w.open[0].list {
+                Level::ITEM
+            } else {
+                Level::NESTED
+            };
+            nested_child(text, s, w, range.start, level);
+        }
+        _ if !top => nested_child(text, s, w, range.start, Level::NESTED),
+        _ => {}
+    }
+    let block_range = trimmed(text, range.clone());
+    let recorded = match &tag {
+        Tag::Heading { level, .. } if top => {
+            let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+            w.heading = Some(Heading {
+                start: line_start,
+                content: range.start,
+                end: block_range.end,
+                depth: *level as u8,
+                title: String::new(),
+            });
+            Some((BlockKind::Heading, false))
+        }
+        Tag::Table(_) => {
+            // The header is the header line and the delimiter row under it.
+            let header_end = line_end(text, next_line(text, range.start));
+            Some((
+                BlockKind::Table {
+                    header: range.start..header_end.min(block_range.end),
+                    rows: Vec::new(),
+                    rendered: None,
+                },
+                true,
+            ))
+        }
+        Tag::CodeBlock(kind) => {
+            let (opener, body, language) = match kind {
+                CodeBlockKind::Fenced(info) => (
+                    Some(range.start..line_end(text, range.start)),
+                    next_line(text, range.start),
+                    info.split_whitespace()
+                        .next()
+                        .map(|l| {
+                            l.trim_matches(|c| c == '{' || c == '}' || c == '.')
+                                .to_owned()
+                        })
+                        .filter(|l| !l.is_empty()),
+                ),
+                CodeBlockKind::Indented => (None, range.start, None),
+            };
+            code_cuts(text, s, &block_range, body, opener.is_some());
+            Some((
+                BlockKind::Code {
+                    opener,
+                    body,
+                    language,
+                },
+                true,
+            ))
+        }
+        Tag::HtmlBlock | Tag::MetadataBlock(_) => Some((BlockKind::Text, true)),
+        Tag::List(_) if top => Some((BlockKind::List { lead_in: None }, true)),
+        Tag::BlockQuote(_) if top => Some((BlockKind::Quote, false)),
+        Tag::Paragraph | Tag::FootnoteDefinition(_) | Tag::DefinitionList if top => {
+            Some((BlockKind::Text, false))
+        }
+        _ => None,
+    };
+    let block = recorded.map(|(kind, keep_whole)| {
+        if matches!(kind, BlockKind::Code { .. } | BlockKind::Table { .. })
+            || matches!(tag, Tag::HtmlBlock | Tag::MetadataBlock(_))
+        {
+            s.verbatim.push(block_range.clone());
+        }
+        s.blocks.push(Block {
+            range: block_range,
+            kind,
+            keep_whole,
+            nested: !top,
+        });
+        let i = s.blocks.len() - 1;
+        if top {
+            let kind = if matches!(tag, Tag::Paragraph) {
+                Top::Paragraph
+            } else {
+                Top::Other
+            };
+            w.top.push((i, kind));
+        }
+        i
+    });
+    w.open.push(Open {
+        block,
+        start: range.start,
+        list,
+    });
+}
+
+fn end(text: &str, s: &mut Structure, w: &mut Walk, tag: TagEnd, _range: Range<usize>) {
+    let is_block = matches!(
+        tag,
+        TagEnd::Paragraph
+            | TagEnd::Heading(_)
+            | TagEnd::BlockQuote(_)
+            | TagEnd::CodeBlock
+            | TagEnd::HtmlBlock
+            | TagEnd::List(_)
+            | TagEnd::Item
+            | TagEnd::FootnoteDefinition
+            | TagEnd::Table
+            | TagEnd::MetadataBlock(_)
+            | TagEnd::DefinitionList
+            | TagEnd::DefinitionListTitle
+            | TagEnd::DefinitionListDefinition
+    );
+    if !is_block {
+        return;
+    }
+    let open = w.open.pop();
+    if let TagEnd::Table = tag {
+        // Cuts between data rows (never between the header and the first row).
+        if let Some(Some(i)) = open.map(|o| o.block) {
+            if let BlockKind::Table { rows, .. } = &s.blocks[i].kind {
+                // Weak cuts above and under the delimiter row: only taken when the header, the delimiter row and
+                // the first row do not fit together.
+                let delimiter = next_line(text, s.blocks[i].range.start);
+                for pos in [delimiter].into_iter().chain(rows.first().copied()) {
+                    s.bounds.push(super::Boundary {
+                        pos,
+                        level: Level::WRAP,
+                    });
+                }
+                for &r in rows.iter().skip(1) {
+                    s.bounds.push(super::Boundary {
+                        pos: r,
+                        level: Level::LINE,
+                    });
+                }
+            }
+        }
+    }
+    if let (TagEnd::Heading(_), Some(mut h)) = (tag, w.heading.take()) {
+        h.title = h.title.split_whitespace().collect::<Vec<_>>().join(" ");
+        let _ = text;
+        s.headings.push(h);
+    }
+}
+
+/// Cuts between the lines of a code block: at lines after a blank line (paragraph), before a top-level
+/// definition or after a closing brace at column 0 (definition), else at any line. Never right after the opening
+/// fence or before the closing one.
+fn code_cuts(text: &str, s: &mut Structure, block: &Range<usize>, body: usize, fenced: bool) {
+    let bytes = text.as_bytes();
+    let end = block.end;
+    if body >= end {
+        return; // an empty block: nothing but its fence line
+    }
+    // The closing fence: the last line of a fenced block, when it is one.
+    let last_line = text[..end].rfind('\n').map_or(0, |i| i + 1).max(body);
+    let closing = fenced && {
+        let l = text[last_line..end].trim_start();
+        l.starts_with("```") || l.starts_with("~~~")
+    };
+    let stop = if closing { last_line } else { end };
+    let mut line = next_line(text, body);
+    let mut prev = body;
+    while line < stop {
+        let content = &text[line..line_end(text, line)];
+        let prev_line = &text[prev..line_end(text, prev)];
+        if !content.trim().is_empty() {
+            let level = if DEFINITIONS.iter().any(|d| content.starts_with(d))
+                || matches!(prev_line.trim_end(), "}" | "};" | "end")
+            {
+                Level::DEFINITION
+            } else if prev_line.trim().is_empty() {
+                Level::PARAGRAPH
+            } else {
+                Level::LINE
+            };
+            s.bounds.push(super::Boundary { pos: line, level });
+        }
+        prev = line;
+        line = next_line(text, line);
+        if line <= prev || bytes.is_empty() {
+            break;
+        }
+    }
+}
+
+/// Cuts between top-level blocks: before a heading at its level, after a thematic break, between blocks; a
+/// paragraph that leads into a list becomes part of the list's block.
+fn top_level_cuts(text: &str, s: &mut Structure, w: &Walk) {
+    let mut prev: Option<(usize, Top)> = None;
+    let mut absorbed = Vec::new();
+    let mut headings = s.headings.iter().map(|h| (h.start, h.depth));
+    for &(i, top) in &w.top {
+        let mut pos = s.blocks[i].range.start;
+        // Headings come in the same order as their blocks; the cut falls at the start of the heading's line.
+        let heading = if s.blocks[i].kind == BlockKind::Heading {
+            headings.next()
+        } else {
+            None
+        };
+        if let Some((start, _)) = heading {
+            pos = start;
+        }
+        if let Some((p, prev_top)) = prev {
+            let level = match &s.blocks[i].kind {
+                BlockKind::Heading => Level::heading(heading.map_or(6, |h| h.1)),
+                _ if prev_top == Top::ThematicBreak => Level::THEMATIC,
+                BlockKind::List { .. }
+                    if prev_top == Top::Paragraph && leads_in(text, &s.blocks[p], pos) =>
+                {
+                    let lead = s.blocks[p].range.clone();
+                    // The list alone stays whole too when it fits, even if its lead-in does not fit with it.
+                    let list = s.blocks[i].range.clone();
+                    s.blocks.push(Block {
+                        range: list,
+                        kind: BlockKind::List { lead_in: None },
+                        keep_whole: true,
+                        nested: true,
+                    });
+                    s.blocks[i].kind = BlockKind::List {
+                        lead_in: Some(lead.clone()),
+                    };
+                    s.blocks[i].range.start = lead.start;
+                    absorbed.push(p); // the paragraph is part of the list's block from now on
+                    Level::ITEM
+                }
+                _ => Level::BLOCK,
+            };
+            s.bounds.push(super::Boundary { pos, level });
+        }
+        prev = Some((i, top));
+    }
+    let mut i = 0;
+    s.blocks.retain(|_| {
+        i += 1;
+        absorbed.binary_search(&(i - 1)).is_err()
+    });
+    // Blocks must stay sorted by start: a list that took its lead-in starts where the paragraph did.
+    s.blocks
+        .sort_by_key(|b| (b.range.start, std::cmp::Reverse(b.range.end)));
+}
+
+/// Whether paragraph `p` introduces the list starting at `list`: it ends with a colon, or no blank line separates
+/// them.
+fn leads_in(text: &str, p: &Block, list: usize) -> bool {
+    if p.kind != BlockKind::Text || p.nested {
+        return false;
+    }
+    let body = &text[p.range.clone()];
+    let gap = &text[p.range.end..list];
+    body.ends_with(':') || body.ends_with('：') || gap.matches('\n').count() <= 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn levels(text: &str) -> Vec<(usize, u8)> {
+        parse(text)
+            .bounds
+            .iter()
+            .map(|b| (b.pos, b.level.0))
+            .collect()
+    }
+
+    #[test]
+    fn headings_by_level_and_titles() {
+        let text = "# A\n\npara\n\n## B *x*\n\ntext\n\nSetext\n------\n\nmore\n";
+        let s = parse(text);
+        let titles: Vec<_> = s
+            .headings
+            .iter()
+            .map(|h| (h.depth, h.title.as_str()))
+            .collect();
+        assert_eq!(titles, vec![(1, "A"), (2, "B x"), (2, "Setext")]);
+        let b = text.find("## B").unwrap();
+        assert!(s.bounds.contains(&super::super::Boundary {
+            pos: b,
+            level: Level::heading(2)
+        }));
+        assert_eq!(s.path_at(text.find("more").unwrap()), vec![0, 2]);
+    }
+
+    #[test]
+    fn fence_lines_are_not_headings() {
+        let text = "```sh\n# not a heading\necho\n```\n\n~~~~\n```\n# no\n```\n~~~~\n";
+        let s = parse(text);
+        assert!(s.headings.is_empty());
+        assert_eq!(s.verbatim.len(), 2);
+        match &s.blocks[0].kind {
+            BlockKind::Code { language, .. } => assert_eq!(language.as_deref(), Some("sh")),
+            k => panic!("{k:?}"),
+        }
+    }
+
+    #[test]
+    fn table_rows_and_header() {
+        let text = "| a | b |\n|:--|--:|\n| `x|y` | 1 |\n| 2 | \\| |\n| 3 | 4 |\n";
+        let s = parse(text);
+        match &s.blocks[0].kind {
+            BlockKind::Table { header, rows, .. } => {
+                assert_eq!(&text[header.clone()], "| a | b |\n|:--|--:|");
+                assert_eq!(rows.len(), 3);
+            }
+            k => panic!("{k:?}"),
+        }
+        // Cuts between data rows; weak ones around the delimiter row, for a header that does not fit with a row.
+        let got: Vec<u8> = levels(text).iter().map(|&(_, l)| l).collect();
+        assert_eq!(
+            got,
+            vec![Level::WRAP.0, Level::WRAP.0, Level::LINE.0, Level::LINE.0]
+        );
+    }
+
+    #[test]
+    fn list_takes_its_lead_in() {
+        let text = "Intro:\n\n- one\n- two\n  - nested\n\nAfter.\n";
+        let s = parse(text);
+        let list = s.blocks.iter().find(|b| !b.nested).unwrap();
+        assert_eq!(list.range.start, 0);
+        assert!(matches!(list.kind, BlockKind::List { lead_in: Some(_) }));
+        let l = levels(text);
+        assert!(l.contains(&(text.find("- one").unwrap(), Level::ITEM.0)));
+        assert!(l.contains(&(text.find("- two").unwrap(), Level::ITEM.0)));
+        assert!(l.contains(&(text.find("- nested").unwrap(), Level::NESTED.0)));
+        assert!(l.contains(&(text.find("After").unwrap(), Level::BLOCK.0)));
+    }
+
+    #[test]
+    fn code_cuts_prefer_definitions_and_blank_lines() {
+        let text = "```python\nimport os\n\nx = 1\ndef f():\n    return 1\n```\n";
+        let l = levels(text);
+        assert!(l.contains(&(text.find("x = 1").unwrap(), Level::PARAGRAPH.0)));
+        assert!(l.contains(&(text.find("def f").unwrap(), Level::DEFINITION.0)));
+        assert!(l.contains(&(text.find("    return").unwrap(), Level::LINE.0)));
+        assert!(!l.iter().any(|&(p, _)| p == text.find("import").unwrap()));
+        assert!(!l.iter().any(|&(p, _)| p == text.rfind("```").unwrap()));
+    }
+
+    #[test]
+    fn fence_without_code() {
+        for text in ["\n```py\n", "```", "~~~\n~~~", "```\n\n```\n"] {
+            let s = parse(text);
+            assert!(s.bounds.iter().all(|b| b.pos < text.len()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn front_matter_is_not_a_heading() {
+        let text = "---\ntitle: x\n---\n\n# Real\n\nbody\n";
+        let s = parse(text);
+        assert_eq!(s.headings.len(), 1);
+        assert_eq!(s.headings[0].title, "Real");
+        assert_eq!(s.verbatim[0].start, 0);
+    }
+
+    #[test]
+    fn empty_and_cjk() {
+        assert!(parse("").bounds.is_empty());
+        let s = parse("# 第三章 环境保护\n\n## 3.2 水生态修复\n\n正文。");
+        let titles: Vec<_> = s.headings.iter().map(|h| h.title.as_str()).collect();
+        assert_eq!(titles, vec!["第三章 环境保护", "3.2 水生态修复"]);
+    }
+}

@@ -1,0 +1,796 @@
+//! The structure of one document, as a structural parser (Markdown, numbered provisions) reports it, and what it
+//! tells about each chunk: its title path, its context, its type, the table rows it holds.
+//!
+//! A parser fills a [`Structure`] with byte offsets; the engine then reads four things from it:
+//! - `bounds`: cuts at structural levels (sections, blocks, items, rows, code lines), emitted as levels like any
+//!   other boundary;
+//! - `verbatim`: ranges (code, tables) where prose emitters (sentences, clauses, blank lines) are silenced;
+//! - the no-cut ranges of [`Structure::seal`]: blocks that stay whole because they fit, and the join between a
+//!   heading and the content under it;
+//! - headings: barriers that a merge of sibling pieces never crosses.
+
+use std::ops::Range;
+
+use crate::boundary::{Boundary, Level};
+use crate::size::Sizer;
+
+/// A heading, or a numbered provision: a node of the title path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heading {
+    /// Start of the heading's first line.
+    pub start: usize,
+    /// First byte of the heading's content (after indentation): a chunk starting here starts with the heading.
+    pub content: usize,
+    /// End of the heading's text (no trailing line break).
+    pub end: usize,
+    /// 1 (outermost) to 6.
+    pub depth: u8,
+    /// The heading's text, markup stripped.
+    pub title: String,
+}
+
+/// What a block is, with what its pieces need to be read alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockKind {
+    /// Paragraphs, HTML blocks, front matter, thematic breaks.
+    Text,
+    Heading,
+    /// `header`: the header line and the delimiter row; `rows`: the start of each data row. A CSV or TSV table
+    /// has its header rendered as Markdown (for the context), and its rows' ends and cells for rendering.
+    Table {
+        header: Range<usize>,
+        rows: Vec<usize>,
+        rendered: Option<Box<Rendered>>,
+    },
+    /// `opener`: the opening fence line (none for an indented block); `body`: where the code lines start.
+    Code {
+        opener: Option<Range<usize>>,
+        body: usize,
+        language: Option<String>,
+    },
+    /// A list, with the paragraph that leads into it (part of the block's range) when there is one.
+    List {
+        lead_in: Option<Range<usize>>,
+    },
+    Quote,
+    /// A numbered provision of a legal text.
+    Clause,
+}
+
+impl BlockKind {
+    /// The `chunk_type` of a chunk made of this kind of block.
+    pub fn name(&self) -> &'static str {
+        match self {
+            BlockKind::Text => "text",
+            BlockKind::Heading => "heading",
+            BlockKind::Table { .. } => "table",
+            BlockKind::Code { .. } => "code",
+            BlockKind::List { .. } => "list",
+            BlockKind::Quote => "quote",
+            BlockKind::Clause => "clause",
+        }
+    }
+}
+
+/// A delimited (CSV, TSV) table rendered as Markdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The header row and the delimiter row, as Markdown.
+    pub header: String,
+    /// Each data row: its end, and its cells rendered as a Markdown row.
+    pub rows: Vec<(usize, String)>,
+}
+
+/// A block of the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// From the block's first byte to the end of its content (no trailing whitespace).
+    pub range: Range<usize>,
+    pub kind: BlockKind,
+    /// Never cut inside when the block fits in a chunk.
+    pub keep_whole: bool,
+    /// Inside a container (a list item, a quote): not one of the document's top-level blocks.
+    pub nested: bool,
+}
+
+/// What a structural parser found in one text.
+#[derive(Debug, Clone, Default)]
+pub struct Structure {
+    /// Structural cuts, sorted by position, one per position.
+    pub bounds: Vec<Boundary>,
+    /// Sorted, disjoint ranges where prose emitters report nothing (code, tables, HTML, front matter).
+    pub verbatim: Vec<Range<usize>>,
+    /// Blocks sorted by start (a nested block comes after the block that holds it).
+    pub blocks: Vec<Block>,
+    /// Headings in document order.
+    pub headings: Vec<Heading>,
+    /// Positions `(a, b)`: no cut may fall at `p` with `a < p < b`. Filled by [`Structure::seal`].
+    no_cut: Vec<(usize, usize)>,
+    /// The parent of each heading (the nearest earlier one of a smaller depth). Filled by [`Structure::finish`].
+    parents: Vec<Option<usize>>,
+    /// For each heading, the next one of a smaller depth, and the next one of the same or a smaller depth
+    /// (`headings.len()` when there is none): where its section, and the run of its sibling sections, end.
+    next_shallower: Vec<usize>,
+    next_not_deeper: Vec<usize>,
+    /// Positions where the only cut is the structure's own weak one (between a heading and a block that stays
+    /// whole): other emitters' cuts there are dropped. Filled by [`Structure::seal`].
+    weak: Vec<usize>,
+    /// The indices of the top-level blocks (sorted, disjoint). Filled by [`Structure::seal`].
+    top: Vec<usize>,
+    /// Whether sibling sections may share a chunk.
+    pub merge_sections: bool,
+    /// Whether a chunk's context counts toward its size.
+    pub size_includes_context: bool,
+}
+
+/// What a chunk learns from the structure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpanInfo {
+    /// Indices into [`Structure::headings`], outermost first: the ancestry of the chunk's first line.
+    pub path: Vec<usize>,
+    /// Text that belongs before the chunk when it is embedded: the heading path, and the table header, fence line
+    /// or list lead-in of a block the chunk starts inside.
+    pub context: String,
+    /// The context ends with a table header or a fence line: it joins the text with one line break, not two.
+    pub inline_join: bool,
+    /// text | heading | table | code | list | quote | clause.
+    pub kind: &'static str,
+    /// For a chunk of one table: the data rows it holds (first, past last) and the table's row count.
+    pub rows: Option<(usize, usize, usize)>,
+    /// For a chunk of one code block: the block's language (`Some(None)`: a block without one).
+    pub language: Option<Option<String>>,
+    /// The text to embed when it is not context + join + text: a CSV or TSV chunk rendered as a Markdown table.
+    pub embedding: Option<String>,
+}
+
+/// The separator between a context and its text.
+pub fn join(inline: bool) -> &'static str {
+    if inline {
+        "\n"
+    } else {
+        "\n\n"
+    }
+}
+
+impl Structure {
+    /// Adds a cut, keeping the strongest level when one is already at `pos`. Cuts must come in order.
+    pub fn push_bound(&mut self, pos: usize, level: Level) {
+        match self.bounds.last_mut() {
+            Some(last) if last.pos == pos => last.level = last.level.max(level),
+            Some(last) if last.pos > pos => {
+                let i = self.bounds.partition_point(|b| b.pos < pos);
+                match self.bounds.get_mut(i) {
+                    Some(b) if b.pos == pos => b.level = b.level.max(level),
+                    _ => self.bounds.insert(i, Boundary { pos, level }),
+                }
+            }
+            _ => self.bounds.push(Boundary { pos, level }),
+        }
+    }
+
+    /// The structure of a legal text from its numbered provisions: each provision a section at its depth, the
+    /// numbering hierarchy its title path.
+    pub fn from_provisions(
+        text: &str,
+        provisions: Vec<crate::boundary::provisions::Provision>,
+    ) -> Self {
+        let mut s = Structure::default();
+        let first = provisions.first().map_or(text.len(), |p| p.start);
+        let preamble = text[..first].trim_end().len();
+        if !text[..preamble].trim_start().is_empty() {
+            s.blocks.push(Block {
+                range: 0..preamble,
+                kind: BlockKind::Text,
+                keep_whole: false,
+                nested: false,
+            });
+        }
+        for (i, p) in provisions.iter().enumerate() {
+            let next = provisions.get(i + 1).map_or(text.len(), |n| n.start);
+            let end = p.start + text[p.start..next].trim_end().len();
+            s.blocks.push(Block {
+                range: p.start..end,
+                kind: BlockKind::Clause,
+                keep_whole: false,
+                nested: false,
+            });
+            s.bounds.push(Boundary {
+                pos: p.start,
+                level: Level::heading(p.depth),
+            });
+            s.headings.push(Heading {
+                start: p.start,
+                content: p.marker,
+                end: p.title_end,
+                depth: p.depth,
+                title: p.title.clone(),
+            });
+        }
+        s.finish(text.len());
+        s
+    }
+
+    /// The structure of a text that is one table: cuts between data rows (and a barrier every `rows_per_chunk`
+    /// rows); a delimited table is rendered as Markdown for the context and the embedding text.
+    pub fn from_table(
+        text: &str,
+        table: &crate::boundary::table::Table,
+        format: crate::boundary::table::TableFormat,
+        rows_per_chunk: usize,
+    ) -> Self {
+        use crate::boundary::table::{self as t, TableFormat};
+        let mut s = Structure::default();
+        let end = table.rows.last().map_or(table.header.end, |r| r.end);
+        let rows: Vec<usize> = table.rows.iter().map(|r| r.start).collect();
+        // Weak cuts under the header (and above a Markdown delimiter row): only taken when the header and the
+        // first row do not fit together.
+        let delimiter = (format == TableFormat::Markdown).then(|| {
+            let h = &text[table.header.clone()];
+            table.header.start + h.find('\n').map_or(h.len(), |i| i + 1)
+        });
+        for pos in delimiter.into_iter().chain(rows.first().copied()) {
+            s.bounds.push(Boundary {
+                pos,
+                level: Level::WRAP,
+            });
+        }
+        for (i, &r) in rows.iter().enumerate().skip(1) {
+            let level = if rows_per_chunk > 0 && i % rows_per_chunk == 0 {
+                Level::heading(1)
+            } else {
+                Level::LINE
+            };
+            s.bounds.push(Boundary { pos: r, level });
+        }
+        let rendered = (format != TableFormat::Markdown).then(|| {
+            let header = t::delimited_cells(&text[table.header.clone()], format);
+            let mut md = t::render_markdown_row(&header);
+            md.push('\n');
+            md.push_str(&t::render_markdown_delimiter(header.len()));
+            Box::new(Rendered {
+                header: md,
+                rows: table
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        let cells = t::delimited_cells(&text[r.clone()], format);
+                        (r.end, t::render_markdown_row(&cells))
+                    })
+                    .collect(),
+            })
+        });
+        s.verbatim.push(table.header.start..end);
+        s.blocks.push(Block {
+            range: table.header.start..end,
+            kind: BlockKind::Table {
+                header: table.header.clone(),
+                rows,
+                rendered,
+            },
+            keep_whole: rows_per_chunk == 0,
+            nested: false,
+        });
+        s.finish(text.len());
+        s
+    }
+
+    /// Ends a parser's work: sorts the cuts (the strongest wins at a position; none at the text's edges) and links
+    /// each heading to its parent.
+    pub fn finish(&mut self, text_len: usize) {
+        self.bounds
+            .sort_by_key(|b| (b.pos, std::cmp::Reverse(b.level)));
+        self.bounds.dedup_by_key(|b| b.pos); // the first of each position is the strongest
+        self.bounds.retain(|b| b.pos > 0 && b.pos < text_len);
+        // No sentence or clause cuts inside a heading's own text (words and graphemes only, if it is that long).
+        if !self.headings.is_empty() {
+            self.verbatim
+                .extend(self.headings.iter().map(|h| h.content..h.end));
+            self.verbatim.sort_unstable_by_key(|r| (r.start, r.end));
+        }
+        let mut stack = Vec::new();
+        self.parents = (0..self.headings.len())
+            .map(|i| {
+                push_path(&self.headings, i..i + 1, &mut stack);
+                stack.len().checked_sub(2).map(|p| stack[p])
+            })
+            .collect();
+        // Scanning backwards with a stack of the headings seen, shallowest at the bottom.
+        let n = self.headings.len();
+        self.next_shallower = vec![n; n];
+        self.next_not_deeper = vec![n; n];
+        let mut later: Vec<usize> = Vec::new();
+        for i in (0..n).rev() {
+            let depth = self.headings[i].depth;
+            while later
+                .last()
+                .is_some_and(|&j| self.headings[j].depth > depth)
+            {
+                later.pop();
+            }
+            self.next_not_deeper[i] = later.last().copied().unwrap_or(n);
+            // Headings of the same depth further on are hidden behind this one for every earlier heading.
+            while later
+                .last()
+                .is_some_and(|&j| self.headings[j].depth == depth)
+            {
+                later.pop();
+            }
+            self.next_shallower[i] = later.last().copied().unwrap_or(n);
+            later.push(i);
+        }
+    }
+
+    /// How far a chunk starting at `start` may reach: a chunk stays inside the section it starts in and its
+    /// siblings (with `merge_sections`), or inside the section it starts with (without; a chunk that starts inside
+    /// a section then ends at the next heading).
+    pub(crate) fn limit_at(&self, text_len: usize, start: usize) -> usize {
+        let n = self.headings.partition_point(|h| h.start <= start);
+        let next = match n.checked_sub(1) {
+            // Before the first heading: the preamble may run into the first section only when merging.
+            None if self.merge_sections => self.headings.len(),
+            None => 0,
+            Some(h) => {
+                let at_heading = start <= self.headings[h].content;
+                match (self.merge_sections, at_heading) {
+                    (true, _) => self.next_shallower[h],
+                    (false, true) => self.next_not_deeper[h],
+                    (false, false) => h + 1,
+                }
+            }
+        };
+        self.headings.get(next).map_or(text_len, |h| h.start)
+    }
+
+    /// Computes where no cut may fall for chunks of `capacity` units: inside a block that stays whole and fits,
+    /// and between a heading and the content under it (a heading never ends a chunk when content follows it).
+    pub fn seal(&mut self, text: &str, sizer: &dyn Sizer, capacity: usize) {
+        self.top = (0..self.blocks.len())
+            .filter(|&i| !self.blocks[i].nested)
+            .collect();
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for (i, h) in self.headings.iter().enumerate() {
+            // The content under the heading: up to the next heading, or the end.
+            let next = self.headings.get(i + 1).map_or(text.len(), |n| n.start);
+            let after = h.end + (text[h.end..next].len() - text[h.end..next].trim_start().len());
+            if after >= next {
+                continue;
+            }
+            let v = self.verbatim.partition_point(|r| r.start < after);
+            let b = self.blocks.partition_point(|b| b.range.start < after);
+            let whole = self.blocks[b..]
+                .iter()
+                .take_while(|b| b.range.start == after)
+                .any(|b| b.keep_whole);
+            if whole || self.verbatim.get(v).is_some_and(|r| r.start == after) {
+                // A table, code block or list under the heading: a cut between them is a weak one, taken only when
+                // the heading and the block (or its first line) do not fit together. The block stays whole then,
+                // and its pieces carry the path.
+                self.weak.push(after);
+                let b = self.bounds.partition_point(|b| b.pos < after);
+                match self.bounds.get_mut(b) {
+                    Some(x) if x.pos == after => x.level = Level::WRAP,
+                    _ => self.bounds.insert(
+                        b,
+                        Boundary {
+                            pos: after,
+                            level: Level::WRAP,
+                        },
+                    ),
+                }
+            } else {
+                ranges.push((h.end, after + 1));
+            }
+        }
+        for b in self.blocks.iter().filter(|b| b.keep_whole) {
+            if b.range.end - b.range.start < 2 {
+                continue;
+            }
+            let cost = sizer.size(&text[b.range.clone()]);
+            if cost <= self.capacity_at(text, b.range.start, sizer, capacity) {
+                ranges.push((b.range.start, b.range.end));
+            }
+        }
+        ranges.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+        for (a, b) in ranges {
+            match merged.last_mut() {
+                // Open intervals: (a, b) and (b, c) leave b free; an overlap joins them.
+                Some(last) if a < last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        self.no_cut = merged;
+    }
+
+    /// Drops the cuts of `bounds` (from `emitter`) that fall strictly inside a verbatim range (for prose emitters),
+    /// where no cut may fall (except between graphemes, the last resort), or where only the structure's weak cut
+    /// may fall.
+    pub(crate) fn filter(&self, bounds: &mut Vec<Boundary>, emitter: &crate::boundary::Emitter) {
+        use crate::boundary::Emitter;
+        if emitter.is_prose() && !self.verbatim.is_empty() {
+            retain_outside(bounds, &self.verbatim, |r| (r.start, r.end));
+        }
+        if !self.weak.is_empty() && !matches!(emitter, Emitter::Structure | Emitter::Grapheme) {
+            bounds.retain(|b| self.weak.binary_search(&b.pos).is_err());
+        }
+        if !matches!(emitter, Emitter::Grapheme) && !self.no_cut.is_empty() {
+            retain_outside(bounds, &self.no_cut, |r| *r);
+        }
+    }
+
+    /// The cuts at `level` in `(from, to]`.
+    pub(crate) fn emit(&self, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
+        let first = self.bounds.partition_point(|b| b.pos <= from);
+        out.extend(
+            self.bounds[first..]
+                .iter()
+                .take_while(|b| b.pos <= to)
+                .filter(|b| b.level == level),
+        );
+    }
+
+    /// Whether a merge of pieces at `level` stops after a cut at `at`: a heading boundary stronger than the pieces,
+    /// or (without `merge_sections`) as strong.
+    pub(crate) fn stops(&self, at: Level, level: Level) -> bool {
+        at >= Level::SECTION
+            && at != Level::END
+            && (at > level || (at == level && !self.merge_sections))
+    }
+
+    /// Whether `text[start..pos]` holds nothing but headings (a chain of headings, each right under the one
+    /// before): such a piece is no section of its own, and goes with what follows even without `merge_sections`.
+    pub(crate) fn headings_only(&self, text: &str, start: usize, pos: usize) -> bool {
+        let mut i = self.headings.partition_point(|h| h.start <= start);
+        let Some(first) = i.checked_sub(1) else {
+            return false;
+        };
+        if start > self.headings[first].content {
+            return false;
+        }
+        let mut end = self.headings[first].end;
+        while let Some(h) = self.headings.get(i) {
+            if !text[end..h.start].trim().is_empty() || h.start > pos {
+                return false;
+            }
+            if h.start == pos {
+                return true;
+            }
+            end = h.end;
+            i += 1;
+        }
+        false
+    }
+
+    /// The heading ancestry of the line holding `pos`, as indices into `headings` (a heading on that line
+    /// included).
+    pub fn path_at(&self, pos: usize) -> Vec<usize> {
+        let upto = self.headings.partition_point(|h| h.start <= pos);
+        let mut path: Vec<usize> =
+            std::iter::successors(upto.checked_sub(1), |&h| self.parents[h]).collect();
+        path.reverse();
+        path
+    }
+
+    /// The context of a chunk starting at `start` with heading ancestry `path`. With a `budget` (sizer, units),
+    /// outer headings are left out, then the block part, until the context takes at most the budget.
+    fn context(
+        &self,
+        text: &str,
+        start: usize,
+        path: &[usize],
+        budget: Option<(&dyn Sizer, usize)>,
+    ) -> (String, bool) {
+        // A heading that starts the chunk is in its text: the context holds its ancestors only.
+        let shown = match path.last() {
+            Some(&h) if self.headings[h].content >= start => &path[..path.len() - 1],
+            _ => path,
+        };
+        let mut block = String::new();
+        let mut inline = false;
+        if let Some(Block {
+            kind: BlockKind::Table {
+                rendered: Some(r), ..
+            },
+            ..
+        }) = self.blocks.first()
+        {
+            // A CSV or TSV table: every chunk carries the header as Markdown, the first one too.
+            block = r.header.clone();
+            inline = true;
+        }
+        for b in self.blocks_around(start) {
+            match &b.kind {
+                BlockKind::Table {
+                    rendered: Some(r), ..
+                } => {
+                    block = r.header.clone();
+                    inline = true;
+                }
+                BlockKind::Table { header, rows, .. }
+                    if rows.first().is_some_and(|&r| start >= r) =>
+                {
+                    block = text[header.clone()].to_owned();
+                    inline = true;
+                }
+                BlockKind::Code {
+                    opener: Some(opener),
+                    body,
+                    ..
+                } if start > *body => {
+                    block = text[opener.clone()].trim_start().to_owned();
+                    inline = true;
+                }
+                BlockKind::List {
+                    lead_in: Some(lead_in),
+                } if start >= lead_in.end => {
+                    block = text[lead_in.clone()].to_owned();
+                    inline = false;
+                }
+                _ => {}
+            }
+        }
+        let render = |skip: usize, with_block: bool| {
+            let mut out = shown[skip..]
+                .iter()
+                .map(|&h| self.headings[h].title.as_str())
+                .collect::<Vec<_>>()
+                .join(" > ");
+            if with_block && !block.is_empty() {
+                if !out.is_empty() {
+                    out.push_str("\n\n");
+                }
+                out.push_str(&block);
+            }
+            out
+        };
+        let Some((sizer, limit)) = budget else {
+            return (render(0, true), inline && !block.is_empty());
+        };
+        let fits = |s: &str, inline: bool| {
+            s.is_empty() || sizer.size(s) + sizer.size(join(inline)) <= limit
+        };
+        for with_block in [true, false] {
+            for skip in 0..=shown.len() {
+                let out = render(skip, with_block);
+                let inline = with_block && inline && !block.is_empty();
+                if fits(&out, inline) {
+                    return (out, inline);
+                }
+            }
+        }
+        (String::new(), false)
+    }
+
+    /// The code block or table whose range holds `start..end`, if any.
+    fn verbatim_block(&self, start: usize, end: usize) -> Option<&Block> {
+        let i = self.verbatim.partition_point(|r| r.end < end);
+        let v = self.verbatim.get(i)?;
+        if v.start > start || v.end < end {
+            return None;
+        }
+        self.block_of(v)
+    }
+
+    /// The code block or table with the verbatim range `v`.
+    fn block_of(&self, v: &Range<usize>) -> Option<&Block> {
+        let first = self.blocks.partition_point(|b| b.range.start < v.start);
+        self.blocks[first..]
+            .iter()
+            .take_while(|b| b.range.start == v.start)
+            .find(|b| {
+                b.range == *v && matches!(b.kind, BlockKind::Code { .. } | BlockKind::Table { .. })
+            })
+    }
+
+    /// The blocks whose inside holds `pos` that a context reads, outermost first: the top-level block, then the
+    /// table or code block (they never nest in one another).
+    fn blocks_around(&self, pos: usize) -> impl Iterator<Item = &Block> {
+        let inside = move |b: &&Block| b.range.start < pos && pos < b.range.end;
+        let t = self
+            .top
+            .partition_point(|&i| self.blocks[i].range.start < pos);
+        let top = t
+            .checked_sub(1)
+            .map(|t| &self.blocks[self.top[t]])
+            .filter(inside);
+        let v = self.verbatim.partition_point(|r| r.start < pos);
+        let verbatim = v
+            .checked_sub(1)
+            .and_then(|v| self.block_of(&self.verbatim[v]))
+            .filter(inside)
+            .filter(|b| top.is_none_or(|t| !std::ptr::eq(*b, t)));
+        top.into_iter().chain(verbatim)
+    }
+
+    /// What each span learns from the structure. `context_budget`: the capacity, when the context counts toward
+    /// a chunk's size (the same rule as the engine applied).
+    pub fn describe(
+        &self,
+        text: &str,
+        spans: &[crate::Span],
+        sizer: &dyn Sizer,
+        capacity: usize,
+    ) -> Vec<SpanInfo> {
+        let mut out = Vec::with_capacity(spans.len());
+        let mut stack = Vec::new();
+        let mut next_heading = 0;
+        let mut prev_start = 0;
+        // Top-level blocks in order, with a cursor: spans come in increasing order.
+        let top: Vec<&Block> = self.top.iter().map(|&i| &self.blocks[i]).collect();
+        let mut first_block = 0;
+        for span in spans {
+            let start = span.start;
+            if start < prev_start {
+                stack.clear();
+                next_heading = 0;
+                first_block = 0;
+            }
+            prev_start = start;
+            let upto = self.headings.partition_point(|h| h.start <= start);
+            push_path(&self.headings, next_heading..upto, &mut stack);
+            next_heading = upto;
+            let budget = self.size_includes_context.then_some((sizer, capacity / 2));
+            let (context, inline_join) = self.context(text, start, &stack, budget);
+            while first_block < top.len() && top[first_block].range.end <= start {
+                first_block += 1;
+            }
+            let inside = top[first_block..]
+                .iter()
+                .take_while(|b| b.range.start < span.end)
+                .filter(|b| b.range.end > start);
+            let (kind, rows, language) = match self.verbatim_block(start, span.end) {
+                // Inside one code block or table (nested in a list, say): that block decides.
+                Some(b) => classify(std::iter::once(&b), start, span.end),
+                None => classify(inside, start, span.end),
+            };
+            let embedding = rows.and_then(|(first, past, _)| {
+                let table = top.get(first_block)?;
+                match &table.kind {
+                    BlockKind::Table {
+                        rows: starts,
+                        rendered: Some(r),
+                        ..
+                    } => render_rows(text, span, starts, r, first, past),
+                    _ => None,
+                }
+            });
+            out.push(SpanInfo {
+                path: stack.clone(),
+                context,
+                inline_join,
+                kind,
+                rows,
+                language,
+                embedding,
+            });
+        }
+        out
+    }
+
+    /// The capacity left to a chunk starting at `start` when its context counts toward its size.
+    pub(crate) fn capacity_at(
+        &self,
+        text: &str,
+        start: usize,
+        sizer: &dyn Sizer,
+        capacity: usize,
+    ) -> usize {
+        if !self.size_includes_context {
+            return capacity;
+        }
+        let path = self.path_at(start);
+        let (context, inline) = self.context(text, start, &path, Some((sizer, capacity / 2)));
+        if context.is_empty() {
+            capacity
+        } else {
+            capacity - (sizer.size(&context) + sizer.size(join(inline))).min(capacity - 1)
+        }
+    }
+}
+
+/// A chunk of rows `first..past` of a delimited table as a Markdown table, when its edges fall between rows (the
+/// first chunk also holds the header record).
+fn render_rows(
+    text: &str,
+    span: &crate::Span,
+    starts: &[usize],
+    r: &Rendered,
+    first: usize,
+    past: usize,
+) -> Option<String> {
+    let aligned_start = starts.get(first).is_some_and(|&s| s == span.start) || first == 0;
+    let aligned_end = past > first && r.rows[past - 1].0 <= span.end;
+    if !aligned_start || !aligned_end {
+        return None;
+    }
+    let _ = text;
+    let mut out = r.header.clone();
+    for (_, row) in &r.rows[first..past] {
+        out.push('\n');
+        out.push_str(row);
+    }
+    Some(out)
+}
+
+/// Applies the headings `range` to a heading stack: each heading closes those at its depth or deeper.
+fn push_path(headings: &[Heading], range: Range<usize>, stack: &mut Vec<usize>) {
+    for i in range {
+        let depth = headings[i].depth;
+        while stack.last().is_some_and(|&t| headings[t].depth >= depth) {
+            stack.pop();
+        }
+        stack.push(i);
+    }
+}
+
+type Kind = (
+    &'static str,
+    Option<(usize, usize, usize)>,
+    Option<Option<String>>,
+);
+
+/// The type of a chunk from the top-level blocks it overlaps: the one kind of its blocks (headings aside), "heading"
+/// when it holds only headings, else "text".
+fn classify<'a>(blocks: impl Iterator<Item = &'a &'a Block>, start: usize, end: usize) -> Kind {
+    let mut kind: Option<&BlockKind> = None;
+    let mut count = 0;
+    let mut mixed = false;
+    let mut headings = false;
+    for b in blocks {
+        if matches!(b.kind, BlockKind::Heading) {
+            headings = true;
+            continue;
+        }
+        if let BlockKind::List {
+            lead_in: Some(lead_in),
+        } = &b.kind
+        {
+            if end <= lead_in.end {
+                // Only the paragraph that leads into a list: text.
+                count += 1;
+                match kind {
+                    None => kind = Some(&BlockKind::Text),
+                    Some(k) if k.name() == "text" => {}
+                    Some(_) => mixed = true,
+                }
+                continue;
+            }
+        }
+        count += 1;
+        match kind {
+            None => kind = Some(&b.kind),
+            Some(k) if k.name() == b.kind.name() => {}
+            Some(_) => mixed = true,
+        }
+    }
+    match kind {
+        None if headings => ("heading", None, None),
+        None => ("text", None, None),
+        Some(_) if mixed => ("text", None, None),
+        Some(BlockKind::Table { rows, .. }) if count == 1 => {
+            let first = rows.partition_point(|&r| r < start);
+            let past = rows.partition_point(|&r| r < end);
+            ("table", Some((first, past, rows.len())), None)
+        }
+        Some(BlockKind::Code { language, .. }) if count == 1 => {
+            ("code", None, Some(language.clone()))
+        }
+        Some(k) => (k.name(), None, None),
+    }
+}
+
+/// Keeps the boundaries that are not strictly inside any of `ranges` (sorted, disjoint open intervals).
+fn retain_outside<R>(
+    bounds: &mut Vec<Boundary>,
+    ranges: &[R],
+    ends: impl Fn(&R) -> (usize, usize),
+) {
+    let Some(first) = bounds.first() else { return };
+    let mut r = ranges.partition_point(|x| ends(x).1 <= first.pos);
+    bounds.retain(|b| {
+        while r < ranges.len() && ends(&ranges[r]).1 <= b.pos {
+            r += 1;
+        }
+        !(r < ranges.len() && ends(&ranges[r]).0 < b.pos)
+    });
+}
