@@ -69,6 +69,8 @@ pub struct Assembler<'a> {
     pub mode: Mode,
     /// The document's structure, for structural strategies (Markdown, provisions).
     pub structure: Option<&'a Structure>,
+    /// How many of the strongest levels are emitted together (those only the structure reports).
+    pub eager: usize,
     /// The capacity of the chunk being assembled: `capacity`, less its context when the context counts.
     pub cap: std::cell::Cell<usize>,
     /// How far the chunk being assembled may reach (the end of its section, for structural strategies).
@@ -248,11 +250,12 @@ impl Assembler<'_> {
         win.marks.drain(..kept);
         let dropped = win.bounds.partition_point(|b| b.pos <= start);
         win.bounds.drain(..dropped);
-        if win.computed > 1 {
-            let strongest = self.levels[0];
-            win.bounds.retain(|b| b.level >= strongest);
-            win.marks.retain(|m| m.level >= strongest);
-            win.computed = 1;
+        let keep = self.eager.max(1);
+        if win.computed > keep {
+            let weakest = self.levels[keep - 1];
+            win.bounds.retain(|b| b.level >= weakest);
+            win.marks.retain(|m| m.level >= weakest);
+            win.computed = keep;
         }
         for m in &mut win.marks {
             m.size -= base;
@@ -272,6 +275,12 @@ impl Assembler<'_> {
         if win.computed > li {
             return;
         }
+        // Levels reported by the structure alone cost nothing to emit: they come all at once, measured once.
+        let li = if win.computed == 0 {
+            li.max(self.eager.max(1) - 1)
+        } else {
+            li
+        };
         let lowest = self.levels[li];
         let above = win.computed.checked_sub(1).map(|i| self.levels[i]);
         let (start, mut scan_end) = (win.start, win.scan_end);

@@ -116,6 +116,8 @@ pub struct Splitter {
     levels: Vec<Level>,
     unit: Unit,
     sizer: Arc<dyn Sizer>,
+    /// How many of the strongest levels only the structure reports (emitted together, at no cost).
+    eager: usize,
 }
 
 /// Parses a table format name.
@@ -209,6 +211,15 @@ impl Splitter {
         let mut levels: Vec<Level> = emitters.iter().map(|(_, l)| *l).collect();
         levels.sort_unstable_by(|a, b| b.cmp(a));
         levels.dedup();
+        let eager = levels
+            .iter()
+            .take_while(|&&l| {
+                emitters
+                    .iter()
+                    .filter(|(_, el)| *el == l)
+                    .all(|(e, _)| matches!(e, Emitter::Structure))
+            })
+            .count();
         let mode = match config.strategy {
             Strategy::Fixed => Mode::Fixed { snap },
             _ => Mode::Greedy,
@@ -223,6 +234,7 @@ impl Splitter {
             levels,
             unit,
             sizer,
+            eager,
         })
     }
 
@@ -465,6 +477,7 @@ impl Splitter {
             structure,
             cap: std::cell::Cell::new(self.capacity),
             limit: std::cell::Cell::new(usize::MAX),
+            eager: self.eager,
             emitters: &self.emitters,
             levels: &self.levels,
             sizer: self.sizer.as_ref(),

@@ -451,6 +451,7 @@ pub fn build<'py>(
     };
     let mut names: Vec<(u8, Bound<'py, PyString>)> = Vec::new();
     let mut out = Vec::with_capacity(ids.len());
+    let mut last_context: Option<Bound<'py, PyString>> = None;
     for (i, (span, &(start, end))) in prepared.spans.iter().zip(&prepared.offsets).enumerate() {
         let level = match names.iter().find(|(code, _)| *code == span.level.0) {
             Some((_, name)) => name.clone(),
@@ -470,7 +471,13 @@ pub fn build<'py>(
             let m = meta.get_or_insert_with(|| PyDict::new(py));
             describe(py, m, info, &titles, headings)?;
             if !info.context.is_empty() {
-                context = PyString::new(py, &info.context);
+                // Neighbouring chunks mostly share their context (the same section): one string for them all.
+                let same = i > 0 && infos[i - 1].context == info.context;
+                context = match (&last_context, same) {
+                    (Some(c), true) => c.clone(),
+                    _ => PyString::new(py, &info.context),
+                };
+                last_context = Some(context.clone());
             }
             if info.inline_join {
                 sep = &line_break;
@@ -515,18 +522,30 @@ fn describe(
     titles: &[Bound<'_, PyString>],
     headings: &[(u8, String)],
 ) -> PyResult<()> {
+    use pyo3::intern;
     let path = pyo3::types::PyList::new(py, info.path.iter().map(|&h| &titles[h]))?;
     let levels = pyo3::types::PyList::new(py, info.path.iter().map(|&h| headings[h].0))?;
-    meta.set_item("title_path", path)?;
-    meta.set_item("headings", levels)?;
-    meta.set_item("chunk_type", PyString::intern(py, info.kind))?;
+    // Interned keys and types: one string each for all the chunks, not one per chunk.
+    meta.set_item(intern!(py, "title_path"), path)?;
+    meta.set_item(intern!(py, "headings"), levels)?;
+    let kind = match info.kind {
+        "text" => intern!(py, "text"),
+        "heading" => intern!(py, "heading"),
+        "table" => intern!(py, "table"),
+        "code" => intern!(py, "code"),
+        "list" => intern!(py, "list"),
+        "quote" => intern!(py, "quote"),
+        "clause" => intern!(py, "clause"),
+        other => &PyString::intern(py, other),
+    };
+    meta.set_item(intern!(py, "chunk_type"), kind)?;
     if let Some((first, past, total)) = info.rows {
-        meta.set_item("row_start", first)?;
-        meta.set_item("row_end", past)?;
-        meta.set_item("total_rows", total)?;
+        meta.set_item(intern!(py, "row_start"), first)?;
+        meta.set_item(intern!(py, "row_end"), past)?;
+        meta.set_item(intern!(py, "total_rows"), total)?;
     }
     if let Some(language) = &info.language {
-        meta.set_item("language", language.as_deref())?;
+        meta.set_item(intern!(py, "language"), language.as_deref())?;
     }
     Ok(())
 }
