@@ -283,3 +283,21 @@ def test_structural_chunkers_pickle_and_compare(chunker):
     assert pickle.loads(pickle.dumps(chunks)) == chunks
     assert [c.embedding_text for c in pickle.loads(pickle.dumps(chunks))] == [c.embedding_text for c in chunks]
     assert chunker.chunk_batch([text, text]) == [chunks, chunks]
+
+
+# -- sizes in tokens -------------------------------------------------------------------------------------------------
+
+
+def test_structural_chunkers_in_tokens():
+    from chunkwise import Tokenizer
+
+    tok = Tokenizer.tiktoken("cl100k_base")
+    clauses = ClauseChunker(24, tokenizer=tok).chunk(LAW)
+    check_slices(LAW, clauses)
+    assert all(c.size == tok.count(c.text) == c.token_count and c.size <= 24 for c in clauses)
+    assert any(c.metadata["title_path"][-1:] == ["第四条"] for c in clauses)
+    table = TableChunker(40, tokenizer=tok, size_includes_context=True).chunk(MD_TABLE)
+    check_slices(MD_TABLE, table)
+    for c in table:
+        assert c.size <= 40 and tok.count(c.context) + tok.count(c.context_sep) + c.size <= 40
+    assert [r for c in table for r in range(c.metadata["row_start"], c.metadata["row_end"])] == list(range(50))
