@@ -443,8 +443,12 @@ pub fn build<'py>(
     tokens: bool,
 ) -> PyResult<Vec<Bound<'py, Chunk>>> {
     let ids = &prepared.ids;
-    let empty = PyString::intern(py, "");
-    let (blank_line, line_break) = (PyString::intern(py, "\n\n"), PyString::intern(py, "\n"));
+    // Strings cached for the process (`intern!`): made once, not once per text.
+    let empty = pyo3::intern!(py, "").clone();
+    let (blank_line, line_break) = (
+        pyo3::intern!(py, "\n\n").clone(),
+        pyo3::intern!(py, "\n").clone(),
+    );
     let titles = match &prepared.structure {
         Some((_, headings)) => headings.iter().map(|(_, t)| PyString::new(py, t)).collect(),
         None => Vec::new(),
@@ -456,7 +460,7 @@ pub fn build<'py>(
         let level = match names.iter().find(|(code, _)| *code == span.level.0) {
             Some((_, name)) => name.clone(),
             None => {
-                let name = PyString::intern(py, level_name(span.level));
+                let name = level_string(py, level_name(span.level));
                 names.push((span.level.0, name.clone()));
                 name
             }
@@ -548,4 +552,25 @@ fn describe(
         meta.set_item(intern!(py, "language"), language.as_deref())?;
     }
     Ok(())
+}
+
+/// The string of a level name, made once for the process.
+fn level_string<'py>(py: Python<'py>, name: &'static str) -> Bound<'py, PyString> {
+    use pyo3::intern;
+    match name {
+        "end" => intern!(py, "end"),
+        "paragraph" => intern!(py, "paragraph"),
+        "line" => intern!(py, "line"),
+        "sentence" => intern!(py, "sentence"),
+        "clause" => intern!(py, "clause"),
+        "wrap" => intern!(py, "wrap"),
+        "word" => intern!(py, "word"),
+        "grapheme" => intern!(py, "grapheme"),
+        "separator" => intern!(py, "separator"),
+        "section" => intern!(py, "section"),
+        "block" => intern!(py, "block"),
+        "item" => intern!(py, "item"),
+        other => return PyString::intern(py, other),
+    }
+    .clone()
 }
