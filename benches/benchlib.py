@@ -98,6 +98,17 @@ def record(benchmark, nbytes: int, **info) -> float | None:
     return mbps
 
 
+def timed(benchmark, fn, text, smoke, rounds=3, max_rounds=20, budget_s=1.0):
+    """``benchmark.pedantic(fn, text)``: one untimed call (warm-up and calibration), then as many rounds as fit in
+    ``budget_s`` (``rounds`` to ``max_rounds``); a single round in smoke mode. Returns ``fn``'s result."""
+    n = 1
+    if not smoke:
+        t0 = time.perf_counter()
+        fn(text)
+        n = max(rounds, min(max_rounds, int(budget_s / (time.perf_counter() - t0))))
+    return benchmark.pedantic(fn, args=(text,), rounds=n, warmup_rounds=0, iterations=1)
+
+
 def best_times(fns: Dict[str, Callable[[], object]], rounds: int) -> Dict[str, float]:
     """Fastest wall time of each function over ``rounds`` rounds, with the
     functions interleaved (order alternating each round) so that a change in

@@ -16,11 +16,9 @@ the ratios.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from benchlib import load_doc, record, shrink
+from benchlib import load_doc, record, shrink, timed
 
 lc = pytest.importorskip("langchain_text_splitters")
 cwl = pytest.importorskip("chunkwise.langchain")
@@ -30,19 +28,9 @@ SIZES = (512, 2048)
 TOKEN_SIZES = (256, 1024)
 TOKEN_SLICE = 300_000
 SMOKE_BYTES = 200_000
-ROUNDS, MAX_ROUNDS, BUDGET_S = 3, 20, 1.0
 
 IMPLS = {"chunkwise": cwl, "langchain": lc}
 TOKEN_IMPLS = ("chunkwise", "chunkwise.cold", "langchain")
-
-
-def _timed(benchmark, fn, text, smoke):
-    rounds = 1
-    if not smoke:
-        t0 = time.perf_counter()
-        fn(text)
-        rounds = max(ROUNDS, min(MAX_ROUNDS, int(BUDGET_S / (time.perf_counter() - t0))))
-    return benchmark.pedantic(fn, args=(text,), rounds=rounds, warmup_rounds=0, iterations=1)
 
 
 _CHECKED: set = set()
@@ -70,7 +58,7 @@ def test_lc_recursive(benchmark, name, size, overlap, impl, smoke):
 
     _same_answer(("len", name, size, overlap, smoke), make, doc.text)
     benchmark.group = f"langchain drop-in {name} @{size} overlap {overlap}%"
-    _timed(benchmark, make(IMPLS[impl]).split_text, doc.text, smoke)
+    timed(benchmark, make(IMPLS[impl]).split_text, doc.text, smoke)
     record(benchmark, doc.nbytes, impl=impl, file=name, size=size, overlap=overlap, length="len")
 
 
@@ -115,6 +103,6 @@ def test_lc_tokens(benchmark, name, tokenizer, size, impl, smoke):
         benchmark.pedantic(lambda splitter, text: splitter.split_text(text),
                            setup=lambda: ((make(cwl), doc.text), {}), rounds=rounds, warmup_rounds=0, iterations=1)
     else:
-        _timed(benchmark, make(IMPLS[impl]).split_text, doc.text, smoke)
+        timed(benchmark, make(IMPLS[impl]).split_text, doc.text, smoke)
     record(benchmark, doc.nbytes, impl=impl, file=name, size=size, overlap=10, length=tokenizer,
            slice_bytes=doc.nbytes)

@@ -15,34 +15,22 @@ untimed call (warm-up and calibration), then as many rounds as fit in ~1 s (3 to
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from benchlib import record
+from benchlib import record, timed
 from peers import MARKDOWN_PEERS
 
 cw = pytest.importorskip("chunkwise")
 
 SIZE = 512
-ROUNDS, MAX_ROUNDS, BUDGET_S = 3, 20, 1.0
 GROUP = f"markdown mixed.md @{SIZE}"
-
-
-def _timed(benchmark, fn, text, smoke):
-    rounds = 1
-    if not smoke:
-        t0 = time.perf_counter()
-        fn(text)
-        rounds = max(ROUNDS, min(MAX_ROUNDS, int(BUDGET_S / (time.perf_counter() - t0))))
-    return benchmark.pedantic(fn, args=(text,), rounds=rounds, warmup_rounds=0, iterations=1)
 
 
 @pytest.mark.parametrize("method", ("chunk", "split"))
 def test_md_chunkwise(benchmark, md_doc, method, smoke):
     benchmark.group = GROUP
     fn = getattr(cw.MarkdownChunker(size=SIZE), method)
-    result = _timed(benchmark, fn, md_doc.text, smoke)
+    result = timed(benchmark, fn, md_doc.text, smoke)
     texts = [c.text for c in result] if method == "chunk" else result
     assert texts and max(map(len, texts)) <= SIZE
     if method == "chunk":
@@ -55,6 +43,6 @@ def test_md_chunkwise(benchmark, md_doc, method, smoke):
 def test_md_peer(benchmark, md_doc, peer, smoke):
     split = MARKDOWN_PEERS[peer](SIZE)  # skips if the peer is not installed
     benchmark.group = GROUP
-    texts = _timed(benchmark, split, md_doc.text, smoke)
+    texts = timed(benchmark, split, md_doc.text, smoke)
     assert texts and max(map(len, texts)) <= SIZE
     record(benchmark, md_doc.nbytes, impl="peer", variant=peer, file=md_doc.name, size=SIZE)

@@ -263,19 +263,9 @@ class FixedChunker(BaseChunker):
         super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
 
 
-class MarkdownChunker(BaseChunker):
-    """Markdown (CommonMark with GFM tables and front matter) cut along its structure: sections by heading level,
-    then thematic breaks, blocks, list items, table rows and code lines, then sentences, clauses and words.
-
-    A section that fits stays whole; with ``merge_sections`` sibling sections share a chunk when they fit together,
-    but no chunk spans a heading stronger than the pieces it merges. Tables, code blocks and lists (with the
-    paragraph that leads into them) that fit are never cut; larger ones are cut between rows, lines or items, and
-    each piece's ``context`` carries the table header, the fence line or the lead-in. Every chunk's metadata has
-    ``title_path`` (the headings above its first line), ``headings`` (their levels) and ``chunk_type``; its
-    ``context`` holds the rendered path. With ``size_includes_context`` the context counts toward ``size``.
-    """
-
-    _strategy = "markdown"
+class _SectionChunker(BaseChunker):
+    """A chunker over a document's sections (headings, numbered provisions): the common arguments, plus
+    ``merge_sections`` and ``size_includes_context``."""
 
     def __init__(
         self,
@@ -302,7 +292,23 @@ class MarkdownChunker(BaseChunker):
         super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
 
 
-class ClauseChunker(BaseChunker):
+class MarkdownChunker(_SectionChunker):
+    """Markdown (CommonMark with GFM tables and front matter) cut along its structure: sections by heading level,
+    then thematic breaks, blocks, list items, table rows and code lines, then sentences, clauses and words.
+
+    A section that fits stays whole, and a chunk never runs past the end of the section it starts in; with
+    ``merge_sections`` it may take in the sibling sections after it when they fit. Tables, code blocks and lists
+    (with the paragraph that leads into them) that fit are never cut; larger ones are cut between rows, lines or
+    items, and each piece's ``context`` carries the table header, the fence line or the lead-in. Every chunk's
+    metadata has ``title_path`` (the headings above its first line), ``headings`` (their levels) and
+    ``chunk_type``; its ``context`` holds the rendered path. With ``size_includes_context`` the context counts
+    toward ``size``.
+    """
+
+    _strategy = "markdown"
+
+
+class ClauseChunker(_SectionChunker):
     """Legal and policy text cut at its numbered provisions: 第X编/章/节/条, 一、, （一）, Article N, Section N, § N,
     1. / 1.1 / (a) / (i) ... The numbering hierarchy is the title path (``metadata["title_path"]``, rendered in
     ``context``); a provision that fits stays whole, sibling provisions share a chunk when they fit together
@@ -310,30 +316,6 @@ class ClauseChunker(BaseChunker):
     """
 
     _strategy = "clause"
-
-    def __init__(
-        self,
-        size: int = 512,
-        overlap: int = 0,
-        *,
-        merge_sections: bool = True,
-        size_includes_context: bool = False,
-        min_size: int = 0,
-        trim: bool = True,
-        unit: Optional[str] = None,
-        tokenizer: Optional[Tokenizer] = None,
-    ) -> None:
-        public = dict(
-            size=size,
-            overlap=overlap,
-            merge_sections=merge_sections,
-            size_includes_context=size_includes_context,
-            min_size=min_size,
-            trim=trim,
-            unit=unit,
-            tokenizer=tokenizer,
-        )
-        super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
 
 
 # The size of a table chunk limited by rows only: larger than any text.

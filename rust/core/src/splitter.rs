@@ -120,6 +120,20 @@ pub struct Splitter {
     eager: usize,
 }
 
+/// The text levels: blank lines, lines, sentences, clauses, soft wraps, words (graphemes are added to every
+/// strategy).
+fn prose() -> Vec<(Emitter, Level)> {
+    use Emitter::*;
+    vec![
+        (Paragraph, Level::PARAGRAPH),
+        (Line, Level::LINE),
+        (Sentence, Level::SENTENCE),
+        (Clause, Level::CLAUSE),
+        (Wrap, Level::WRAP),
+        (Word, Level::WORD),
+    ]
+}
+
 /// Parses a table format name.
 fn table_format(name: &str) -> Result<crate::boundary::table::TableFormat, ChunkError> {
     use crate::boundary::table::TableFormat;
@@ -265,14 +279,7 @@ impl Splitter {
                     })
                     .collect::<Result<Vec<_>, ChunkError>>()?
             }
-            (Strategy::Recursive, None) => vec![
-                (Paragraph, Level::PARAGRAPH),
-                (Line, Level::LINE),
-                (Sentence, Level::SENTENCE),
-                (Clause, Level::CLAUSE),
-                (Wrap, Level::WRAP),
-                (Word, Level::WORD),
-            ],
+            (Strategy::Recursive, None) => prose(),
             (Strategy::Sentence, _) => vec![
                 (Paragraph, Level::SENTENCE),
                 (Line, Level::SENTENCE),
@@ -301,14 +308,7 @@ impl Splitter {
             (Strategy::Clause, _) => {
                 let mut out: Vec<(Emitter, Level)> =
                     (1..=6).map(|d| (Structure, Level::heading(d))).collect();
-                out.extend([
-                    (Paragraph, Level::PARAGRAPH),
-                    (Line, Level::LINE),
-                    (Sentence, Level::SENTENCE),
-                    (Clause, Level::CLAUSE),
-                    (Wrap, Level::WRAP),
-                    (Word, Level::WORD),
-                ]);
+                out.extend(prose());
                 out
             }
             (Strategy::Markdown, _) => {
@@ -328,14 +328,7 @@ impl Splitter {
                         .map(|l| (Structure, l)),
                     )
                     .collect();
-                out.extend([
-                    (Paragraph, Level::PARAGRAPH),
-                    (Line, Level::LINE),
-                    (Sentence, Level::SENTENCE),
-                    (Clause, Level::CLAUSE),
-                    (Wrap, Level::WRAP),
-                    (Word, Level::WORD),
-                ]);
+                out.extend(prose());
                 out
             }
         };
