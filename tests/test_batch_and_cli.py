@@ -84,3 +84,20 @@ def test_cli_bad_arguments_and_stdout():
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
     assert len(lines) > 5 and all(len(json.loads(line)["text"]) <= 100 for line in lines)
+
+
+def test_cli_markdown_strategy_writes_title_paths():
+    proc = subprocess.run(
+        [sys.executable, "-m", "chunkwise", "chunk", str(SAMPLE), "--strategy", "markdown", "--size", "200"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    source = SAMPLE.read_text(encoding="utf-8")
+    assert len(records) > 3
+    for r in records:
+        assert source[r["start"] : r["end"]] == r["text"]
+        assert r["metadata"]["title_path"][0] == "Field notes on chunking"
+        assert r["metadata"]["chunk_type"] in {"text", "heading", "list", "table", "code", "quote"}
+    assert any(r["metadata"]["title_path"][-1] == "中文的切分" for r in records)
