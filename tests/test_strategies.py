@@ -169,3 +169,16 @@ def test_empty_and_blank_texts():
         assert chunker.chunk("") == []
         assert chunker.chunk(" \n\n\t ") == []
         assert chunker.spans("").shape == (0, 2)
+
+
+def test_chunk_text_is_made_on_first_read_and_the_document_let_go():
+    import sys
+
+    doc = "".join(f"Sentence number {i} is here. " for i in range(50))
+    base = sys.getrefcount(doc)
+    chunks = RecursiveChunker(40).chunk(doc)
+    assert sys.getrefcount(doc) - base == len(chunks)  # each chunk holds its document until its text is read
+    texts = [c.text for c in chunks]
+    assert sys.getrefcount(doc) == base  # ... and lets it go then
+    assert texts == [doc[c.start : c.end] for c in chunks]
+    assert all(c.text is t for c, t in zip(chunks, texts))  # made once
