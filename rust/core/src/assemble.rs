@@ -497,9 +497,10 @@ impl Assembler<'_> {
                     break;
                 }
                 best = Some(*m);
-                if self.structure.is_some_and(|s| {
-                    s.stops(m.level, level) && !s.headings_only(text, start, m.pos)
-                }) {
+                if self
+                    .structure
+                    .is_some_and(|s| s.stops(m.level, level) && !s.headings_only(start, m.pos))
+                {
                     break;
                 }
             }
@@ -507,7 +508,7 @@ impl Assembler<'_> {
                 if li + 1 < self.levels.len()
                     && self
                         .structure
-                        .is_some_and(|s| s.headings_only(text, start, m.pos))
+                        .is_some_and(|s| s.headings_only(start, m.pos))
                 {
                     headings_only.get_or_insert(m);
                     continue;

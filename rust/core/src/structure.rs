@@ -112,6 +112,8 @@ pub struct Structure {
     /// (`headings.len()` when there is none): where its section, and the run of its sibling sections, end.
     next_shallower: Vec<usize>,
     next_not_deeper: Vec<usize>,
+    /// For each heading, the last heading of the run that follows it with nothing but whitespace in between.
+    chain: Vec<usize>,
     /// Positions where the only cut is the structure's own weak one (between a heading and a block that stays
     /// whole): other emitters' cuts there are dropped. Filled by [`Structure::seal`].
     weak: Vec<usize>,
@@ -206,7 +208,7 @@ impl Structure {
                 title: p.title.clone(),
             });
         }
-        s.finish(text.len());
+        s.finish(text);
         s
     }
 
@@ -270,13 +272,14 @@ impl Structure {
             keep_whole: rows_per_chunk == 0,
             nested: false,
         });
-        s.finish(text.len());
+        s.finish(text);
         s
     }
 
     /// Ends a parser's work: sorts the cuts (the strongest wins at a position; none at the text's edges) and links
     /// each heading to its parent.
-    pub fn finish(&mut self, text_len: usize) {
+    pub fn finish(&mut self, text: &str) {
+        let text_len = text.len();
         self.bounds
             .sort_by_key(|b| (b.pos, std::cmp::Reverse(b.level)));
         self.bounds.dedup_by_key(|b| b.pos); // the first of each position is the strongest
@@ -294,6 +297,17 @@ impl Structure {
                 stack.len().checked_sub(2).map(|p| stack[p])
             })
             .collect();
+        // The chains of headings with nothing but whitespace between them.
+        self.chain = vec![0; self.headings.len()];
+        for i in (0..self.headings.len()).rev() {
+            let next = self.headings.get(i + 1);
+            self.chain[i] = match next {
+                Some(n) if text[self.headings[i].end..n.start].trim().is_empty() => {
+                    self.chain[i + 1]
+                }
+                _ => i,
+            };
+        }
         // Scanning backwards with a stack of the headings seen, shallowest at the bottom.
         let n = self.headings.len();
         self.next_shallower = vec![n; n];
@@ -439,26 +453,16 @@ impl Structure {
 
     /// Whether `text[start..pos]` holds nothing but headings (a chain of headings, each right under the one
     /// before): such a piece is no section of its own, and goes with what follows even without `merge_sections`.
-    pub(crate) fn headings_only(&self, text: &str, start: usize, pos: usize) -> bool {
-        let mut i = self.headings.partition_point(|h| h.start <= start);
+    pub(crate) fn headings_only(&self, start: usize, pos: usize) -> bool {
+        let i = self.headings.partition_point(|h| h.start <= start);
         let Some(first) = i.checked_sub(1) else {
             return false;
         };
         if start > self.headings[first].content {
             return false;
         }
-        let mut end = self.headings[first].end;
-        while let Some(h) = self.headings.get(i) {
-            if !text[end..h.start].trim().is_empty() || h.start > pos {
-                return false;
-            }
-            if h.start == pos {
-                return true;
-            }
-            end = h.end;
-            i += 1;
-        }
-        false
+        let j = self.headings.partition_point(|h| h.start < pos);
+        j > first && j <= self.chain[first] && self.headings[j].start == pos
     }
 
     /// The heading ancestry of the line holding `pos`, as indices into `headings` (a heading on that line

@@ -110,7 +110,7 @@ pub fn parse(text: &str) -> Structure {
         }
     }
     top_level_cuts(text, &mut s, &w);
-    s.finish(text.len());
+    s.finish(text);
     s
 }
 
@@ -521,6 +521,21 @@ mod tests {
         assert!(l.contains(&(text.find("    return").unwrap(), Level::LINE.0)));
         assert!(!l.iter().any(|&(p, _)| p == text.find("import").unwrap()));
         assert!(!l.iter().any(|&(p, _)| p == text.rfind("```").unwrap()));
+    }
+
+    #[test]
+    fn heading_chains() {
+        let text = "# A\n## B\n\n### C\n\ntext\n\n## D\n";
+        let s = parse(text);
+        let at = |h: &str| text.find(h).unwrap();
+        assert!(s.headings_only(0, at("## B")));
+        assert!(s.headings_only(0, at("### C")));
+        assert!(s.headings_only(at("## B"), at("### C")));
+        assert!(!s.headings_only(0, at("## D")), "text comes between");
+        assert!(
+            !s.headings_only(at("text"), at("## D")),
+            "does not start at a heading"
+        );
     }
 
     #[test]
