@@ -33,11 +33,17 @@ class BaseChunker:
     """What every chunker can do. Subclasses only choose the core strategy and its arguments."""
 
     _strategy = ""
+    # Arguments the core spells differently.
+    _core_names: Dict[str, str] = {}
 
     def __init__(self, public: Dict[str, Any], **core: Any) -> None:
-        # `public`: the constructor's own arguments (for repr, equality, pickling); `core`: the core's spelling.
+        # `public`: the constructor's own arguments (for repr, equality, pickling). The core gets them in its own
+        # spelling, with the unit resolved and `core` over them (values the core takes differently).
         self._kwargs = public
-        self._splitter = _core.Splitter(self._strategy, **core)
+        args = {self._core_names.get(k, k): v for k, v in public.items()}
+        args["unit"] = _unit(public.get("unit"), public.get("tokenizer"))
+        args.update(core)
+        self._splitter = _core.Splitter(self._strategy, **args)
 
     # -- calls -----------------------------------------------------------------------------------------------------
 
@@ -60,10 +66,7 @@ class BaseChunker:
             text = join_pages(pages)
         elif text is None:
             raise TypeError("chunk() needs text (or pages)")
-        chunks = self._splitter.chunk(text, _as_dict(metadata, "metadata"))
-        if pages is not None or (isinstance(text, str) and PAGE_BREAK in text):
-            _number_pages(text, chunks)
-        return chunks
+        return self._splitter.chunk(text, _as_dict(metadata, "metadata"), pages is not None)
 
     def split(self, text: str) -> List[str]:
         """The chunks' texts only."""
@@ -129,21 +132,6 @@ def join_pages(pages: Sequence[str]) -> str:
     return PAGE_BREAK.join(pages)
 
 
-def _number_pages(text: str, chunks: List[Chunk]) -> None:
-    """Adds ``page_start`` and ``page_end`` to each chunk: pages are separated by form feeds."""
-    from bisect import bisect_left
-
-    breaks = []
-    at = text.find(PAGE_BREAK)
-    while at >= 0:
-        breaks.append(at)
-        at = text.find(PAGE_BREAK, at + 1)
-    for c in chunks:
-        meta = c.metadata
-        meta["page_start"] = bisect_left(breaks, c.start) + 1
-        meta["page_end"] = bisect_left(breaks, max(c.start, c.end - 1)) + 1
-
-
 def _restore(cls, kwargs):
     return cls(**kwargs)
 
@@ -181,6 +169,7 @@ class RecursiveChunker(BaseChunker):
     """
 
     _strategy = "recursive"
+    _core_names = {"is_separator_regex": "separators_regex"}
 
     def __init__(
         self,
@@ -207,9 +196,7 @@ class RecursiveChunker(BaseChunker):
             unit=unit,
             tokenizer=tokenizer,
         )
-        core = dict(public, unit=_unit(unit, tokenizer))
-        core["separators_regex"] = core.pop("is_separator_regex")  # the core's spelling
-        super().__init__(public, **core)
+        super().__init__(public)
 
 
 class _LevelChunker(BaseChunker):
@@ -226,7 +213,7 @@ class _LevelChunker(BaseChunker):
         tokenizer: Optional[Tokenizer] = None,
     ) -> None:
         public = dict(size=size, overlap=overlap, min_size=min_size, trim=trim, unit=unit, tokenizer=tokenizer)
-        super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
+        super().__init__(public)
 
 
 class SentenceChunker(_LevelChunker):
@@ -260,7 +247,7 @@ class FixedChunker(BaseChunker):
         tokenizer: Optional[Tokenizer] = None,
     ) -> None:
         public = dict(size=size, overlap=overlap, snap=snap, trim=trim, unit=unit, tokenizer=tokenizer)
-        super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
+        super().__init__(public)
 
 
 class _SectionChunker(BaseChunker):
@@ -289,7 +276,7 @@ class _SectionChunker(BaseChunker):
             unit=unit,
             tokenizer=tokenizer,
         )
-        super().__init__(public, **dict(public, unit=_unit(unit, tokenizer)))
+        super().__init__(public)
 
 
 class MarkdownChunker(_SectionChunker):
@@ -362,7 +349,4 @@ class TableChunker(BaseChunker):
             unit=unit,
             tokenizer=tokenizer,
         )
-        core = dict(public, unit=_unit(unit, tokenizer))
-        core["size"] = _UNLIMITED if size is None else size
-        core["rows_per_chunk"] = rows_per_chunk or 0
-        super().__init__(public, **core)
+        super().__init__(public, size=_UNLIMITED if size is None else size, rows_per_chunk=rows_per_chunk or 0)

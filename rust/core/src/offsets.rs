@@ -110,3 +110,44 @@ mod tests {
         assert_eq!(char_spans(text, &spans), vec![(1, 3)]);
     }
 }
+
+/// The pages of each span of a paged text (pages separated by form feeds): 1-based, of its first and last byte.
+/// None for a text without form feeds, unless `always` (a document given as one page).
+pub fn pages(text: &str, spans: &[Span], always: bool) -> Option<Vec<(usize, usize)>> {
+    let breaks: Vec<usize> = memchr::memchr_iter(b'\x0c', text.as_bytes()).collect();
+    if breaks.is_empty() && !always {
+        return None;
+    }
+    let page = |pos: usize| breaks.partition_point(|&b| b < pos) + 1;
+    Some(
+        spans
+            .iter()
+            .map(|s| (page(s.start), page(s.end.saturating_sub(1).max(s.start))))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod page_tests {
+    use super::*;
+    use crate::boundary::Level;
+
+    #[test]
+    fn pages_of_spans() {
+        let text = "one\x0ctwo\x0c\x0cfour";
+        let span = |start, end| Span {
+            start,
+            end,
+            level: Level::END,
+            size: 0,
+        };
+        let got = pages(
+            text,
+            &[span(0, 3), span(4, 7), span(0, 7), span(10, 14)],
+            false,
+        );
+        assert_eq!(got, Some(vec![(1, 1), (2, 2), (1, 2), (4, 4)]));
+        assert_eq!(pages("no breaks", &[span(0, 2)], false), None);
+        assert_eq!(pages("no breaks", &[span(0, 2)], true), Some(vec![(1, 1)]));
+    }
+}

@@ -224,26 +224,11 @@ impl Structure {
         let mut s = Structure::default();
         let end = table.rows.last().map_or(table.header.end, |r| r.end);
         let rows: Vec<usize> = table.rows.iter().map(|r| r.start).collect();
-        // Weak cuts under the header (and above a Markdown delimiter row): only taken when the header and the
-        // first row do not fit together.
         let delimiter = (format == TableFormat::Markdown).then(|| {
             let h = &text[table.header.clone()];
             table.header.start + h.find('\n').map_or(h.len(), |i| i + 1)
         });
-        for pos in delimiter.into_iter().chain(rows.first().copied()) {
-            s.bounds.push(Boundary {
-                pos,
-                level: Level::WRAP,
-            });
-        }
-        for (i, &r) in rows.iter().enumerate().skip(1) {
-            let level = if rows_per_chunk > 0 && i % rows_per_chunk == 0 {
-                Level::heading(1)
-            } else {
-                Level::LINE
-            };
-            s.bounds.push(Boundary { pos: r, level });
-        }
+        s.push_table_cuts(delimiter, &rows, rows_per_chunk);
         let rendered = (format != TableFormat::Markdown).then(|| {
             let header = t::delimited_cells(&text[table.header.clone()], format);
             let mut md = t::render_markdown_row(&header);
@@ -274,6 +259,31 @@ impl Structure {
         });
         s.finish(text);
         s
+    }
+
+    /// The cuts of a table: between data rows (at a barrier every `rows_per_chunk` rows, when that is set), and
+    /// weak ones above a Markdown delimiter row and under the header, taken only when the header and the first row
+    /// do not fit together (never a cut between the header and the first row otherwise).
+    pub(crate) fn push_table_cuts(
+        &mut self,
+        delimiter: Option<usize>,
+        rows: &[usize],
+        rows_per_chunk: usize,
+    ) {
+        for pos in delimiter.into_iter().chain(rows.first().copied()) {
+            self.bounds.push(Boundary {
+                pos,
+                level: Level::WRAP,
+            });
+        }
+        for (i, &pos) in rows.iter().enumerate().skip(1) {
+            let level = if rows_per_chunk > 0 && i % rows_per_chunk == 0 {
+                Level::heading(1)
+            } else {
+                Level::LINE
+            };
+            self.bounds.push(Boundary { pos, level });
+        }
     }
 
     /// Ends a parser's work: sorts the cuts (the strongest wins at a position; none at the text's edges) and links

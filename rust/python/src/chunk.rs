@@ -396,20 +396,25 @@ pub struct Prepared {
     ids: Vec<u64>,
     /// What each chunk learns from the document's structure (structural strategies only), and the heading titles.
     structure: Option<Described>,
+    /// The first and last page of each chunk, for a paged text.
+    pages: Option<Vec<(usize, usize)>>,
 }
 
 /// Each chunk's [`SpanInfo`], and the document's headings (level, title).
 type Described = (Vec<SpanInfo>, Vec<(u8, String)>);
 
 impl Prepared {
-    /// Splits `text` and prepares its chunks.
+    /// Splits `text` and prepares its chunks. `paged`: number the pages even if the text holds no form feed (a
+    /// document given as pages); a text that holds form feeds is always numbered.
     pub fn split(
         splitter: &Splitter,
         text: &str,
         doc_id: Option<&str>,
+        paged: bool,
     ) -> Result<Self, chunkwise_core::ChunkError> {
         let (spans, structure) = splitter.split_structured(text)?;
         let mut prepared = Self::new(splitter, text, spans, doc_id);
+        prepared.pages = chunkwise_core::offsets::pages(text, &prepared.spans, paged);
         if let Some(s) = structure {
             let infos = splitter.describe(text, &prepared.spans, &s);
             let headings = s.headings.into_iter().map(|h| (h.depth, h.title)).collect();
@@ -435,6 +440,7 @@ impl Prepared {
             offsets,
             ids,
             structure: None,
+            pages: None,
         }
     }
 }
@@ -523,6 +529,11 @@ pub fn build<'py>(
                 .as_deref()
                 .map(|e| PyString::new(py, e).unbind());
         }
+        if let Some(pages) = &prepared.pages {
+            let m = meta.get_or_insert_with(|| PyDict::new(py));
+            m.set_item(pyo3::intern!(py, "page_start"), pages[i].0)?;
+            m.set_item(pyo3::intern!(py, "page_end"), pages[i].1)?;
+        }
         let meta = meta.map(Bound::unbind);
         let chunk = Chunk {
             text: OnceLock::new(),
@@ -542,7 +553,7 @@ pub fn build<'py>(
             next_id: ids.get(i + 1).map(|&h| ChunkId::Hash(h)),
         };
         let chunk = Bound::new(py, chunk)?;
-        if metadata.is_none() && prepared.structure.is_none() {
+        if metadata.is_none() && prepared.structure.is_none() && prepared.pages.is_none() {
             gc::untrack(chunk.as_any());
         }
         out.push(chunk);

@@ -233,10 +233,16 @@ impl PySplitter {
     }
 
     /// Splits and prepares a text's chunks (offsets, ids) without the GIL when the text is large.
-    fn prepare(&self, py: Python<'_>, text: &str, doc_id: Option<&str>) -> PyResult<Prepared> {
+    fn prepare(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        doc_id: Option<&str>,
+        paged: bool,
+    ) -> PyResult<Prepared> {
         let run = || {
             catch_unwind(AssertUnwindSafe(|| {
-                Prepared::split(&self.inner, text, doc_id)
+                Prepared::split(&self.inner, text, doc_id, paged)
             }))
         };
         let prepared = if self.detach(text) {
@@ -357,18 +363,20 @@ impl PySplitter {
         })
     }
 
-    /// The chunks of `text` as `Chunk` objects; `metadata` (a dict) is copied into each.
-    #[pyo3(signature = (text, metadata=None))]
+    /// The chunks of `text` as `Chunk` objects; `metadata` (a dict) is copied into each. `paged`: the text is a
+    /// document's pages joined by form feeds, numbered even when there is one page.
+    #[pyo3(signature = (text, metadata=None, paged=false))]
     fn chunk<'py>(
         &self,
         py: Python<'py>,
         text: &Bound<'py, PyAny>,
         metadata: Option<Bound<'py, PyAny>>,
+        paged: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let meta = metadata_arg("metadata", &metadata)?;
         let source = text;
         let text = borrow_str(py, "text", source)?;
-        let prepared = self.prepare(py, text, chunk::doc_id(meta)?.as_deref())?;
+        let prepared = self.prepare(py, text, chunk::doc_id(meta)?.as_deref(), paged)?;
         self.build(py, source, &prepared, meta)
     }
 
@@ -410,7 +418,7 @@ impl PySplitter {
         self.pipeline(
             py,
             &strs,
-            |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref()),
+            |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false),
             |i, prepared| {
                 let prepared = prepared.map_err(|e| batch_error(i, e))?;
                 lists.push(self.build(py, &items[i], &prepared, metas[i])?);

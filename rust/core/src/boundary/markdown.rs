@@ -301,30 +301,16 @@ fn end(text: &str, s: &mut Structure, w: &mut Walk, tag: TagEnd, _range: Range<u
     }
     let open = w.open.pop();
     if let TagEnd::Table = tag {
-        // Cuts between data rows (never between the header and the first row).
         if let Some(Some(i)) = open.map(|o| o.block) {
             if let BlockKind::Table { rows, .. } = &s.blocks[i].kind {
-                // Weak cuts above and under the delimiter row: only taken when the header, the delimiter row and
-                // the first row do not fit together.
+                let rows = rows.clone();
                 let delimiter = next_line(text, s.blocks[i].range.start);
-                for pos in [delimiter].into_iter().chain(rows.first().copied()) {
-                    s.bounds.push(super::Boundary {
-                        pos,
-                        level: Level::WRAP,
-                    });
-                }
-                for &r in rows.iter().skip(1) {
-                    s.bounds.push(super::Boundary {
-                        pos: r,
-                        level: Level::LINE,
-                    });
-                }
+                s.push_table_cuts(Some(delimiter), &rows, 0);
             }
         }
     }
     if let (TagEnd::Heading(_), Some(mut h)) = (tag, w.heading.take()) {
         h.title = h.title.split_whitespace().collect::<Vec<_>>().join(" ");
-        let _ = text;
         s.headings.push(h);
     }
 }
