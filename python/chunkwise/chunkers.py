@@ -85,7 +85,11 @@ class BaseChunker:
         texts: Sequence[str],
         metadatas: Optional[Sequence[Optional[Mapping[str, Any]]]] = None,
     ) -> List[List[Chunk]]:
-        """:meth:`chunk` for many texts; the splitting runs in parallel on all cores with the GIL released."""
+        """:meth:`chunk` for many texts; the splitting runs in parallel on all cores with the GIL released.
+
+        Python's cyclic garbage collector is paused while the chunk objects are built (they hold no reference
+        cycle), and resumed afterwards if it was running; so is it in :meth:`chunk` for a text of 700 chunks or more.
+        """
         if metadatas is not None:
             metadatas = [_as_dict(m, f"metadatas[{i}]") for i, m in enumerate(_as_list(metadatas, "metadatas"))]
         return self._splitter.chunk_batch(_as_list(texts, "texts"), metadatas)

@@ -14,7 +14,7 @@ mod tokenizer;
 
 use chunk::{Chunk, Prepared};
 use errors::{internal, to_py, wrong_type, ChunkingError};
-use text::borrow_str;
+use text::{borrow_item, borrow_str};
 use tokenizer::PyTokenizer;
 
 /// mimalloc (as pydantic-core uses): batches allocate in worker threads and free on the main thread, which the
@@ -48,7 +48,7 @@ fn borrow_all<'a>(
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| borrow_str(py, &format!("{arg}[{i}]"), item))
+        .map(|(i, item)| borrow_item(py, || format!("{arg}[{i}]"), item))
         .collect()
 }
 
@@ -152,10 +152,12 @@ impl PySplitter {
         // building, the serial part, by a third).
         let cursor = std::sync::atomic::AtomicUsize::new(0);
         let cursor = &cursor;
-        std::thread::scope(|scope| {
+        // The pool's threads, not new ones: a new thread per call also started a new allocator heap, whose pages
+        // were faulted in afresh each time.
+        rayon::in_place_scope(|scope| {
             for _ in 0..rayon::current_num_threads().saturating_sub(1).max(1) {
                 let tx = tx.clone();
-                scope.spawn(move || loop {
+                scope.spawn(move |_| loop {
                     let from = cursor.fetch_add(PIPELINE_STEP, Relaxed);
                     if from >= n {
                         break;
@@ -167,60 +169,69 @@ impl PySplitter {
                         .skip(from)
                     {
                         let out = catch_unwind(AssertUnwindSafe(|| f(i, t))).ok();
-                        // The receiver only goes away after the workers are joined.
+                        // Fails only after an error, when nothing waits for the result.
                         let _ = tx.send((i, out));
                     }
                 });
             }
             drop(tx);
-            let mut rx = rx;
-            let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
-            let mut next = 0;
-            loop {
-                while let Some(out) = slots.get_mut(next).and_then(Option::take) {
-                    build(next, out)?;
-                    next += 1;
-                }
-                if next == n {
-                    break;
-                }
-                match rx.try_recv() {
-                    Ok((i, out)) => {
-                        slots[i] = Some(out.ok_or_else(|| internal("splitting a batch"))?)
+            let build_all = move || -> PyResult<()> {
+                let mut rx = rx;
+                let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
+                let mut next = 0;
+                loop {
+                    while let Some(out) = slots.get_mut(next).and_then(Option::take) {
+                        build(next, out)?;
+                        next += 1;
                     }
-                    Err(std::sync::mpsc::TryRecvError::Empty) if cursor.load(Relaxed) < n => {
-                        // Nothing ready to build: split the next few texts here, with the GIL released.
-                        let from = cursor.fetch_add(PIPELINE_STEP, Relaxed);
-                        let to = n.min(from + PIPELINE_STEP);
-                        if from < to {
-                            let done = py.detach(|| {
-                                (from..to)
-                                    .map(|i| catch_unwind(AssertUnwindSafe(|| f(i, texts[i]))).ok())
-                                    .collect::<Vec<_>>()
-                            });
-                            for (i, out) in (from..).zip(done) {
-                                slots[i] = Some(out.ok_or_else(|| internal("splitting a batch"))?);
+                    if next == n {
+                        break;
+                    }
+                    match rx.try_recv() {
+                        Ok((i, out)) => {
+                            slots[i] = Some(out.ok_or_else(|| internal("splitting a batch"))?)
+                        }
+                        Err(std::sync::mpsc::TryRecvError::Empty) if cursor.load(Relaxed) < n => {
+                            // Nothing ready to build: split the next few texts here, with the GIL released.
+                            let from = cursor.fetch_add(PIPELINE_STEP, Relaxed);
+                            let to = n.min(from + PIPELINE_STEP);
+                            if from < to {
+                                let done = py.detach(|| {
+                                    (from..to)
+                                        .map(|i| {
+                                            catch_unwind(AssertUnwindSafe(|| f(i, texts[i]))).ok()
+                                        })
+                                        .collect::<Vec<_>>()
+                                });
+                                for (i, out) in (from..).zip(done) {
+                                    slots[i] =
+                                        Some(out.ok_or_else(|| internal("splitting a batch"))?);
+                                }
                             }
                         }
-                    }
-                    Err(std::sync::mpsc::TryRecvError::Empty) => {
-                        // All texts are taken and the next one is still being split: wait, GIL released.
-                        let (back, item) = py.detach(move || {
-                            let item = rx.recv().ok();
-                            (rx, item)
-                        });
-                        rx = back;
-                        match item {
-                            Some((i, Some(out))) => slots[i] = Some(out),
-                            _ => return Err(internal("splitting a batch")),
+                        Err(std::sync::mpsc::TryRecvError::Empty) => {
+                            // All texts are taken and the next one is still being split: wait, GIL released.
+                            let (back, item) = py.detach(move || {
+                                let item = rx.recv().ok();
+                                (rx, item)
+                            });
+                            rx = back;
+                            match item {
+                                Some((i, Some(out))) => slots[i] = Some(out),
+                                _ => return Err(internal("splitting a batch")),
+                            }
+                        }
+                        Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                            return Err(internal("splitting a batch"))
                         }
                     }
-                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                        return Err(internal("splitting a batch"))
-                    }
                 }
-            }
-            Ok(())
+                Ok(())
+            };
+            let built = build_all();
+            // After an error, the worker stops at its next step instead of splitting the rest for nothing.
+            cursor.store(n, Relaxed);
+            built
         })
     }
 
@@ -281,8 +292,9 @@ fn batch_error(i: usize, e: chunkwise_core::ChunkError) -> PyErr {
     ChunkingError::new_err(format!("texts[{i}]: {e}"))
 }
 
+/// `arg`: the argument's name, made only for an error.
 fn metadata_arg<'a, 'py>(
-    arg: &str,
+    arg: impl FnOnce() -> String,
     value: &'a Option<Bound<'py, PyAny>>,
 ) -> PyResult<Option<&'a Bound<'py, PyDict>>> {
     match value {
@@ -291,7 +303,7 @@ fn metadata_arg<'a, 'py>(
         Some(v) => v
             .cast::<PyDict>()
             .map(Some)
-            .map_err(|_| wrong_type(arg, "a dict or None", v)),
+            .map_err(|_| wrong_type(&arg(), "a dict or None", v)),
     }
 }
 
@@ -373,11 +385,14 @@ impl PySplitter {
         metadata: Option<Bound<'py, PyAny>>,
         paged: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let meta = metadata_arg("metadata", &metadata)?;
+        let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
         let source = text;
         let text = borrow_str(py, "text", source)?;
         let prepared = self.prepare(py, text, chunk::doc_id(meta)?.as_deref(), paged)?;
-        self.build(py, source, &prepared, meta)
+        if prepared.count() < chunk::PAUSE_GC_CHUNKS {
+            return self.build(py, source, &prepared, meta);
+        }
+        chunk::gc_paused(py, || self.build(py, source, &prepared, meta))
     }
 
     /// `chunk` for many texts: split in parallel on all cores with the GIL released.
@@ -407,7 +422,7 @@ impl PySplitter {
         let metas = metas
             .iter()
             .enumerate()
-            .map(|(i, m)| metadata_arg(&format!("metadatas[{i}]"), m))
+            .map(|(i, m)| metadata_arg(|| format!("metadatas[{i}]"), m))
             .collect::<PyResult<Vec<_>>>()?;
         let doc_ids = metas
             .iter()
@@ -415,17 +430,19 @@ impl PySplitter {
             .collect::<PyResult<Vec<_>>>()?;
         let strs = borrow_all(py, "texts", &items)?;
         let mut lists = Vec::with_capacity(items.len());
-        self.pipeline(
-            py,
-            &strs,
-            |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false),
-            |i, prepared| {
-                let prepared = prepared.map_err(|e| batch_error(i, e))?;
-                lists.push(self.build(py, &items[i], &prepared, metas[i])?);
-                Ok(())
-            },
-        )?;
-        PyList::new(py, lists)
+        chunk::gc_paused(py, || {
+            self.pipeline(
+                py,
+                &strs,
+                |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false),
+                |i, prepared| {
+                    let prepared = prepared.map_err(|e| batch_error(i, e))?;
+                    lists.push(self.build(py, &items[i], &prepared, metas[i])?);
+                    Ok(())
+                },
+            )?;
+            PyList::new(py, lists)
+        })
     }
 
     /// (offsets, levels): offsets a bytearray of native int64 (start, end) pairs in `str` indices, levels a bytes
