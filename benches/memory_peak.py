@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import resource
 import sys
 import time
