@@ -29,9 +29,9 @@ impl<'a> CharCursor<'a> {
             return byte;
         }
         if byte >= self.byte {
-            self.chars += self.text[self.byte..byte].chars().count();
+            self.chars += crate::size::count_chars(&self.text[self.byte..byte]);
         } else {
-            self.chars -= self.text[byte..self.byte].chars().count();
+            self.chars -= crate::size::count_chars(&self.text[byte..self.byte]);
         }
         self.byte = byte;
         self.chars

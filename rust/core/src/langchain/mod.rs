@@ -113,10 +113,7 @@ impl Measure for CharLen {
 
 /// Code points: bytes that do not continue a UTF-8 sequence.
 fn char_len(s: &str) -> i64 {
-    if s.len() >= 64 {
-        return s.chars().count() as i64;
-    }
-    s.bytes().filter(|&b| (b as i8) >= -0x40).count() as i64
+    crate::size::count_chars(s) as i64
 }
 
 /// A token counter as the length: exact counts of each piece.
@@ -539,7 +536,7 @@ pub fn start_indices(text: &str, chunks: &[Chunk], chunk_overlap: i64) -> Vec<i6
     let total_chars = if ascii {
         text.len()
     } else {
-        text.chars().count()
+        crate::size::count_chars(text)
     } as i64;
     let mut to_char = CharCursor::new(text, ascii);
     let mut to_byte = CharCursor::new(text, ascii);
