@@ -29,6 +29,21 @@ def _int64_pairs(buffer: bytearray) -> memoryview:
     return memoryview(buffer).cast("q")
 
 
+_NUMPY: Any = None
+
+
+def _pairs_array(buffer: bytearray) -> Any:
+    """An ``n x 2`` int64 array viewing ``buffer`` (native int64 pairs), made with one constructor call: half the
+    cost of ``frombuffer(...).reshape(...)``, a tenth of ``spans()`` on a 2 KB text. numpy is imported on first use."""
+    global _NUMPY
+    if _NUMPY is None:
+        import numpy as np
+
+        _NUMPY = (np.ndarray, np.dtype(np.int64))
+    ndarray, int64 = _NUMPY
+    return ndarray((len(buffer) >> 4, 2), int64, buffer)
+
+
 class BaseChunker:
     """What every chunker can do. Subclasses only choose the core strategy and its arguments."""
 
@@ -75,10 +90,7 @@ class BaseChunker:
 
     def spans(self, text: str):
         """The chunks' ``(start, end)`` ``str`` offsets as an ``n x 2`` int64 numpy array: no Python object per chunk."""
-        import numpy as np
-
-        offsets, _ = self._splitter.spans(text)
-        return np.frombuffer(offsets, dtype=np.int64).reshape(-1, 2)
+        return _pairs_array(self._splitter.spans(text)[0])
 
     def chunk_batch(
         self,
@@ -99,7 +111,7 @@ class BaseChunker:
         import numpy as np
 
         offsets, counts = self._splitter.spans_batch(_as_list(texts, "texts"))
-        flat = np.frombuffer(offsets, dtype=np.int64).reshape(-1, 2)
+        flat = _pairs_array(offsets)
         ends = np.cumsum(np.frombuffer(counts, dtype=np.int64)).tolist()
         # Views of one array: a slice costs a fraction of making an array per text.
         return [flat[a:b] for a, b in zip([0] + ends, ends)]
