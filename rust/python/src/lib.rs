@@ -144,7 +144,9 @@ impl PySplitter {
         }
         use std::sync::atomic::Ordering::Relaxed;
         let n = texts.len();
-        let f = &f;
+        // Splits text `i`, here or on a worker; a panic becomes None, an internal error where the result is built.
+        let split = |i: usize| catch_unwind(AssertUnwindSafe(|| f(i, texts[i]))).ok();
+        let split = &split;
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<T>)>();
         // Workers take the texts in order, a few at a time, so results arrive about in order and the building
         // never waits long for the next one. One worker fewer than the pool: this thread is busy building, and
@@ -162,15 +164,9 @@ impl PySplitter {
                     if from >= n {
                         break;
                     }
-                    for (i, t) in texts
-                        .iter()
-                        .enumerate()
-                        .take(n.min(from + PIPELINE_STEP))
-                        .skip(from)
-                    {
-                        let out = catch_unwind(AssertUnwindSafe(|| f(i, t))).ok();
+                    for i in from..n.min(from + PIPELINE_STEP) {
                         // Fails only after an error, when nothing waits for the result.
-                        let _ = tx.send((i, out));
+                        let _ = tx.send((i, split(i)));
                     }
                 });
             }
@@ -196,13 +192,7 @@ impl PySplitter {
                             let from = cursor.fetch_add(PIPELINE_STEP, Relaxed);
                             let to = n.min(from + PIPELINE_STEP);
                             if from < to {
-                                let done = py.detach(|| {
-                                    (from..to)
-                                        .map(|i| {
-                                            catch_unwind(AssertUnwindSafe(|| f(i, texts[i]))).ok()
-                                        })
-                                        .collect::<Vec<_>>()
-                                });
+                                let done = py.detach(|| (from..to).map(split).collect::<Vec<_>>());
                                 for (i, out) in (from..).zip(done) {
                                     slots[i] =
                                         Some(out.ok_or_else(|| internal("splitting a batch"))?);
