@@ -69,6 +69,9 @@ pub struct Assembler<'a> {
     pub mode: Mode,
     /// The document's structure, for structural strategies (Markdown, provisions).
     pub structure: Option<&'a Structure>,
+    /// The text's line view (see [`crate::boundary::breaks`]), when it is not the text itself: the line-based
+    /// (prose) emitters read it instead of the text.
+    pub view: Option<&'a str>,
     /// How many of the strongest levels are emitted together (those only the structure reports).
     pub eager: usize,
     /// The capacity of the chunk being assembled: `capacity`, less its context when the context counts.
@@ -126,7 +129,7 @@ struct Window {
     sizer_cache: crate::size::SizerCache,
 }
 
-impl Assembler<'_> {
+impl<'a> Assembler<'a> {
     /// Appends the spans of `text` to `out`.
     pub fn run(&self, text: &str, out: &mut Vec<Span>) {
         let first = out.len();
@@ -139,6 +142,8 @@ impl Assembler<'_> {
         let (mut prev_cut, mut prev_end) = (0, 0);
         loop {
             let start = if self.trim {
+                // A byte order mark that starts the text is no content either.
+                let pos = if pos == 0 { bom_len(text) } else { pos };
                 skip_whitespace(text, pos)
             } else {
                 pos
@@ -270,6 +275,17 @@ impl Assembler<'_> {
         true
     }
 
+    /// What `emitter` reads: the line view for the line-based emitters, else the text.
+    fn source<'t>(&self, text: &'t str, emitter: &Emitter) -> &'t str
+    where
+        'a: 't,
+    {
+        match self.view {
+            Some(view) if emitter.is_prose() => view,
+            _ => text,
+        }
+    }
+
     /// Emits the boundaries of levels `0..=li` in the window, if not done yet, and recomputes the marks.
     fn ensure(&self, text: &str, win: &mut Window, li: usize) {
         if win.computed > li {
@@ -300,7 +316,13 @@ impl Assembler<'_> {
             win.fresh.clear();
             match (emitter, self.structure) {
                 (Emitter::Structure, Some(s)) => s.emit(start, scan_end, *level, &mut win.fresh),
-                _ => emitter.emit(text, start, scan_end, *level, &mut win.fresh),
+                _ => emitter.emit(
+                    self.source(text, emitter),
+                    start,
+                    scan_end,
+                    *level,
+                    &mut win.fresh,
+                ),
             }
             if let Some(s) = self.structure {
                 // Graphemes are the floor: a chunk that nothing else fits in may still end between two of them.
@@ -627,7 +649,7 @@ impl Assembler<'_> {
             let to = ceil_char_boundary(text, (cut + 16).min(text.len()));
             for (emitter, l) in self.emitters.iter().filter(|(_, l)| *l > Level::GRAPHEME) {
                 let from = scratch.len();
-                emitter.emit(text, from_pos, to, *l, scratch);
+                emitter.emit(self.source(text, emitter), from_pos, to, *l, scratch);
                 if !emitter.grapheme_safe() {
                     let mut k = from;
                     for i in from..scratch.len() {
@@ -825,6 +847,15 @@ fn ends_in_whitespace(text: &str, end: usize) -> bool {
             .chars()
             .next_back()
             .is_some_and(char::is_whitespace)
+}
+
+/// The length of the byte order mark that starts `text`, if any.
+fn bom_len(text: &str) -> usize {
+    if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    }
 }
 
 /// The first position at or after `pos` that is not whitespace (or the text length).

@@ -359,9 +359,19 @@ impl Splitter {
         &self,
         text: &str,
     ) -> Result<(Vec<Span>, Option<crate::structure::Structure>), ChunkError> {
-        let structure = self.structure(text)?;
+        // The line-based readers see every line terminator as LF (a copy only for the rare text that needs it).
+        let view = if self.reads_lines() {
+            crate::boundary::breaks::line_view(text)
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
+        let view = match &view {
+            std::borrow::Cow::Owned(v) => Some(v.as_str()),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
+        let structure = self.structure(text, view)?;
         let mut out = Vec::new();
-        self.assembler(structure.as_ref()).run(text, &mut out);
+        self.assembler(structure.as_ref(), view).run(text, &mut out);
         Ok((out, structure))
     }
 
@@ -383,20 +393,35 @@ impl Splitter {
         )
     }
 
-    fn structure(&self, text: &str) -> Result<Option<crate::structure::Structure>, ChunkError> {
+    /// Whether any emitter reads lines (and so needs the text's line view).
+    fn reads_lines(&self) -> bool {
+        self.is_structural() || self.emitters.iter().any(|(e, _)| e.is_prose())
+    }
+
+    /// The document's structure, parsed from the line view when there is one (`view`).
+    fn structure(
+        &self,
+        text: &str,
+        view: Option<&str>,
+    ) -> Result<Option<crate::structure::Structure>, ChunkError> {
         use crate::structure::Structure;
+        let lines = view.unwrap_or(text);
         let mut s = match self.config.strategy {
-            Strategy::Markdown => crate::boundary::markdown::parse(text),
+            Strategy::Markdown => crate::boundary::markdown::parse(lines),
             Strategy::Clause => {
-                Structure::from_provisions(text, crate::boundary::provisions::provisions(text))
+                Structure::from_provisions(lines, crate::boundary::provisions::provisions(lines))
             }
             Strategy::Table => {
                 let format = table_format(&self.config.table_format)?;
-                let table = crate::boundary::table::parse_table(text, format)?;
-                Structure::from_table(text, &table, format, self.config.rows_per_chunk as usize)
+                let table = crate::boundary::table::parse_table(lines, format)?;
+                Structure::from_table(lines, &table, format, self.config.rows_per_chunk as usize)
             }
             _ => return Ok(None),
         };
+        if view.is_some() {
+            // Positions read off the view that fall inside a multi-byte terminator move to a char boundary.
+            s.snap_to_chars(text);
+        }
         s.merge_sections = self.config.merge_sections && self.config.rows_per_chunk == 0;
         s.size_includes_context = self.config.size_includes_context;
         s.seal(text, self.sizer.as_ref(), self.capacity);
@@ -465,9 +490,11 @@ impl Splitter {
     fn assembler<'a>(
         &'a self,
         structure: Option<&'a crate::structure::Structure>,
+        view: Option<&'a str>,
     ) -> Assembler<'a> {
         Assembler {
             structure,
+            view,
             cap: std::cell::Cell::new(self.capacity),
             limit: std::cell::Cell::new(usize::MAX),
             eager: self.eager,

@@ -114,8 +114,8 @@ pub struct Structure {
     next_not_deeper: Vec<usize>,
     /// For each heading, the last heading of the run that follows it with nothing but whitespace in between.
     chain: Vec<usize>,
-    /// Positions where the only cut is the structure's own weak one (between a heading and a block that stays
-    /// whole): other emitters' cuts there are dropped. Filled by [`Structure::seal`].
+    /// Positions where the only cut is the structure's own weak one (between a heading and its content): other
+    /// emitters' cuts there are dropped. Filled by [`Structure::seal`].
     weak: Vec<usize>,
     /// The indices of the top-level blocks (sorted, disjoint). Filled by [`Structure::seal`].
     top: Vec<usize>,
@@ -286,6 +286,56 @@ impl Structure {
         }
     }
 
+    /// Moves every position that is not a char boundary of `text` to one: positions read off a line view (see
+    /// [`crate::boundary::breaks`]) may fall inside a multi-byte terminator. Starts move forward (past the
+    /// terminator), ends back (before it).
+    pub fn snap_to_chars(&mut self, text: &str) {
+        use crate::offsets::{ceil_char_boundary, floor_char_boundary};
+        let fwd = |p: &mut usize| *p = ceil_char_boundary(text, *p);
+        let back = |p: &mut usize| *p = floor_char_boundary(text, *p);
+        for b in &mut self.bounds {
+            fwd(&mut b.pos);
+        }
+        self.bounds.dedup_by(|b, a| {
+            // Keep the strongest of the cuts that met at one position.
+            let same = a.pos == b.pos;
+            if same {
+                a.level = a.level.max(b.level);
+            }
+            same
+        });
+        let mut range = |r: &mut Range<usize>| {
+            fwd(&mut r.start);
+            back(&mut r.end);
+            r.end = r.end.max(r.start);
+        };
+        self.verbatim.iter_mut().for_each(&mut range);
+        for b in &mut self.blocks {
+            range(&mut b.range);
+            match &mut b.kind {
+                BlockKind::Table { header, rows, .. } => {
+                    range(header);
+                    rows.iter_mut().for_each(fwd);
+                }
+                BlockKind::Code { opener, body, .. } => {
+                    opener.iter_mut().for_each(&mut range);
+                    fwd(body);
+                }
+                BlockKind::List {
+                    lead_in: Some(lead_in),
+                } => range(lead_in),
+                _ => {}
+            }
+        }
+        for h in &mut self.headings {
+            fwd(&mut h.start);
+            fwd(&mut h.content);
+            back(&mut h.end);
+            h.content = h.content.max(h.start);
+            h.end = h.end.max(h.content);
+        }
+    }
+
     /// Ends a parser's work: sorts the cuts (the strongest wins at a position; none at the text's edges) and links
     /// each heading to its parent.
     pub fn finish(&mut self, text: &str) {
@@ -311,8 +361,13 @@ impl Structure {
         self.chain = vec![0; self.headings.len()];
         for i in (0..self.headings.len()).rev() {
             let next = self.headings.get(i + 1);
+            // (`get`: a parser's headings never overlap, but a bad position must not bring the process down.)
             self.chain[i] = match next {
-                Some(n) if text[self.headings[i].end..n.start].trim().is_empty() => {
+                Some(n)
+                    if text
+                        .get(self.headings[i].end..n.start)
+                        .is_some_and(|gap| gap.trim().is_empty()) =>
+                {
                     self.chain[i + 1]
                 }
                 _ => i,
@@ -375,35 +430,31 @@ impl Structure {
         for (i, h) in self.headings.iter().enumerate() {
             // The content under the heading: up to the next heading, or the end.
             let next = self.headings.get(i + 1).map_or(text.len(), |n| n.start);
-            let after = h.end + (text[h.end..next].len() - text[h.end..next].trim_start().len());
+            let Some(under) = text.get(h.end..next) else {
+                continue;
+            };
+            let after = h.end + (under.len() - under.trim_start().len());
             if after >= next {
                 continue;
             }
-            let v = self.verbatim.partition_point(|r| r.start < after);
-            let b = self.blocks.partition_point(|b| b.range.start < after);
-            let whole = self.blocks[b..]
-                .iter()
-                .take_while(|b| b.range.start == after)
-                .any(|b| b.keep_whole);
-            if whole || self.verbatim.get(v).is_some_and(|r| r.start == after) {
-                // A table, code block or list under the heading: a cut between them is a weak one, taken only when
-                // the heading and the block (or its first line) do not fit together. The block stays whole then,
-                // and its pieces carry the path.
-                self.weak.push(after);
-                let b = self.bounds.partition_point(|b| b.pos < after);
-                match self.bounds.get_mut(b) {
-                    Some(x) if x.pos == after => x.level = Level::WRAP,
-                    _ => self.bounds.insert(
-                        b,
-                        Boundary {
-                            pos: after,
-                            level: Level::WRAP,
-                        },
-                    ),
-                }
-            } else {
-                ranges.push((h.end, after + 1));
+            // The cut between a heading and its content is a weak one, taken only when the heading and the first
+            // piece of the content do not fit together: better than a cut inside the heading's words, worse than
+            // any other. A table, code block or list under the heading then stays whole, and its pieces carry the
+            // path.
+            self.weak.push(after);
+            let b = self.bounds.partition_point(|b| b.pos < after);
+            match self.bounds.get_mut(b) {
+                Some(x) if x.pos == after => x.level = Level::WRAP,
+                _ => self.bounds.insert(
+                    b,
+                    Boundary {
+                        pos: after,
+                        level: Level::WRAP,
+                    },
+                ),
             }
+            // No cut in the blank lines between them.
+            ranges.push((h.end, after));
         }
         for b in self.blocks.iter().filter(|b| b.keep_whole) {
             if b.range.end - b.range.start < 2 {

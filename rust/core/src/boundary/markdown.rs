@@ -194,7 +194,9 @@ fn start(text: &str, s: &mut Structure, w: &mut Walk, tag: Tag<'_>, range: Range
     let block_range = trimmed(text, range.clone());
     let recorded = match &tag {
         Tag::Heading { level, .. } if top => {
-            let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+            // (A lone CR ends a line too: the splitter hands over a line view without one, but a caller of
+            // `parse` may not.)
+            let line_start = text[..range.start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
             w.heading = Some(Heading {
                 start: line_start,
                 content: range.start,
@@ -539,6 +541,16 @@ mod tests {
         assert_eq!(s.headings.len(), 1);
         assert_eq!(s.headings[0].title, "Real");
         assert_eq!(s.verbatim[0].start, 0);
+    }
+
+    #[test]
+    fn headings_split_by_a_lone_cr() {
+        // Two headings on lines ended by a lone CR: each starts on its own line (this once sliced backwards).
+        for text in ["#\r#", "# a\r## b\rtext\r", "#\r\r#\r"] {
+            let s = parse(text);
+            assert_eq!(s.headings.len(), 2, "{text:?}");
+            assert!(s.headings[0].end <= s.headings[1].start, "{text:?}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! - A cut falls *after* trailing punctuation, closing quotes and spaces, so a piece ends with its terminator and the
 //!   next piece starts with content ("Hello. |World", "你好。」|世界").
 
+pub mod breaks;
 mod chars;
 mod clause;
 mod grapheme;
