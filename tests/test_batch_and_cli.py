@@ -119,7 +119,7 @@ def test_cli_writes_json_lines(tmp_path, capsys):
     (folder / "nested").mkdir(parents=True)
     (folder / "a.txt").write_text("Alpha. Beta.\n\nGamma delta epsilon.", encoding="utf-8")
     (folder / "nested" / "b.md").write_text("# Title\n\n中文句子。第二句。", encoding="utf-8")
-    (folder / "bad.bin").write_bytes(b"\xff\xfe\x00bad")
+    (folder / "bad.bin").write_bytes(b"\xff\x00bad")  # not UTF-8; FF FE would be a UTF-16 BOM, read as UTF-16
     out = tmp_path / "chunks.jsonl"
     code = main(["chunk", str(folder), "--size", "12", "--out", str(out), "--no-progress"])
     err = capsys.readouterr().err
