@@ -86,6 +86,7 @@ class Ref:
         self.headings = oracle.headings(text)
         self.heading_starts = [h.start for h in self.headings]
         self.heading_by_line = {h.line: h for h in self.headings}
+        self.heading_by_last_line = {self.line(h.end): h for h in self.headings}
         blocks = oracle.blocks(text)
         self.structures = [b for b in blocks if b.kind in ("code", "table", "list")]
         # Code blocks and tables never nest in each other, nor do top-level blocks: two sorted, disjoint lists.
@@ -94,6 +95,13 @@ class Ref:
         self.leaf_starts = [b.start for b in self.leaves]
         self.top_starts = [b.start for b in self.tops]
         self.lead_ins = {b.start: self._lead_in(b) for b in self.tops if b.kind == "list"}
+
+    def heading_above(self, offset: int):
+        """The heading that the line holding ``offset`` comes right under (only blank lines between), if any."""
+        k = self.line(offset) - 1
+        while k >= 0 and not oracle.line_text(self.text, self.starts, k).strip():
+            k -= 1
+        return self.heading_by_last_line.get(k)
 
     def line(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset) - 1
@@ -163,8 +171,8 @@ class Ref:
         )
 
     def _lead_in(self, lst):
-        """(start, end) of the paragraph that leads into a top-level list: the paragraph right before it, when it
-        ends with a colon or no blank line separates them; None without one."""
+        """(start, end) of the paragraph that leads into a top-level list: the paragraph right before it, when no
+        blank line separates them or it reads as a lead-in (``leads_in``); None without one."""
         k = lst.first_line - 1
         blank = 0
         while k >= 0 and not oracle.line_text(self.text, self.starts, k).strip():
@@ -182,7 +190,7 @@ class Ref:
             return None
         if len(body.split()) == 1 and set(body.replace(" ", "")) <= set("-*_") and len(body.strip()) >= 3:
             return None  # a thematic break
-        if blank and not body.endswith((":", "：")):
+        if blank and not leads_in(body):
             return None
         return lo, hi
 
@@ -377,11 +385,18 @@ def problems(
     for b in ref.structures:
         if len(found) >= limit:
             break
-        need = measure(text[b.start : b.end])
+        # A block right under a heading stays whole only together with the heading (a heading is never a chunk of
+        # its own when content follows it): then the heading and the block must fit.
+        first = b.start
+        if b.kind == "list" and ref.lead_ins.get(b.start):
+            first = ref.lead_ins[b.start][0]
+        above = ref.heading_above(first)
+        first = above.start if above is not None else b.start
+        need = measure(text[first : b.end])
         if size_includes_context:
             # The context a chunk starting with the block carries (a list's lead-in included); a context over half
             # the size may be shortened to at most half.
-            exp = expected_fields(ref, b.start, b.end, [t for _, t in ref.ancestry[b.first_line]])
+            exp = expected_fields(ref, first, b.end, [t for _, t in ref.ancestry[ref.line(first)]])
             if exp["context"]:
                 need += min(measure(exp["context"]) + measure(exp["join"]), size // 2)
         k = bisect.bisect_right(ordered, b.start)
@@ -389,6 +404,20 @@ def problems(
             found.append(f"{b.kind} [{b.start}:{b.end}] fits ({need} <= {size}) but a chunk boundary at "
                          f"{ordered[k]} cuts it: {text[b.start : min(b.end, b.start + 60)]!r}")
     return found
+
+
+# The README's rule for a list's lead-in across a blank line: it ends with a colon or an enumeration comma, or with
+# one of these phrases (before a final stop or colon), or it is one short line (at most 80 characters).
+LEAD_IN_ENDINGS = (":", "：", "、", "，", ",")
+LEAD_IN_PHRASES = ("as follows", "following", "below", "include", "includes", "such as", "e.g.", "以下", "如下",
+                   "下列", "下記", "次のとおり", "次の通り", "以下のとおり", "다음과 같다", "다음과 같습니다")
+
+
+def leads_in(body: str) -> bool:
+    if body.endswith(LEAD_IN_ENDINGS):
+        return True
+    tail = body.rstrip(".。．:： ").lower()
+    return tail.endswith(LEAD_IN_PHRASES) or (len(body) <= 80 and "\n" not in body and not body.startswith("#"))
 
 
 def assert_valid(text, chunks, size, **kwargs):

@@ -427,6 +427,8 @@ impl Structure {
             .filter(|&i| !self.blocks[i].nested)
             .collect();
         let mut ranges: Vec<(usize, usize)> = Vec::new();
+        // Where the content of each heading starts, and where the heading's own content starts (sorted).
+        let mut under_heading: Vec<(usize, usize)> = Vec::new();
         for (i, h) in self.headings.iter().enumerate() {
             // The content under the heading: up to the next heading, or the end.
             let next = self.headings.get(i + 1).map_or(text.len(), |n| n.start);
@@ -455,13 +457,21 @@ impl Structure {
             }
             // No cut in the blank lines between them.
             ranges.push((h.end, after));
+            under_heading.push((after, h.content));
         }
         for b in self.blocks.iter().filter(|b| b.keep_whole) {
             if b.range.end - b.range.start < 2 {
                 continue;
             }
-            let cost = sizer.size(&text[b.range.clone()]);
-            if cost <= self.capacity_at(text, b.range.start, sizer, capacity) {
+            // A block right under a heading stays whole only with its heading: a heading is never a chunk of its
+            // own when content follows it, so when the two do not fit together the heading goes with the block's
+            // first piece (a table's first rows, a code block's first lines).
+            let from = match under_heading.binary_search_by_key(&b.range.start, |&(a, _)| a) {
+                Ok(k) => under_heading[k].1,
+                Err(_) => b.range.start,
+            };
+            let cost = sizer.size(&text[from..b.range.end]);
+            if cost <= self.capacity_at(text, from, sizer, capacity) {
                 ranges.push((b.range.start, b.range.end));
             }
         }

@@ -50,13 +50,15 @@ fn emit_kind(
     }
 }
 
-/// A line that starts with clause or closing punctuation (man pages wrap before "，") continues the one before.
-fn starts_with_pause(next_line: &str) -> bool {
+/// A line that starts with clause or closing punctuation (man pages wrap before "，") continues the one before; so
+/// does a paragraph (". The service ..." after a code block), blank lines between them or not. ASCII quotes are
+/// left out: they open as often as they close (a paragraph of dialogue starts with one).
+pub(super) fn starts_with_pause(next_line: &str) -> bool {
     next_line
-        .trim_start_matches([' ', '\t'])
+        .trim_start_matches([' ', '\t', '\r', '\n'])
         .chars()
         .next()
-        .is_some_and(|c| is_pause(c) || is_closing(c))
+        .is_some_and(|c| is_pause(c) || (is_closing(c) && !matches!(c, '"' | '\'')))
 }
 
 /// Whether the break at `nl` (ending the line that starts at `line_start`) only wraps a sentence.

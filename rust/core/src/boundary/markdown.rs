@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+use super::line::starts_with_pause;
 use super::Level;
 use crate::structure::{Block, BlockKind, Heading, Structure};
 
@@ -376,6 +377,11 @@ fn top_level_cuts(text: &str, s: &mut Structure, w: &Walk) {
             pos = start;
         }
         if let Some((p, prev_top)) = prev {
+            if top == Top::Paragraph && starts_with_pause(&text[pos..]) {
+                // ". The service ..." after a code block: the paragraph goes on from the block before it.
+                prev = Some((i, top));
+                continue;
+            }
             let level = match &s.blocks[i].kind {
                 BlockKind::Heading => Level::heading(heading.map_or(6, |h| h.1)),
                 _ if prev_top == Top::ThematicBreak => Level::THEMATIC,
@@ -414,15 +420,53 @@ fn top_level_cuts(text: &str, s: &mut Structure, w: &Walk) {
         .sort_by_key(|b| (b.range.start, std::cmp::Reverse(b.range.end)));
 }
 
-/// Whether paragraph `p` introduces the list starting at `list`: it ends with a colon, or no blank line separates
-/// them.
+/// A paragraph at most this long (in chars) right before a list leads into it, whatever it ends with.
+const SHORT_LEAD_IN: usize = 80;
+
+/// Phrases that end a sentence leading into what follows (lower case; the paragraph may end with punctuation).
+const LEAD_IN_PHRASES: &[&str] = &[
+    "as follows",
+    "following",
+    "below",
+    "include",
+    "includes",
+    "such as",
+    "e.g.",
+    "以下",
+    "如下",
+    "下列",
+    "下記",
+    "次のとおり",
+    "次の通り",
+    "以下のとおり",
+    "다음과 같다",
+    "다음과 같습니다",
+];
+
+/// Whether paragraph `p` introduces the list starting at `list`: no blank line separates them; or it ends with a
+/// colon, an enumeration comma (、，), or a phrase such as "as follows" / "以下" / "如下"; or it is a short
+/// paragraph (a line or so) right before the list.
 fn leads_in(text: &str, p: &Block, list: usize) -> bool {
     if p.kind != BlockKind::Text || p.nested {
         return false;
     }
     let body = &text[p.range.clone()];
     let gap = &text[p.range.end..list];
-    body.ends_with(':') || body.ends_with('：') || gap.matches('\n').count() <= 1
+    if gap.matches('\n').count() <= 1 || body.ends_with([':', '：', '、', '，', ',']) {
+        return true;
+    }
+    let last = body.trim_end_matches(['.', '。', '．', ':', '：', ' ']);
+    let tail: String = last
+        .chars()
+        .rev()
+        .take(24)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .flat_map(char::to_lowercase)
+        .collect();
+    LEAD_IN_PHRASES.iter().any(|w| tail.ends_with(w))
+        || (body.chars().count() <= SHORT_LEAD_IN && !body.contains('\n') && !body.starts_with('#'))
 }
 
 #[cfg(test)]

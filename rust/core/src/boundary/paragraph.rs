@@ -38,7 +38,8 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
                 break;
             }
         }
-        if blank_lines > 0 && last < to {
+        // A paragraph that starts with clause or closing punctuation goes on from the one before.
+        if blank_lines > 0 && last < to && !super::line::starts_with_pause(&text[last + 1..]) {
             out.push(Boundary {
                 pos: last + 1,
                 level,
@@ -69,6 +70,13 @@ mod tests {
         assert_eq!(positions("a\nb\nc"), Vec::<usize>::new());
         assert_eq!(positions("a\x0cb"), vec![2]);
         assert_eq!(positions(""), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_paragraph_of_closing_punctuation_goes_on() {
+        assert_eq!(positions("code\n\n. The service"), Vec::<usize>::new());
+        assert_eq!(positions("他说\n\n」然后"), Vec::<usize>::new());
+        assert_eq!(positions("a\n\n  , b\n\nc"), vec![10]);
     }
 
     #[test]
