@@ -329,6 +329,15 @@ class TableChunker(BaseChunker):
     """One table (``format``: "markdown", "csv" or "tsv") cut between rows, never inside one unless a single row
     is over ``size``: at most ``rows_per_chunk`` data rows and ``size`` units per chunk (give either or both).
 
+    ``overlap`` is counted in the chunker's unit (characters or tokens), like every chunker's, and is made of whole
+    data rows: the last rows of the previous chunk that fit in ``overlap`` units. Never part of a row (an overlap
+    smaller than the last row is no overlap) and never the header, which ``context`` carries already.
+    ``rows_per_chunk`` bounds every chunk's rows, overlap rows included: a chunk repeats at most
+    ``rows_per_chunk - 1`` rows, so with ``rows_per_chunk=1`` there is no overlap. The overlap never repeats every
+    row of the previous chunk, and a chunk cut inside a row (a row over ``size``) has none.
+    ``row_start``/``row_end`` count the overlap rows: ``TableChunker(rows_per_chunk=2, overlap=5)`` gives the rows
+    [0, 2), [1, 3), [2, 4) of a table whose rows are 5 characters long.
+
     Every chunk's metadata has ``chunk_type="table"``, ``row_start``/``row_end`` (0-based data rows, end exclusive)
     and ``total_rows``. A Markdown piece that does not start at the header carries the header and delimiter rows
     in ``context``; a CSV or TSV chunk carries its header rendered as Markdown in ``context``, and its

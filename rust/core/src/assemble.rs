@@ -10,7 +10,8 @@
 //!    follows. Fixed mode cuts after the most graphemes that fit, snapped back to a sentence or word boundary
 //!    within `snap`, and examines only the cut and its snap zone.
 //! 3. Overlap: the next chunk starts at the earliest boundary of the strongest level whose tail fits in `overlap`:
-//!    whole words at least in greedy mode, graphemes in fixed mode. A start that brings no new content is dropped.
+//!    whole words at least in greedy mode (whole data rows inside a table), graphemes in fixed mode. A start that
+//!    brings no new content is dropped.
 //! 4. Trim: surrounding whitespace is left out of the span and of its size, unless `trim` is off.
 //!
 //! Work per chunk is bounded, so a text is processed in time linear in its length. The only allocations are
@@ -586,7 +587,28 @@ impl<'a> Assembler<'a> {
                 start = start.max(h.pos.saturating_sub(1));
             }
         }
-        // The overlap is made of whole words at least.
+        let fits = |m: &&Mark| {
+            size - m.size.min(size) <= self.overlap
+                && (self.sizer.is_exact_sum()
+                    || self.sizer.size(text[m.pos..end].trim_start()) <= self.overlap)
+        };
+        if let Some(rows) = self
+            .structure
+            .and_then(|s| s.table_overlap(win.start, mark.pos))
+        {
+            // A chunk cut between the rows of a table overlaps by whole data rows, which the structure names: any
+            // row start is as good as another, whatever its level (the first row's is a weak one).
+            if let Some(li) = self.levels.iter().rposition(|&l| l >= Level::WRAP) {
+                self.ensure(text, win, li);
+            }
+            return win
+                .marks
+                .iter()
+                .filter(|m| m.pos > start && m.pos < end && rows.binary_search(&m.pos).is_ok())
+                .find(fits)
+                .map_or(mark.pos, |m| m.pos);
+        }
+        // The overlap is made of whole words at least (and of whole rows inside a table).
         for li in 0..self.levels.len() {
             let level = self.levels[li];
             if level < Level::WORD {
@@ -597,11 +619,8 @@ impl<'a> Assembler<'a> {
                 .marks
                 .iter()
                 .filter(|m| m.level >= level && m.pos > start && m.pos < end)
-                .filter(|m| size - m.size.min(size) <= self.overlap)
-                .find(|m| {
-                    self.sizer.is_exact_sum()
-                        || self.sizer.size(text[m.pos..end].trim_start()) <= self.overlap
-                });
+                .filter(fits)
+                .find(|m| self.structure.is_none_or(|s| s.may_start_overlap(m.pos)));
             if let Some(m) = found {
                 return m.pos;
             }

@@ -300,7 +300,6 @@ impl Splitter {
             }
             (Strategy::Fixed, _) => vec![],
             (Strategy::Table, _) => vec![
-                (Structure, Level::heading(1)),
                 (Structure, Level::LINE),
                 (Structure, Level::WRAP),
                 (Word, Level::WORD),
@@ -443,9 +442,6 @@ impl Splitter {
         }
         if self.is_structural() && level > Level::PARAGRAPH {
             return match level {
-                l if l >= Level::SECTION && self.config.strategy == Strategy::Table => {
-                    "rows_per_chunk"
-                }
                 l if l >= Level::SECTION => "section",
                 Level::THEMATIC => "thematic_break",
                 Level::BLOCK => "block",

@@ -123,6 +123,8 @@ pub struct Structure {
     pub merge_sections: bool,
     /// Whether a chunk's context counts toward its size.
     pub size_includes_context: bool,
+    /// For a text that is one table: at most this many data rows per chunk, overlap rows included (0: no limit).
+    rows_per_chunk: usize,
 }
 
 /// What a chunk learns from the structure.
@@ -212,8 +214,10 @@ impl Structure {
         s
     }
 
-    /// The structure of a text that is one table: cuts between data rows (and a barrier every `rows_per_chunk`
-    /// rows); a delimited table is rendered as Markdown for the context and the embedding text.
+    /// The structure of a text that is one table: cuts between data rows; a delimited table is rendered as Markdown
+    /// for the context and the embedding text. `rows_per_chunk` (0: none) bounds the data rows of each chunk,
+    /// counted from the row it starts in (see [`Structure::limit_at`]), so that a chunk that starts with overlap
+    /// rows holds no more rows than one without.
     pub fn from_table(
         text: &str,
         table: &crate::boundary::table::Table,
@@ -228,7 +232,8 @@ impl Structure {
             let h = &text[table.header.clone()];
             table.header.start + h.find('\n').map_or(h.len(), |i| i + 1)
         });
-        s.push_table_cuts(delimiter, &rows, rows_per_chunk);
+        s.push_table_cuts(delimiter, &rows);
+        s.rows_per_chunk = rows_per_chunk;
         let rendered = (format != TableFormat::Markdown).then(|| {
             let header = t::delimited_cells(&text[table.header.clone()], format);
             let mut md = t::render_markdown_row(&header);
@@ -261,28 +266,21 @@ impl Structure {
         s
     }
 
-    /// The cuts of a table: between data rows (at a barrier every `rows_per_chunk` rows, when that is set), and
-    /// weak ones above a Markdown delimiter row and under the header, taken only when the header and the first row
-    /// do not fit together (never a cut between the header and the first row otherwise).
-    pub(crate) fn push_table_cuts(
-        &mut self,
-        delimiter: Option<usize>,
-        rows: &[usize],
-        rows_per_chunk: usize,
-    ) {
+    /// The cuts of a table: between data rows, and weak ones above a Markdown delimiter row and under the header,
+    /// taken only when the header and the first row do not fit together (never a cut between the header and the
+    /// first row otherwise).
+    pub(crate) fn push_table_cuts(&mut self, delimiter: Option<usize>, rows: &[usize]) {
         for pos in delimiter.into_iter().chain(rows.first().copied()) {
             self.bounds.push(Boundary {
                 pos,
                 level: Level::WRAP,
             });
         }
-        for (i, &pos) in rows.iter().enumerate().skip(1) {
-            let level = if rows_per_chunk > 0 && i % rows_per_chunk == 0 {
-                Level::heading(1)
-            } else {
-                Level::LINE
-            };
-            self.bounds.push(Boundary { pos, level });
+        for &pos in rows.iter().skip(1) {
+            self.bounds.push(Boundary {
+                pos,
+                level: Level::LINE,
+            });
         }
     }
 
@@ -401,7 +399,7 @@ impl Structure {
 
     /// How far a chunk starting at `start` may reach: a chunk stays inside the section it starts in and its
     /// siblings (with `merge_sections`), or inside the section it starts with (without; a chunk that starts inside
-    /// a section then ends at the next heading).
+    /// a section then ends at the next heading). A table chunk with `rows_per_chunk` stays inside its rows limit.
     pub(crate) fn limit_at(&self, text_len: usize, start: usize) -> usize {
         let n = self.headings.partition_point(|h| h.start <= start);
         let next = match n.checked_sub(1) {
@@ -417,7 +415,71 @@ impl Structure {
                 }
             }
         };
-        self.headings.get(next).map_or(text_len, |h| h.start)
+        let section_end = self.headings.get(next).map_or(text_len, |h| h.start);
+        section_end.min(self.rows_limit(start).unwrap_or(text_len))
+    }
+
+    /// With `rows_per_chunk`, where a chunk starting at `start` must end: before the `rows_per_chunk`-th row after
+    /// the row holding `start` (a chunk that starts in the header starts with the first row). A limit that moves
+    /// with the chunk, not a fixed cut every `rows_per_chunk` rows: a chunk that starts with overlap rows, or after
+    /// a chunk that `size` cut short, still holds up to `rows_per_chunk` rows, never more.
+    fn rows_limit(&self, start: usize) -> Option<usize> {
+        if self.rows_per_chunk == 0 {
+            return None;
+        }
+        let Some(Block {
+            kind: BlockKind::Table { rows, .. },
+            ..
+        }) = self.blocks.first()
+        else {
+            return None;
+        };
+        let first = rows.partition_point(|&r| r <= start).saturating_sub(1);
+        rows.get(first.saturating_add(self.rows_per_chunk)).copied()
+    }
+
+    /// The table whose inside (past its first byte, before its end) holds `pos`: its range and its row starts.
+    fn table_around(&self, pos: usize) -> Option<(&Range<usize>, &[usize])> {
+        let v = self
+            .verbatim
+            .partition_point(|r| r.start < pos)
+            .checked_sub(1)?;
+        match self.block_of(&self.verbatim[v]) {
+            Some(Block {
+                range,
+                kind: BlockKind::Table { rows, .. },
+                ..
+            }) if pos < range.end => Some((range, rows)),
+            _ => None,
+        }
+    }
+
+    /// Whether an overlap may start at `pos` as far as tables go: outside a table anywhere, inside one only where a
+    /// data row starts (never inside the header or a row).
+    pub(crate) fn may_start_overlap(&self, pos: usize) -> bool {
+        self.table_around(pos)
+            .is_none_or(|(_, rows)| rows.binary_search(&pos).is_ok())
+    }
+
+    /// For a chunk from `start` cut at `cut` inside a table, the row starts its overlap may start at, earliest
+    /// first; None when the cut is not inside a table. The overlap of a chunk that ends between rows is made of
+    /// its last whole data rows: never the header (the next chunk's context repeats it), never every row of a
+    /// chunk that starts with the header (nothing would be new but the header left out), and with
+    /// `rows_per_chunk` at most `rows_per_chunk - 1` rows, so that the next chunk brings a row of its own. A chunk
+    /// cut inside the header or inside a row (a row over `size`) gets no overlap.
+    pub(crate) fn table_overlap(&self, start: usize, cut: usize) -> Option<&[usize]> {
+        let (range, rows) = self.table_around(cut)?;
+        let Ok(end) = rows.binary_search(&cut) else {
+            return Some(&[]);
+        };
+        let mut first = rows.partition_point(|&r| r <= start);
+        if start >= range.start {
+            first = first.max(1);
+        }
+        if self.rows_per_chunk > 0 {
+            first = first.max((end + 1).saturating_sub(self.rows_per_chunk));
+        }
+        Some(rows.get(first..end).unwrap_or_default())
     }
 
     /// Computes where no cut may fall for chunks of `capacity` units: inside a block that stays whole and fits,
@@ -868,4 +930,157 @@ fn retain_outside<R>(
         }
         !(r < ranges.len() && ends(&ranges[r]).0 < b.pos)
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::boundary::table::{parse_table, TableFormat};
+    use crate::{Splitter, SplitterConfig, Strategy};
+
+    const TABLE: &str = "|a|b|\n|-|-|\n|1|2|\n|3|4|\n|5|6|\n|7|8|";
+
+    fn table(text: &str, rows_per_chunk: usize) -> Structure {
+        let t = parse_table(text, TableFormat::Markdown).expect("a table");
+        Structure::from_table(text, &t, TableFormat::Markdown, rows_per_chunk)
+    }
+
+    /// The chunks of `text` as (text, first row, past the last row).
+    fn chunks(config: SplitterConfig, text: &str) -> Vec<(String, usize, usize)> {
+        let splitter = Splitter::new(config).expect("valid config");
+        let (spans, structure) = splitter.split_structured(text).expect("a table");
+        let structure = structure.expect("structural");
+        let info = splitter.describe(text, &spans, &structure);
+        spans
+            .iter()
+            .zip(info)
+            .map(|(s, i)| {
+                let (first, past, _) = i.rows.expect("table rows");
+                (text[s.start..s.end].to_owned(), first, past)
+            })
+            .collect()
+    }
+
+    fn config(format: &str, size: i64, overlap: i64, rows_per_chunk: i64) -> SplitterConfig {
+        let mut c = SplitterConfig::new(Strategy::Table, size);
+        c.overlap = overlap;
+        c.rows_per_chunk = rows_per_chunk;
+        c.table_format = format.to_owned();
+        c
+    }
+
+    #[test]
+    fn rows_limit_moves_with_the_chunk_start() {
+        let s = table(TABLE, 2);
+        let row =
+            |i: usize| TABLE.match_indices('|').map(|(p, _)| p).collect::<Vec<_>>()[6 + 3 * i];
+        // From the header: the first two rows; from a row, or inside one: that row and the next.
+        assert_eq!(s.limit_at(TABLE.len(), 0), row(2));
+        assert_eq!(s.limit_at(TABLE.len(), row(1)), row(3));
+        assert_eq!(s.limit_at(TABLE.len(), row(1) + 2), row(3));
+        assert_eq!(s.limit_at(TABLE.len(), row(2)), TABLE.len());
+        assert_eq!(table(TABLE, 0).limit_at(TABLE.len(), 0), TABLE.len());
+        // No fixed barriers: every cut between rows is a row cut.
+        assert!(s.bounds.iter().all(|b| b.level <= Level::LINE));
+    }
+
+    #[test]
+    fn table_overlap_is_whole_data_rows() {
+        let rows: Vec<usize> = match &table(TABLE, 0).blocks[0].kind {
+            BlockKind::Table { rows, .. } => rows.clone(),
+            _ => unreachable!("a table"),
+        };
+        let s = table(TABLE, 0);
+        // A chunk from the header: never all of its rows (the header alone would be left out), never the header.
+        assert_eq!(s.table_overlap(0, rows[3]), Some(&rows[1..3]));
+        assert_eq!(s.table_overlap(0, rows[0]), Some(&[][..]));
+        // From a row: the rows after it.
+        assert_eq!(s.table_overlap(rows[1], rows[3]), Some(&rows[2..3]));
+        // Cut inside a row or inside the header: none. Outside the table: not the table's say.
+        assert_eq!(s.table_overlap(rows[0], rows[2] + 1), Some(&[][..]));
+        assert_eq!(s.table_overlap(0, 6), Some(&[][..]));
+        assert_eq!(s.table_overlap(0, TABLE.len()), None);
+        // With rows_per_chunk, at most rows_per_chunk - 1 rows.
+        let three = table(TABLE, 3);
+        assert_eq!(three.table_overlap(0, rows[3]), Some(&rows[1..3]));
+        let two = table(TABLE, 2);
+        assert_eq!(two.table_overlap(0, rows[2]), Some(&rows[1..2]));
+        assert_eq!(two.table_overlap(rows[1], rows[3]), Some(&rows[2..3]));
+        assert_eq!(table(TABLE, 1).table_overlap(0, rows[1]), Some(&[][..]));
+        // Row starts may start an overlap; the header, the delimiter row and the inside of a row may not.
+        assert!(rows.iter().all(|&r| s.may_start_overlap(r)));
+        assert!(!s.may_start_overlap(6) && !s.may_start_overlap(rows[1] + 1));
+        assert!(s.may_start_overlap(0) && s.may_start_overlap(TABLE.len()));
+    }
+
+    #[test]
+    fn rows_per_chunk_overlaps_by_whole_rows() {
+        let t = |s: &str, a, b| (s.to_owned(), a, b);
+        assert_eq!(
+            chunks(config("markdown", 1 << 40, 5, 2), TABLE),
+            [
+                t("|a|b|\n|-|-|\n|1|2|\n|3|4|", 0, 2),
+                t("|3|4|\n|5|6|", 1, 3),
+                t("|5|6|\n|7|8|", 2, 4)
+            ]
+        );
+        // An overlap of 4 characters holds no row of 5.
+        assert_eq!(
+            chunks(config("markdown", 1 << 40, 4, 2), TABLE),
+            [
+                t("|a|b|\n|-|-|\n|1|2|\n|3|4|", 0, 2),
+                t("|5|6|\n|7|8|", 2, 4)
+            ]
+        );
+        let csv = "a,b\n1,2\n3,4\n5,6\n7,8\n";
+        assert_eq!(
+            chunks(config("csv", 1 << 40, 100, 3), csv),
+            [t("a,b\n1,2\n3,4\n5,6", 0, 3), t("3,4\n5,6\n7,8", 1, 4)]
+        );
+    }
+
+    #[test]
+    fn size_overlap_never_takes_the_header_or_part_of_a_row() {
+        let t = |s: &str, a, b| (s.to_owned(), a, b);
+        assert_eq!(
+            chunks(config("markdown", 14, 6, 0), TABLE),
+            [
+                t("|a|b|\n|-|-|", 0, 0),
+                t("|1|2|\n|3|4|", 0, 2),
+                t("|3|4|\n|5|6|", 1, 3),
+                t("|5|6|\n|7|8|", 2, 4)
+            ]
+        );
+        // Rows with words in them: an overlap smaller than a row is no overlap, not the row's last words.
+        let spaced = "| k | v |\n|---|---|\n| one | two words |\n| three | four words |\n| five | six words |";
+        let got = chunks(config("markdown", 40, 12, 0), spaced);
+        assert!(got.windows(2).all(|w| w[0].2 == w[1].1), "{got:?}");
+    }
+
+    #[test]
+    fn markdown_table_overlap_starts_at_a_row() {
+        let mut doc =
+            String::from("# T\n\nSome words before the table.\n\n| key | value |\n|---|---|\n");
+        for i in 0..20 {
+            doc.push_str(&format!("| key {i} | some value {i} |\n"));
+        }
+        let table_start = doc.find("| key |").expect("header");
+        let mut config = SplitterConfig::new(Strategy::Markdown, 80);
+        for overlap in [5, 15, 30, 60] {
+            config.overlap = overlap;
+            let splitter = Splitter::new(config.clone()).expect("valid config");
+            let spans = splitter.split(&doc);
+            for w in spans.windows(2) {
+                let (prev, next) = (w[0], w[1]);
+                if next.start < prev.end && next.start > table_start {
+                    assert!(
+                        doc[..next.start].ends_with('\n')
+                            && doc[next.start..].starts_with("| key "),
+                        "overlap {overlap}: {:?}",
+                        &doc[next.start..next.end]
+                    );
+                }
+            }
+        }
+    }
 }

@@ -308,7 +308,7 @@ fn end(text: &str, s: &mut Structure, w: &mut Walk, tag: TagEnd, _range: Range<u
             if let BlockKind::Table { rows, .. } = &s.blocks[i].kind {
                 let rows = rows.clone();
                 let delimiter = next_line(text, s.blocks[i].range.start);
-                s.push_table_cuts(Some(delimiter), &rows, 0);
+                s.push_table_cuts(Some(delimiter), &rows);
             }
         }
     }
