@@ -244,7 +244,7 @@ def test_a_bom_is_dropped_and_offsets_count_in_the_decoded_text(tmp_path, bom, e
 def test_a_bom_does_not_hide_the_first_heading(tmp_path):
     (tmp_path / "guide.md").write_bytes(codecs.BOM_UTF8 + b"# Install guide\n\nFirst.\n\n## Linux\n\nSecond.\n")
     out = tmp_path / "out.jsonl"
-    assert main(["chunk", str(tmp_path / "guide.md"), "--strategy", "markdown", "--size", "30", "--out", str(out)]) == 0
+    assert main(["chunk", str(tmp_path / "guide.md"), "--strategy", "markdown", "--size", "40", "--out", str(out)]) == 0
     assert [r["metadata"]["title_path"] for r in records(out)] == [["Install guide"], ["Install guide", "Linux"]]
 
 

@@ -256,6 +256,31 @@ def shortened_contexts(exp: dict, size: int, measure: Measure) -> List[tuple]:
     return out
 
 
+def cut_context(ctx: str, exp: dict, size: int, measure: Measure) -> Optional[str]:
+    """The join of ``ctx`` if it is the context ``exp`` cut short when even its nearest heading and block do not fit
+    in half the size: the nearest heading (or none) and the start of the block (a table header's first columns, or
+    the start of a fence line or lead-in followed by an ellipsis); with no block, the start of the nearest heading
+    and an ellipsis. None if it is not."""
+    path, block = exp["path"], exp["block"]
+    join = exp["block_join"] if block is not None else "\n\n"
+    if not ctx or measure(ctx) + measure(join) > size // 2:
+        return None
+    if block is None:
+        ok = bool(path) and ctx.endswith("…") and path[-1].startswith(ctx[:-1].rstrip())
+        return join if ok else None
+    for head in ([path[-1] + "\n\n"] if path else []) + [""]:
+        if not ctx.startswith(head):
+            continue
+        rest = ctx[len(head) :]
+        if join == "\n" and "\n" in block:  # a table header: each line cut after one of its first cells
+            lines, full = rest.split("\n"), block.split("\n")
+            if len(lines) == len(full) and all(f.startswith(x) and x.endswith("|") for x, f in zip(lines, full)):
+                return join
+        elif rest.endswith("…") and block.startswith(rest[:-1].rstrip()):
+            return join
+    return None
+
+
 def expected_fields(ref: Ref, start: int, end: int, title_path: List[str]) -> dict:
     """What a chunk spanning [start, end) must carry, its title path aside (taken as given: it is checked against the
     reference separately, so that one wrong title does not also fail every other field)."""
@@ -351,10 +376,17 @@ def problems(
         if lines_stripped(c.context) != lines_stripped(exp["context"]):
             allowed = shortened_contexts(exp, size, measure) if size_includes_context else []
             match = [j for ctx, j in allowed if lines_stripped(ctx) == lines_stripped(c.context)]
+            cut = cut_context(c.context, exp, size, measure) if size_includes_context else None
             if match:
                 join = match[0]
+            elif cut is not None:
+                join = cut
             else:
                 bad(i, c, f"context {c.context!r} != {exp['context']!r}")
+            if not md.get("context_shortened"):
+                bad(i, c, f"context {c.context!r} was shortened but metadata does not say so")
+        elif md.get("context_shortened"):
+            bad(i, c, "context_shortened is set on a whole context")
         join = join if c.context else ""
         if c.embedding_text != c.context + join + c.text:
             bad(i, c, f"embedding_text is not context + {join!r} + text: {c.embedding_text[:80]!r}")

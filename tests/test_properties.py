@@ -221,7 +221,8 @@ def test_deterministic_and_picklable(kind, text, p):
     for c in a[1:]:
         extra = {k: v for k, v in c.metadata.items() if k not in {"k"}}
         assert c.metadata["k"] == [1] and (kind in STRUCTURAL or not extra)
-        assert set(extra) <= {"title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language"}
+        assert set(extra) <= {"title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
+                              "context_shortened"}
     for c in a:
         back = pickle.loads(pickle.dumps(c))
         assert back.to_dict() == c.to_dict()

@@ -78,7 +78,7 @@ class Splitter:
         snap: int = 0,
         tokenizer: Optional["Tokenizer"] = None,
         merge_sections: bool = True,
-        size_includes_context: bool = False,
+        size_includes_context: bool = True,
         format: str = "markdown",
         rows_per_chunk: int = 0,
     ) -> "Splitter": ...

@@ -137,6 +137,10 @@ pub struct SpanInfo {
     pub context: String,
     /// The context ends with a table header or a fence line: it joins the text with one line break, not two.
     pub inline_join: bool,
+    /// The context was too long for its budget (half the size, when it counts toward the size) and was shortened
+    /// from its outer end: outer headings left out, then a table header's last columns or the end of a fence line
+    /// or lead-in.
+    pub context_shortened: bool,
     /// text | heading | table | code | list | quote | clause.
     pub kind: &'static str,
     /// For a chunk of one table: the data rows it holds (first, past last) and the table's row count.
@@ -145,6 +149,91 @@ pub struct SpanInfo {
     pub language: Option<Option<String>>,
     /// The text to embed when it is not context + join + text: a CSV or TSV chunk rendered as a Markdown table.
     pub embedding: Option<String>,
+}
+
+/// A chunk's context as [`Structure::context`] makes it.
+#[derive(Debug)]
+struct Context {
+    text: String,
+    /// It ends with a table header or a fence line (joined to the text with one line break).
+    inline: bool,
+    shortened: bool,
+}
+
+impl Context {
+    fn whole(text: String, inline: bool) -> Self {
+        Self {
+            text,
+            inline,
+            shortened: false,
+        }
+    }
+
+    fn shortened(text: String, inline: bool) -> Self {
+        Self {
+            text,
+            inline,
+            shortened: true,
+        }
+    }
+}
+
+/// The largest `k` in `1..=n` for which `fits(k)` holds (sizes grow with `k`), if any.
+fn largest_fit(n: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
+    if n == 0 || !fits(1) {
+        return None;
+    }
+    let (mut lo, mut hi) = (1, n); // fits(lo) holds
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(lo)
+}
+
+/// The longest start of `s` (whole chars) followed by an ellipsis that fits.
+fn shorten_text(s: &str, fits: impl Fn(&str) -> bool) -> Option<String> {
+    let ends: Vec<usize> = s.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
+    let make = |k: usize| format!("{}…", s[..ends[k - 1]].trim_end());
+    largest_fit(ends.len().saturating_sub(1), |k| fits(&make(k))).map(make)
+}
+
+/// A table header (its header line and delimiter row) with only its first columns, as many as fit.
+fn shorten_table_header(header: &str, fits: impl Fn(&str) -> bool) -> Option<String> {
+    // The unescaped pipes of each line: a row keeps its cells up to the k-th pipe after a leading one.
+    let lines: Vec<(&str, Vec<usize>)> = header
+        .lines()
+        .map(|l| {
+            let bytes = l.as_bytes();
+            let pipes = (0..bytes.len())
+                .filter(|&i| bytes[i] == b'|' && (i == 0 || bytes[i - 1] != b'\\'))
+                .collect();
+            (l, pipes)
+        })
+        .collect();
+    let columns = lines
+        .iter()
+        .map(|(l, p)| {
+            p.len()
+                .saturating_sub(usize::from(l.trim_start().starts_with('|')))
+        })
+        .min()
+        .unwrap_or(0);
+    let make = |k: usize| {
+        lines
+            .iter()
+            .map(|(l, p)| {
+                let lead = usize::from(l.trim_start().starts_with('|'));
+                p.get(k - 1 + lead).map_or(*l, |&end| &l[..=end])
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    largest_fit(columns.saturating_sub(1), |k| fits(&make(k))).map(make)
 }
 
 /// The separator between a context and its text.
@@ -616,7 +705,7 @@ impl Structure {
         start: usize,
         path: &[usize],
         budget: Option<(&dyn Sizer, usize)>,
-    ) -> (String, bool) {
+    ) -> Context {
         // A heading that starts the chunk is in its text: the context holds its ancestors only.
         let shown = match path.last() {
             Some(&h) if self.headings[h].content >= start => &path[..path.len() - 1],
@@ -624,6 +713,7 @@ impl Structure {
         };
         let mut block = String::new();
         let mut inline = false;
+        let mut is_table = false;
         if let Some(Block {
             kind: BlockKind::Table {
                 rendered: Some(r), ..
@@ -634,6 +724,7 @@ impl Structure {
             // A CSV or TSV table: every chunk carries the header as Markdown, the first one too.
             block = r.header.clone();
             inline = true;
+            is_table = true;
         }
         for b in self.blocks_around(start) {
             match &b.kind {
@@ -641,13 +732,13 @@ impl Structure {
                     rendered: Some(r), ..
                 } => {
                     block = r.header.clone();
-                    inline = true;
+                    (inline, is_table) = (true, true);
                 }
                 BlockKind::Table { header, rows, .. }
                     if rows.first().is_some_and(|&r| start >= r) =>
                 {
                     block = text[header.clone()].to_owned();
-                    inline = true;
+                    (inline, is_table) = (true, true);
                 }
                 BlockKind::Code {
                     opener: Some(opener),
@@ -655,13 +746,13 @@ impl Structure {
                     ..
                 } if start > *body => {
                     block = text[opener.clone()].trim_start().to_owned();
-                    inline = true;
+                    (inline, is_table) = (true, false);
                 }
                 BlockKind::List {
                     lead_in: Some(lead_in),
                 } if start >= lead_in.end => {
                     block = text[lead_in.clone()].to_owned();
-                    inline = false;
+                    (inline, is_table) = (false, false);
                 }
                 _ => {}
             }
@@ -680,22 +771,45 @@ impl Structure {
             }
             out
         };
+        let inline = inline && !block.is_empty();
+        let full = render(0, true);
         let Some((sizer, limit)) = budget else {
-            return (render(0, true), inline && !block.is_empty());
+            return Context::whole(full, inline);
         };
-        let fits = |s: &str, inline: bool| {
-            s.is_empty() || sizer.size(s) + sizer.size(join(inline)) <= limit
-        };
-        for with_block in [true, false] {
-            for skip in 0..=shown.len() {
-                let out = render(skip, with_block);
-                let inline = with_block && inline && !block.is_empty();
-                if fits(&out, inline) {
-                    return (out, inline);
-                }
+        let fits = |s: &str| s.is_empty() || sizer.size(s) + sizer.size(join(inline)) <= limit;
+        if fits(&full) {
+            return Context::whole(full, inline);
+        }
+        // Too long: shortened from its outer end. Outer headings go first; the nearest heading and the block (a
+        // table header, a fence line, a lead-in) stay as long as they can.
+        for skip in 1..=shown.len() {
+            let out = render(skip, true);
+            if !out.is_empty() && fits(&out) {
+                return Context::shortened(out, inline);
             }
         }
-        (String::new(), false)
+        let nearest = shown.last().map(|&h| self.headings[h].title.as_str());
+        if !block.is_empty() {
+            // The block alone does not fit: its end goes (a table header keeps its first columns), with the
+            // nearest heading before it when both fit.
+            for head in [nearest, None] {
+                let head = head.map_or(String::new(), |t| format!("{t}\n\n"));
+                let fits_with = |b: &str| fits(&format!("{head}{b}"));
+                let cut = if is_table {
+                    shorten_table_header(&block, fits_with)
+                } else {
+                    shorten_text(&block, fits_with)
+                };
+                if let Some(b) = cut {
+                    return Context::shortened(format!("{head}{b}"), inline);
+                }
+            }
+        } else if let Some(title) = nearest {
+            if let Some(t) = shorten_text(title, fits) {
+                return Context::shortened(t, false);
+            }
+        }
+        Context::shortened(String::new(), false)
     }
 
     /// The code block or table whose range holds `start..end`, if any.
@@ -767,7 +881,11 @@ impl Structure {
             push_path(&self.headings, next_heading..upto, &mut stack);
             next_heading = upto;
             let budget = self.size_includes_context.then_some((sizer, capacity / 2));
-            let (context, inline_join) = self.context(text, start, &stack, budget);
+            let Context {
+                text: context,
+                inline: inline_join,
+                shortened: context_shortened,
+            } = self.context(text, start, &stack, budget);
             while first_block < top.len() && top[first_block].range.end <= start {
                 first_block += 1;
             }
@@ -795,6 +913,7 @@ impl Structure {
                 path: stack.clone(),
                 context,
                 inline_join,
+                context_shortened,
                 kind,
                 rows,
                 language,
@@ -816,7 +935,11 @@ impl Structure {
             return capacity;
         }
         let path = self.path_at(start);
-        let (context, inline) = self.context(text, start, &path, Some((sizer, capacity / 2)));
+        let Context {
+            text: context,
+            inline,
+            ..
+        } = self.context(text, start, &path, Some((sizer, capacity / 2)));
         if context.is_empty() {
             capacity
         } else {
@@ -935,6 +1058,33 @@ fn retain_outside<R>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_context_is_shortened_from_its_outer_end() {
+        let chars = |s: &str| s.chars().count();
+        assert_eq!(largest_fit(10, |k| k <= 7), Some(7));
+        assert_eq!(largest_fit(10, |_| false), None);
+        assert_eq!(largest_fit(0, |_| true), None);
+        // A table header keeps its first columns, both lines alike.
+        let header = "| a | bb | ccc |\n|---|---|---|";
+        let cut = shorten_table_header(header, |s| chars(s) <= 20).unwrap();
+        assert_eq!(cut, "| a | bb |\n|---|---|");
+        assert_eq!(
+            shorten_table_header(header, |s| chars(s) <= 12).unwrap(),
+            "| a |\n|---|"
+        );
+        assert_eq!(shorten_table_header(header, |s| chars(s) <= 5), None);
+        // Other text keeps its start, whole chars, and ends with an ellipsis.
+        assert_eq!(
+            shorten_text("修复工作包括以下内容：", |s| chars(s) <= 5).unwrap(),
+            "修复工作…"
+        );
+        assert_eq!(
+            shorten_text("Install guide", |s| chars(s) <= 9).unwrap(),
+            "Install…"
+        );
+        assert_eq!(shorten_text("x", |_| true), None);
+    }
     use crate::boundary::table::{parse_table, TableFormat};
     use crate::{Splitter, SplitterConfig, Strategy};
 

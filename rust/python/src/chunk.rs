@@ -600,6 +600,9 @@ fn describe(
     if let Some(language) = &info.language {
         meta.set_item(intern!(py, "language"), language.as_deref())?;
     }
+    if info.context_shortened {
+        meta.set_item(intern!(py, "context_shortened"), true)?;
+    }
     Ok(())
 }
 

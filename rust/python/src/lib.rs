@@ -302,7 +302,7 @@ impl PySplitter {
     #[new]
     #[pyo3(signature = (strategy, size, overlap=0, min_size=0, trim=true, unit="chars", separators=None,
                         separators_regex=false, keep_separator="end", snap=0, tokenizer=None,
-                        merge_sections=true, size_includes_context=false, format="markdown",
+                        merge_sections=true, size_includes_context=true, format="markdown",
                         rows_per_chunk=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
