@@ -107,3 +107,41 @@ def test_usable_tokenizers_still_load():
     json_text = _bert(models.WordPiece({"[UNK]": 0, "hello": 1}, unk_token="[UNK]"))
     assert Tokenizer.from_str(json_text).count("hello snowman ☃ hello") == 4
     assert json.loads(json_text)["model"]["vocab"] == {"[UNK]": 0, "hello": 1}
+
+
+# -- long punctuation runs ---------------------------------------------------------------------------------------------
+# Chunking "!" * 1_600_000 with a WordPiece tokenizer took time quadratic in the run (each look-ahead window walked
+# the rest of the terminator run); the speed is measured in benches/test_bench_token_runs.py. Here: the chunks of
+# such runs are exact.
+
+
+def _wordpiece_tokenizers():
+    found = [("wordpiece", trained("wordpiece"))]
+    path = minilm_path()
+    if path is not None:
+        found.append(("minilm", open(path, encoding="utf-8").read()))
+    return found
+
+
+@pytest.mark.parametrize("name,json_text", _wordpiece_tokenizers(), ids=lambda v: v if len(v) < 20 else "")
+@pytest.mark.parametrize(
+    "run",
+    ["!" * 50_000, "。" * 20_000, "!」" * 10_000, "?!" * 15_000 + " end"],
+    ids=["bangs", "cjk-stops", "bang-quotes", "interrobangs"],
+)
+@pytest.mark.parametrize(
+    "chunker", [chunkwise.RecursiveChunker, chunkwise.SentenceChunker, chunkwise.FixedChunker, chunkwise.MarkdownChunker]
+)
+def test_long_punctuation_runs_chunk_exactly(name, json_text, run, chunker):
+    tok, ref = Tokenizer.from_str(json_text), hf_reference(json_text)
+    count = lambda s: len(ref.encode(s, add_special_tokens=False).ids)  # noqa: E731
+    assert tok.count(run) == count(run)
+    chunks = chunker(128, tokenizer=tok).chunk(run)
+    assert len(chunks) > 1
+    at = 0
+    for c in chunks:
+        assert run[c.start : c.end] == c.text
+        assert run[at : c.start].strip() == ""  # in order, nothing left out but whitespace
+        assert c.token_count == count(c.text) <= 128
+        at = c.end
+    assert run[at:].strip() == ""

@@ -15,6 +15,7 @@
 //! inside a piece estimated) and then counts every chunk it keeps with [`Sizer::size`], which is exact.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
@@ -84,6 +85,9 @@ const MAX_ENTRIES_PER_SHARD: usize = 1 << 16;
 /// piece -> count, shared by the threads of a batch; sharded so that they rarely wait for each other.
 struct Memo {
     shards: Vec<Mutex<Shard>>,
+    /// The counts of one-byte pieces, plus one (0: not counted yet), without hashing or locking: BERT makes every
+    /// ASCII punctuation mark a piece of its own, and a run of them ("!!!...", "-----") is one lookup per byte.
+    ascii: [AtomicU32; 128],
 }
 
 #[derive(Default)]
@@ -96,11 +100,23 @@ impl Memo {
     fn new() -> Self {
         Self {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            ascii: std::array::from_fn(|_| AtomicU32::new(0)),
         }
     }
 
     /// The count of `key` from the memo, or from `count` (kept when it succeeds).
     fn get_or<E>(&self, key: &str, count: impl FnOnce() -> Result<usize, E>) -> Result<usize, E> {
+        if let &[b] = key.as_bytes() {
+            let slot = &self.ascii[usize::from(b & 0x7F)];
+            return match slot.load(Relaxed) {
+                0 => {
+                    let n = count()?;
+                    slot.store(u32::try_from(n).unwrap_or(u32::MAX - 1) + 1, Relaxed);
+                    Ok(n)
+                }
+                known => Ok(known as usize - 1),
+            };
+        }
         if key.len() > MAX_KEY {
             return count();
         }
