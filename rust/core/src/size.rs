@@ -1,6 +1,7 @@
 //! How chunks are measured: the engine only needs the size of a piece of text.
 
 use std::fmt::Debug;
+use std::sync::Arc;
 
 use crate::error::ChunkError;
 
@@ -113,6 +114,118 @@ impl Sizer for Chars {
     }
 }
 
+/// A sizer (tokens) with a cap on characters: a chunk fits when it holds at most `size` units AND at most
+/// `max_chars` characters.
+///
+/// Tokens put no bound on characters: text a tokenizer counts as nothing (NULs and zero-width spaces under BERT's
+/// normalizer, characters a BPE without an unknown token drops) or as one token (WordPiece gives one `[UNK]` to a
+/// word past `max_input_chars_per_word`: `"a" * 1_000_000` is 1 token) would become one chunk, however long.
+///
+/// The engine asks one question, "does this fit in `budget`?", so both limits are one measure: the larger of the
+/// inner size and `ceil(chars * size / max_chars)`, which is at most `size` exactly when `chars <= max_chars`. A
+/// smaller budget (an overlap, what a context leaves) scales the character cap in proportion. The measure is the
+/// inner size wherever the cap does not bind; where it does, [`CharCapped::reported`] gives a chunk its exact inner
+/// size back.
+#[derive(Debug)]
+pub struct CharCapped {
+    inner: Arc<dyn Sizer>,
+    size: usize,
+    max_chars: usize,
+}
+
+impl CharCapped {
+    /// The default cap, in characters per unit of `size`. On the shared corpus (en, zh, ja, Markdown, Python; three
+    /// tokenizers; Recursive and Markdown chunkers; sizes 64 to 1024) the largest chunk held 40 x size characters
+    /// (a grid table's padding, at size 64; 17 x at 512, 13 x at 1024): the cap never binds on such text, only on
+    /// runs a tokenizer counts as nothing or almost nothing.
+    pub const DEFAULT_CHARS_PER_UNIT: usize = 64;
+
+    /// `inner` capped at `max_chars` characters for a chunk of `size` units (`max_chars >= size >= 1`).
+    pub fn new(inner: Arc<dyn Sizer>, size: usize, max_chars: usize) -> Result<Self, ChunkError> {
+        if max_chars < size || size == 0 {
+            return Err(ChunkError::invalid(
+                "max_chars",
+                format!("max_chars must be >= size ({size}), got {max_chars}"),
+            ));
+        }
+        Ok(Self {
+            inner,
+            size,
+            max_chars,
+        })
+    }
+
+    /// The sizer under the cap.
+    pub fn inner(&self) -> &dyn Sizer {
+        self.inner.as_ref()
+    }
+
+    /// The size that `chars` characters take in the cap's terms: at most a budget `b` exactly when
+    /// `chars <= b * max_chars / size`.
+    fn floor(&self, chars: usize) -> usize {
+        let n = (chars as u128 * self.size as u128).div_ceil(self.max_chars as u128);
+        usize::try_from(n).unwrap_or(usize::MAX)
+    }
+
+    /// The size a chunk `text` reports, given its capped `measured` size: the inner size, counted again only where
+    /// the cap may have decided the measure.
+    pub fn reported(&self, text: &str, measured: usize) -> usize {
+        if self.floor(count_chars(text)) >= measured {
+            self.inner.size(text)
+        } else {
+            measured
+        }
+    }
+}
+
+impl Sizer for CharCapped {
+    fn size(&self, text: &str) -> usize {
+        self.inner.size(text).max(self.floor(count_chars(text)))
+    }
+
+    fn is_exact_sum(&self) -> bool {
+        false
+    }
+
+    fn prefix_sizes(
+        &self,
+        text: &str,
+        start: usize,
+        ends: &[usize],
+        out: &mut Vec<(usize, bool)>,
+        cache: &mut SizerCache,
+    ) {
+        self.inner.prefix_sizes(text, start, ends, out, cache);
+        // The characters of `text[start..p]` for each end, counted from the previous one (an end can lie before
+        // the previous one: the engine asks for the trimmed end of each boundary next to the boundary itself).
+        let (mut at, mut chars) = (start, 0);
+        for (slot, &p) in out.iter_mut().zip(ends) {
+            if p >= at {
+                chars += count_chars(&text[at..p]);
+            } else {
+                chars -= count_chars(&text[p..at]);
+            }
+            at = p;
+            // Exact when the inner size is: the larger of two exact sizes is exact.
+            slot.0 = slot.0.max(self.floor(chars));
+        }
+    }
+
+    fn size_in_window(&self, text: &str, start: usize, end: usize, cache: &SizerCache) -> usize {
+        self.inner
+            .size_in_window(text, start, end, cache)
+            .max(self.floor(count_chars(&text[start..end])))
+    }
+
+    fn advance(&self, text: &str, start: usize, budget: usize) -> usize {
+        let chars = (budget as u128 * self.max_chars as u128) / self.size as u128;
+        let by_chars = Chars.advance(text, start, usize::try_from(chars).unwrap_or(usize::MAX));
+        // The inner sizer searches no further than the cap: past it nothing fits, and a text that counts (almost)
+        // nothing would have it search to the end of the text for every chunk.
+        self.inner.advance(&text[..by_chars], start, budget)
+    }
+}
+
 /// The units a splitter can measure in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
@@ -179,5 +292,136 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("unit must be"));
+    }
+
+    /// One unit per "x"; everything else counts nothing (as NULs do under BERT's normalizer).
+    #[derive(Debug)]
+    struct OnlyX;
+
+    impl Sizer for OnlyX {
+        fn size(&self, text: &str) -> usize {
+            text.matches('x').count()
+        }
+    }
+
+    /// Nothing, and says so for any ends, in any order.
+    #[derive(Debug)]
+    struct Zero;
+
+    impl Sizer for Zero {
+        fn size(&self, _: &str) -> usize {
+            0
+        }
+
+        fn prefix_sizes(
+            &self,
+            _: &str,
+            _: usize,
+            ends: &[usize],
+            out: &mut Vec<(usize, bool)>,
+            _: &mut SizerCache,
+        ) {
+            out.clear();
+            out.extend(ends.iter().map(|_| (0, true)));
+        }
+    }
+
+    #[test]
+    fn a_char_cap_bounds_what_counts_nothing() {
+        let capped = CharCapped::new(Arc::new(OnlyX), 4, 40).unwrap();
+        // Fits in 4 exactly when at most 4 "x" and at most 40 chars.
+        for (text, fits) in [
+            ("x".repeat(4), true),
+            ("x".repeat(5), false),
+            ("é".repeat(40), true),
+            ("é".repeat(41), false),
+            (format!("xxxx{}", "-".repeat(36)), true),
+            (format!("xxxx{}", "-".repeat(37)), false),
+        ] {
+            assert_eq!(capped.size(&text) <= 4, fits, "{text:?}");
+        }
+        // A smaller budget scales the cap: 2 units, 20 chars.
+        let text = "-".repeat(100);
+        assert_eq!(capped.advance(&text, 0, 2), 20);
+        assert_eq!(capped.advance(&text, 90, 4), 100);
+        assert_eq!(capped.advance("é".repeat(100).as_str(), 2, 4), 2 + 40 * 2);
+        assert_eq!(capped.advance(&format!("xxx{text}"), 0, 2), 2);
+        // Prefix sizes are the sizes of the prefixes.
+        let text = "ab xx éé  x-y ".repeat(8);
+        let ends: Vec<usize> = [5, 7, 9, 12, 30, 41, 60, 60, text.len()]
+            .into_iter()
+            .filter(|&p| text.is_char_boundary(p))
+            .collect();
+        let capped = CharCapped::new(Arc::new(OnlyX), 3, 12).unwrap();
+        let (mut out, mut cache) = (Vec::new(), None);
+        capped.prefix_sizes(&text, 1, &ends, &mut out, &mut cache);
+        for (&p, &(size, _)) in ends.iter().zip(&out) {
+            assert_eq!(size, capped.size(&text[1..p]), "{p}");
+        }
+        // The engine may ask for an end before the previous one (a boundary's trimmed end after the boundary
+        // before it): the cap's share is still that of each prefix.
+        let capped = CharCapped::new(Arc::new(Zero), 1, 2).unwrap();
+        let ends = [4, 9, 6, 6, 12, 2];
+        capped.prefix_sizes("0123456789abcdef", 0, &ends, &mut out, &mut cache);
+        let sizes: Vec<usize> = out.iter().map(|o| o.0).collect();
+        assert_eq!(sizes, ends.map(|p| p.div_ceil(2)));
+        // A chunk reports its own size, not the cap's.
+        let capped = CharCapped::new(Arc::new(OnlyX), 3, 12).unwrap();
+        let long = "-".repeat(12);
+        assert_eq!(capped.size(&long), 3);
+        assert_eq!(capped.reported(&long, 3), 0);
+        assert_eq!(capped.reported("xx", 2), 2);
+        assert!(CharCapped::new(Arc::new(OnlyX), 4, 3)
+            .unwrap_err()
+            .to_string()
+            .contains("max_chars must be >= size (4), got 3"));
+    }
+
+    #[test]
+    fn the_engine_cuts_a_run_of_one_token_at_the_char_cap() {
+        use crate::assemble::{Assembler, Mode};
+        use crate::boundary::{Emitter, Level};
+        use crate::tokens::TokenCounter;
+        use std::cell::Cell;
+        // WordPiece gives a word it cannot spell one [UNK]: "a" * 100_000 is 1 token, and so is every run of "a".
+        let json = r###"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
+            "normalizer":null,"pre_tokenizer":{"type":"BertPreTokenizer"},"post_processor":null,"decoder":null,
+            "model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##",
+            "max_input_chars_per_word":100,"vocab":{"[UNK]":0,"b":1}}}"###;
+        let tokens = Arc::new(TokenCounter::from_hf_json(json, false).unwrap());
+        let text = "a".repeat(100_000);
+        assert_eq!(tokens.count(&text), 1);
+        let capped = CharCapped::new(tokens, 16, 16 * 64).unwrap();
+        let emitters = [
+            (Emitter::Word, Level::WORD),
+            (Emitter::Grapheme, Level::GRAPHEME),
+        ];
+        for mode in [Mode::Greedy, Mode::Fixed { snap: 0 }] {
+            let engine = Assembler {
+                emitters: &emitters,
+                levels: &[Level::WORD, Level::GRAPHEME],
+                sizer: &capped,
+                capacity: 16,
+                overlap: 0,
+                min_size: 0,
+                trim: true,
+                mode,
+                structure: None,
+                eager: 0,
+                cap: Cell::new(16),
+                limit: Cell::new(usize::MAX),
+            };
+            let mut spans = Vec::new();
+            engine.run(&text, &mut spans);
+            assert_eq!(spans.len(), 98, "{mode:?}"); // 100,000 / 1,024
+            let mut at = 0;
+            for s in &spans {
+                assert_eq!(s.start, at);
+                assert!(s.end - s.start <= 1024);
+                assert_eq!(capped.reported(&text[s.start..s.end], s.size), 1);
+                at = s.end;
+            }
+            assert_eq!(at, text.len());
+        }
     }
 }

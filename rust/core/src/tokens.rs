@@ -15,6 +15,7 @@
 //! inside a piece estimated) and then counts every chunk it keeps with [`Sizer::size`], which is exact.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
@@ -84,6 +85,9 @@ const MAX_ENTRIES_PER_SHARD: usize = 1 << 16;
 /// piece -> count, shared by the threads of a batch; sharded so that they rarely wait for each other.
 struct Memo {
     shards: Vec<Mutex<Shard>>,
+    /// The counts of one-byte pieces, plus one (0: not counted yet), without hashing or locking: BERT makes every
+    /// ASCII punctuation mark a piece of its own, and a run of them ("!!!...", "-----") is one lookup per byte.
+    ascii: [AtomicU32; 128],
 }
 
 #[derive(Default)]
@@ -96,18 +100,31 @@ impl Memo {
     fn new() -> Self {
         Self {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            ascii: std::array::from_fn(|_| AtomicU32::new(0)),
         }
     }
 
-    fn get_or(&self, key: &str, count: impl FnOnce() -> usize) -> usize {
+    /// The count of `key` from the memo, or from `count` (kept when it succeeds).
+    fn get_or<E>(&self, key: &str, count: impl FnOnce() -> Result<usize, E>) -> Result<usize, E> {
+        if let &[b] = key.as_bytes() {
+            let slot = &self.ascii[usize::from(b & 0x7F)];
+            return match slot.load(Relaxed) {
+                0 => {
+                    let n = count()?;
+                    slot.store(u32::try_from(n).unwrap_or(u32::MAX - 1) + 1, Relaxed);
+                    Ok(n)
+                }
+                known => Ok(known as usize - 1),
+            };
+        }
         if key.len() > MAX_KEY {
             return count();
         }
         let shard = &self.shards[shard_of(key)];
         if let Some(&n) = lock(shard).map.get(key) {
-            return n as usize;
+            return Ok(n as usize);
         }
-        let n = count();
+        let n = count()?;
         let mut shard = lock(shard);
         if shard.map.len() < MAX_ENTRIES_PER_SHARD && shard.bytes + key.len() <= MAX_BYTES_PER_SHARD
         {
@@ -116,7 +133,7 @@ impl Memo {
                 .map
                 .insert(key.into(), u32::try_from(n).unwrap_or(u32::MAX));
         }
-        n
+        Ok(n)
     }
 }
 
@@ -166,6 +183,7 @@ impl TokenCounter {
         let mut tok: tokenizers::Tokenizer = json.parse().map_err(|e| bad(&e))?;
         tok.with_truncation(None).map_err(|e| bad(&e))?;
         tok.with_padding(None);
+        check_usable(&tok)?;
         let specials = if add_special_tokens {
             tok.get_post_processor()
                 .map_or(0, |p| tokenizers::PostProcessor::added_tokens(p, false))
@@ -270,15 +288,53 @@ impl TokenCounter {
 
     /// The number of tokens of `text` by the tokenizer itself, without pieces or memo (the reference). tiktoken
     /// encodings count without their regex, as `encode_ordinary` would (see the `tiktoken` module).
+    ///
+    /// Text that Hugging Face's tokenizer fails to encode counts one token per character (see
+    /// [`TokenCounter::try_count`]).
     pub fn count_direct(&self, text: &str) -> usize {
-        match &self.model {
-            Model::Hf(tok) => tok.encode_fast(text, false).map_or(0, |e| e.len()),
+        self.encode_count(text)
+            .unwrap_or_else(|_| unencodable_count(text))
+    }
+
+    /// As [`TokenCounter::count`], but text that Hugging Face's tokenizer fails to encode is an error, with its
+    /// reason, as in HF's own `encode`.
+    ///
+    /// Construction rejects a tokenizer that fails on a probe of ordinary text, rare letters and a word no
+    /// vocabulary holds, which catches the known failures (a vocabulary without its unknown token); a failure left
+    /// needs an odd model (a BPE whose missing `unk_token` none of the probe's characters reach). The chunkers,
+    /// which cannot stop in the middle of measuring, count such text one token per character: never nothing, so
+    /// that a chunk of it stays bounded.
+    pub fn try_count(&self, text: &str) -> Result<usize, ChunkError> {
+        let mut total = self.specials;
+        let mut failed = None;
+        self.for_each_piece(text, |a, b| match self.count_piece_checked(&text[a..b]) {
+            Ok(n) => total += n,
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        });
+        match failed {
+            None => Ok(total),
+            Some(e) => Err(ChunkError::invalid(
+                "text",
+                format!("Hugging Face tokenizers cannot encode this text: {e}"),
+            )),
+        }
+    }
+
+    /// The model's count of `text`, or the tokenizer's error.
+    fn encode_count(&self, text: &str) -> Result<usize, String> {
+        Ok(match &self.model {
+            Model::Hf(tok) => tok
+                .encode_fast(text, false)
+                .map_err(|e| e.to_string())?
+                .len(),
             Model::Tiktoken {
                 fast: Some(fast), ..
             } => fast.count(text),
             Model::Tiktoken { bpe, fast: None } => bpe.encode_ordinary(text).len(),
             Model::External(f) => f.count(text),
-        }
+        })
     }
 
     fn count_plain(&self, text: &str) -> usize {
@@ -288,10 +344,15 @@ impl TokenCounter {
     }
 
     fn count_piece(&self, piece: &str) -> usize {
+        self.count_piece_checked(piece)
+            .unwrap_or_else(|_| unencodable_count(piece))
+    }
+
+    fn count_piece_checked(&self, piece: &str) -> Result<usize, String> {
         if self.rule == PieceRule::Whole {
-            return self.count_direct(piece);
+            return self.encode_count(piece);
         }
-        self.memo.get_or(piece, || self.count_direct(piece))
+        self.memo.get_or(piece, || self.encode_count(piece))
     }
 
     /// Calls `f(start, end)` for each piece of `text`, in order. Added tokens are pieces of their own; BERT's
@@ -390,6 +451,62 @@ impl TokenCounter {
         }
         *cache = WindowPieces { start, end, pieces };
     }
+}
+
+/// A character no vocabulary holds (a noncharacter); 128 of them make a word longer than WordPiece's
+/// `max_input_chars_per_word` (100 by default).
+const UNKNOWN_CHAR: &str = "\u{10FFFF}";
+
+/// Letters of rare scripts (Gothic, Old Italic, Vai, Cyrillic extended, Linear B, Egyptian): text that reaches the
+/// model through any normalizer (BERT's drops private-use and unassigned characters, so those would not) and that
+/// few vocabularies hold, so that the model's handling of unknown text is exercised.
+const RARE_LETTERS: &str =
+    " \u{10330}\u{10331} \u{10300} \u{A500}\u{A501} \u{A66E} \u{10000} \u{13000} ";
+
+/// Fails, with Hugging Face's own reason, on a tokenizer.json that `tokenizers` loads but cannot encode text with
+/// (a WordPiece vocabulary without its unknown token fails on the first word it does not hold), or that gives no
+/// tokens at all: every text would count 0 and make one chunk, however long. Cheap: two short encodings.
+fn check_usable(tok: &tokenizers::Tokenizer) -> Result<(), ChunkError> {
+    use tokenizers::{Model, ModelWrapper};
+    let unusable = |e: &dyn fmt::Display| {
+        ChunkError::invalid(
+            "tokenizer",
+            format!("Hugging Face tokenizers cannot encode text with this tokenizer.json: {e}"),
+        )
+    };
+    // WordPiece (past `max_input_chars_per_word`, or on a character it does not hold) and WordLevel (on any word it
+    // does not hold) give the unknown token, and fail when their vocabulary lacks it: some text always gets there,
+    // whatever the sample below holds. The model is asked directly, as the tokenizer would ask it for that word.
+    if let model @ (ModelWrapper::WordPiece(_) | ModelWrapper::WordLevel(_)) = tok.get_model() {
+        let word = UNKNOWN_CHAR.repeat(128);
+        if model.token_to_id(&word).is_none() {
+            model.tokenize(&word).map_err(|e| unusable(&e))?;
+        }
+    }
+    // Other models fail on unknown text only in some configurations (a BPE whose `unk_token` is missing from its
+    // vocabulary, a Unigram without `unk_id`), and a byte-level pre-tokenizer never lets such text reach them:
+    // the whole pipeline encodes a sample with rare letters, as HF's `encode` would.
+    let mut probe = String::from(RULE_SAMPLE);
+    probe.push_str(RARE_LETTERS);
+    let tokens = tok
+        .encode_fast(probe.as_str(), false)
+        .map_err(|e| unusable(&e))?;
+    if tokens.is_empty() {
+        return Err(ChunkError::invalid(
+            "tokenizer",
+            format!(
+                "this tokenizer.json gives no tokens for a sample of {} characters of ordinary text (an empty \
+                 vocabulary?): every text would count 0 tokens and become one chunk",
+                probe.chars().count()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The stand-in count of text the tokenizer fails to encode (see [`TokenCounter::try_count`]).
+fn unencodable_count(text: &str) -> usize {
+    text.chars().count()
 }
 
 /// Texts that have broken piece rules: the rule check runs on them.
@@ -770,5 +887,91 @@ impl Sizer for TokenCounter {
             }
         }
         lo
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tokenizer.json with no normalizer and a whitespace pre-tokenizer around `model`.
+    fn json(model: &str) -> String {
+        format!(
+            r#"{{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],"normalizer":null,
+            "pre_tokenizer":{{"type":"BertPreTokenizer"}},"post_processor":null,"decoder":null,"model":{model}}}"#
+        )
+    }
+
+    fn rejected(model: &str) -> String {
+        TokenCounter::from_hf_json(&json(model), false)
+            .expect_err("an unusable tokenizer.json must be rejected")
+            .to_string()
+    }
+
+    #[test]
+    fn tokenizers_that_hf_cannot_encode_with_are_rejected_with_its_reason() {
+        let wordpiece = |vocab: &str| {
+            format!(
+                r###"{{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##",
+                "max_input_chars_per_word":100,"vocab":{vocab}}}"###
+            )
+        };
+        // HF loads these and fails in `encode` on the first word outside the vocabulary.
+        for vocab in [
+            "{}",
+            r#"{"hello":0,"world":1}"#,
+            r###"{"[unk]":0,"a":1,"##a":2}"###,
+        ] {
+            let msg = rejected(&wordpiece(vocab));
+            assert!(
+                msg.contains("WordPiece error: Missing [UNK] token from the vocabulary"),
+                "{msg}"
+            );
+        }
+        let msg = rejected(r#"{"type":"WordLevel","unk_token":"<unk>","vocab":{"hello":0}}"#);
+        assert!(
+            msg.contains("WordLevel error: Missing [UNK] token"),
+            "{msg}"
+        );
+        let msg =
+            rejected(r#"{"type":"BPE","unk_token":"<unk>","vocab":{"a":0,"b":1},"merges":[]}"#);
+        assert!(
+            msg.contains("Unk token `<unk>` not found in the vocabulary"),
+            "{msg}"
+        );
+        // HF encodes with an empty BPE, dropping every character: every text would count 0 tokens.
+        let msg = rejected(r#"{"type":"BPE","vocab":{},"merges":[]}"#);
+        assert!(msg.contains("gives no tokens"), "{msg}");
+        // The same models with their unknown token load, and count what HF counts.
+        let ok = TokenCounter::from_hf_json(&json(&wordpiece(r#"{"[UNK]":0,"hello":1}"#)), false)
+            .unwrap();
+        assert_eq!(ok.count("hello snowman ☃ hello"), 4);
+    }
+
+    #[test]
+    fn text_the_tokenizer_cannot_encode_is_an_error_and_never_counts_nothing() {
+        // A BPE whose missing unk_token no character of the probe reaches: it fails only later, on "☃".
+        let mut chars: Vec<char> = RULE_SAMPLE.chars().chain(RARE_LETTERS.chars()).collect();
+        chars.extend('a'..='z');
+        chars.sort_unstable();
+        chars.dedup();
+        let vocab: Vec<String> = chars
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{}:{i}", serde_json::to_string(&c.to_string()).unwrap()))
+            .collect();
+        let model = format!(
+            r#"{{"type":"BPE","unk_token":"<unk>","vocab":{{{}}},"merges":[]}}"#,
+            vocab.join(",")
+        );
+        let counter = TokenCounter::from_hf_json(&json(&model), false).unwrap();
+        assert_eq!(counter.try_count("abc de").unwrap(), 5);
+        let err = counter.try_count("abc ☃☃☃ de").unwrap_err().to_string();
+        assert!(
+            err.contains("cannot encode this text: Unk token `<unk>` not found"),
+            "{err}"
+        );
+        // The chunkers' count: one token per character of the piece that fails, never 0.
+        assert_eq!(counter.count("abc ☃☃☃ de"), 3 + 3 + 2);
     }
 }

@@ -90,8 +90,10 @@ impl PyTokenizer {
         }
     }
 
-    fn from_json(json: String, add_special_tokens: bool) -> PyResult<Self> {
-        let inner = TokenCounter::from_hf_json(&json, add_special_tokens).map_err(to_py)?;
+    /// A tokenizer from the text of a tokenizer.json; an error names `arg`, where the JSON came from.
+    fn from_json(json: String, add_special_tokens: bool, arg: &str) -> PyResult<Self> {
+        let inner = TokenCounter::from_hf_json(&json, add_special_tokens)
+            .map_err(|e| ChunkingError::new_err(format!("{arg}: {e}")))?;
         Ok(Self::new(inner, Source::Json(json), add_special_tokens))
     }
 }
@@ -105,14 +107,18 @@ impl PyTokenizer {
         let json = std::fs::read_to_string(&path).map_err(|e| {
             ChunkingError::new_err(format!("path: cannot read {}: {e}", path.display()))
         })?;
-        Self::from_json(json, add_special_tokens)
+        Self::from_json(
+            json,
+            add_special_tokens,
+            &format!("path: {}", path.display()),
+        )
     }
 
     /// A Hugging Face tokenizer from the text of a ``tokenizer.json``.
     #[staticmethod]
     #[pyo3(signature = (json, add_special_tokens=false))]
     fn from_str(json: String, add_special_tokens: bool) -> PyResult<Self> {
-        Self::from_json(json, add_special_tokens)
+        Self::from_json(json, add_special_tokens, "json")
     }
 
     /// A ``tokenizers.Tokenizer``, or a ``transformers`` fast tokenizer (through its ``backend_tokenizer``).
@@ -133,7 +139,7 @@ impl PyTokenizer {
                 )
             })?
             .extract::<String>()?;
-        Self::from_json(json, add_special_tokens)
+        Self::from_json(json, add_special_tokens, "tokenizer")
     }
 
     /// A tiktoken encoding ("cl100k_base", "o200k_base", "p50k_base", "r50k_base" or "gpt2"); the ranks are
@@ -188,10 +194,10 @@ impl PyTokenizer {
     }
 
     /// The exact number of tokens of ``text`` (special tokens included when the tokenizer was built with
-    /// ``add_special_tokens=True``).
+    /// ``add_special_tokens=True``); a ChunkingError with Hugging Face's reason for text it cannot encode.
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
         let s = borrow_str(py, "text", text)?;
-        let run = || catch_unwind(AssertUnwindSafe(|| self.inner.count(s)));
+        let run = || catch_unwind(AssertUnwindSafe(|| self.inner.try_count(s)));
         let n = if s.len() >= DETACH_BYTES && !self.calls_python() {
             py.detach(run)
         } else {
@@ -199,7 +205,7 @@ impl PyTokenizer {
         }
         .map_err(|_| internal("counting tokens"))?;
         self.check()?;
-        Ok(n)
+        n.map_err(to_py)
     }
 
     /// Whether the tokens the tokenizer adds around a text (``[CLS]``, ``[SEP]``) are counted.

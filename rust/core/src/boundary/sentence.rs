@@ -94,10 +94,12 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
             i += 1;
             continue;
         };
-        // The whole run: more terminators, then closing quotes and brackets.
+        // The whole run: more terminators, then closing quotes and brackets. A run reaching past `to` cuts past it,
+        // where nothing is kept: it is not followed further (each window would walk the rest of a long "!!!..." run
+        // again, quadratic time).
         let first = i;
         let mut end = i + len;
-        while end < bytes.len() {
+        while end < bytes.len() && end <= to {
             if let Some((k, l)) = terminator_at(bytes, end) {
                 if k == Kind::Cjk {
                     kind = Kind::Cjk;
@@ -109,8 +111,15 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
                 break;
             }
         }
-        while let Some(c) = text[end..].chars().next().filter(|&c| is_closing(c)) {
+        while let Some(c) = text[end..]
+            .chars()
+            .next()
+            .filter(|&c| is_closing(c) && end <= to)
+        {
             end += c.len_utf8();
+        }
+        if end > to {
+            break;
         }
         i = end;
         if let Some(pos) = cut_after(text, first, end, kind) {
@@ -125,7 +134,11 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
 fn cut_after(text: &str, first: usize, end: usize, kind: Kind) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut pos = end;
-    while pos < bytes.len() && (bytes[pos] == b' ' || bytes[pos] == b'\t') {
+    // Past MAX_TRAILING_SPACES the run's length does not matter: it is not walked to its end.
+    while pos < bytes.len()
+        && pos <= end + MAX_TRAILING_SPACES
+        && matches!(bytes[pos], b' ' | b'\t')
+    {
         pos += 1;
     }
     let spaced = pos > end;
@@ -293,5 +306,39 @@ mod tests {
             vec!["Wait… ", "This one. ", "And… more"]
         );
         assert_eq!(pieces("日本語です。次の文"), vec!["日本語です。", "次の文"]);
+    }
+
+    #[test]
+    fn a_window_sees_the_boundaries_of_the_whole_text_up_to_its_end() {
+        // The scan of a terminator run stops at the window's end (a long run is not walked again for every window):
+        // the boundaries inside a window are still those of the whole text.
+        let texts = [
+            "!".repeat(300),
+            format!("a{}b", "!".repeat(300)),
+            format!("{} x", "。".repeat(100)),
+            format!("Go{} Then", "!」".repeat(100)),
+            format!("x.{} Next. Then", "」".repeat(100)),
+            format!("End.{}Next", " ".repeat(40)),
+            format!("End.{}Next", "\t ".repeat(8)),
+            "Hi!! Ok?! Yes… No. 真的？」好。".repeat(20),
+        ];
+        for text in &texts {
+            for from in (0..text.len())
+                .step_by(7)
+                .filter(|&i| text.is_char_boundary(i))
+            {
+                for to in (from..=text.len())
+                    .step_by(5)
+                    .filter(|&i| text.is_char_boundary(i))
+                {
+                    let mut window = Vec::new();
+                    emit(text, from, to, Level::SENTENCE, &mut window);
+                    let mut expected = Vec::new();
+                    emit(text, from, text.len(), Level::SENTENCE, &mut expected);
+                    expected.retain(|b| b.pos <= to);
+                    assert_eq!(window, expected, "{text:?} {from}..{to}");
+                }
+            }
+        }
     }
 }
