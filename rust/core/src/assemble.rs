@@ -145,7 +145,8 @@ impl<'a> Assembler<'a> {
             let start = if self.trim {
                 // A byte order mark that starts the text is no content either.
                 let pos = if pos == 0 { bom_len(text) } else { pos };
-                skip_whitespace(text, pos)
+                // Whitespace that starts a cluster (" \u{301}") stays: a chunk never starts inside one.
+                floor_grapheme(text, skip_whitespace(text, pos))
             } else {
                 pos
             };

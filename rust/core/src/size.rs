@@ -407,6 +407,7 @@ mod tests {
                 trim: true,
                 mode,
                 structure: None,
+                view: None,
                 eager: 0,
                 cap: Cell::new(16),
                 limit: Cell::new(usize::MAX),

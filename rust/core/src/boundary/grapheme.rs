@@ -33,12 +33,14 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
 }
 
 /// Characters that never join a neighbour that is also simple: ASCII but CR, Latin-1 and Latin Extended letters,
-/// CJK punctuation, kana (not the combining sound marks), Han ideographs, Hangul syllables, fullwidth forms.
+/// CJK punctuation (not the ideographic tone marks), kana (not the combining sound marks), Han ideographs, Hangul
+/// syllables, fullwidth forms.
 #[inline]
 fn is_simple(c: char) -> bool {
     let u = c as u32;
     (u < 0x300 && u != 0x0D)
-        || (0x3000..=0x3098).contains(&u)
+        || (0x3000..=0x3029).contains(&u)
+        || (0x3030..=0x3098).contains(&u)
         || (0x309B..=0x9FFF).contains(&u)
         || (0xAC00..=0xD7A3).contains(&u)
         || (0xFF00..=0xFF9D).contains(&u)
@@ -77,8 +79,10 @@ pub fn is_grapheme_boundary(text: &str, pos: usize) -> bool {
     // (only Prepend marks, from U+0600 on outside CJK, and Hangul jamo do).
     let next = text[pos..].chars().next().map_or(0, |c| c as u32);
     let prev = text[..pos].chars().next_back().map_or(0, |c| c as u32);
+    // (U+302A..U+302F, the ideographic tone marks, extend the character before them.)
     let simple_next = next < 0x80
-        || (0x3000..=0x3098).contains(&next)
+        || (0x3000..=0x3029).contains(&next)
+        || (0x3030..=0x3098).contains(&next)
         || (0x309B..=0x9FFF).contains(&next)
         || (0xFF00..=0xFF9D).contains(&next);
     let simple_prev = prev < 0x0600 && prev != 0x0D

@@ -118,10 +118,12 @@ impl Emitter {
         }
     }
 
-    /// Whether this emitter's positions are grapheme boundaries by construction (UAX #29 based ones are).
-    /// The engine checks the others, so that no cut ever lands inside a grapheme cluster.
+    /// Whether this emitter's positions are grapheme boundaries by construction (only the grapheme emitter's: a
+    /// UAX #29 word boundary may fall after a Prepend character, or inside a run of regional indicators when the
+    /// scan starts in the middle of one). The engine checks the others, so that no cut ever lands inside a
+    /// grapheme cluster.
     pub fn grapheme_safe(&self) -> bool {
-        matches!(self, Emitter::Word | Emitter::Grapheme)
+        matches!(self, Emitter::Grapheme)
     }
 
     /// The name a chunk reports for a cut at this emitter's level.
