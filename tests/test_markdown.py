@@ -263,6 +263,8 @@ def cut_context(ctx: str, exp: dict, size: int, measure: Measure) -> Optional[st
     and an ellipsis. None if it is not."""
     path, block = exp["path"], exp["block"]
     join = exp["block_join"] if block is not None else "\n\n"
+    if measure(exp["context"]) + measure(exp["join"]) <= size // 2:
+        return None  # the whole context fits: nothing may be cut
     if not ctx or measure(ctx) + measure(join) > size // 2:
         return None
     if block is None:
@@ -274,7 +276,8 @@ def cut_context(ctx: str, exp: dict, size: int, measure: Measure) -> Optional[st
         rest = ctx[len(head) :]
         if join == "\n" and "\n" in block:  # a table header: each line cut after one of its first cells
             lines, full = rest.split("\n"), block.split("\n")
-            if len(lines) == len(full) and all(f.startswith(x) and x.endswith("|") for x, f in zip(lines, full)):
+            cells = all(f.startswith(x) and x.endswith("|") for x, f in zip(lines, full))
+            if len(lines) == len(full) and cells and lines != full:
                 return join
         elif rest.endswith("…") and block.startswith(rest[:-1].rstrip()):
             return join
@@ -618,7 +621,10 @@ def test_checker_on_sizes_with_context():
     assert problems(SMALL, chunks, 60, size_includes_context=True) == []
     # A context shortened to the table header: only when the full one (34 chars with its join) is over half the size.
     header = "| k | v |\n|---|--:|"
-    short = changed(chunks, 5, context=header, embedding_text=header + "\n" + chunks[5].text)
+    unflagged = changed(chunks, 5, context=header, embedding_text=header + "\n" + chunks[5].text)
+    assert any("does not say so" in p for p in problems(SMALL, unflagged, 60, size_includes_context=True))
+    flag = {**chunks[5].metadata, "context_shortened": True}
+    short = changed(unflagged, 5, metadata=flag)
     assert problems(SMALL, short, 60, size_includes_context=True) == []
     assert any("context" in p for p in problems(SMALL, short, 80, size_includes_context=True))
     assert any("context" in p for p in problems(SMALL, short, 60))
