@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "tiktoken_windows"]
+__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "tiktoken_windows"]
 
 __version__: str
 
@@ -142,3 +142,5 @@ class LangchainSplitter:
 def tiktoken_windows(
     encoding: str, text: str, chunk_size: int, chunk_overlap: int, allowed_special: List[str]
 ) -> Optional[List[str]]: ...
+def _panic_on(marker: Optional[str]) -> None:
+    """Test hook, not API: while armed, splitting a text that holds ``marker`` panics inside the core call."""

@@ -417,6 +417,7 @@ impl Prepared {
         doc_id: Option<&str>,
         paged: bool,
     ) -> Result<Self, chunkwise_core::ChunkError> {
+        crate::errors::tripwire::check(text);
         let (spans, structure) = splitter.split_structured(text)?;
         let mut prepared = Self::new(splitter, text, spans, doc_id);
         prepared.pages = chunkwise_core::offsets::pages(text, &prepared.spans, paged);
