@@ -1,7 +1,7 @@
 """Type stubs of the Rust extension module ``chunkwise._core``."""
 
 from os import PathLike
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, final
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, final
 
 __all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "tiktoken_windows"]
 
@@ -46,10 +46,10 @@ class Chunk:
         text: str,
         start: int,
         end: int,
-        index: int = 0,
+        index: Optional[int] = None,
         size: Optional[int] = None,
         level: Optional[str] = None,
-        metadata: Optional[Dict[str, Any]] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
         context: Optional[str] = None,
         id: Optional[str] = None,
         prev_id: Optional[str] = None,

@@ -162,3 +162,25 @@ pub mod tripwire {
         }
     }
 }
+
+/// An int argument (an `int`, or an object with `__index__` such as a numpy integer; never a `bool`, which is an
+/// `int` to Python but a mistake here) from `lo` to `i64::MAX`, or an error naming it and the allowed range.
+pub fn int_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<i64> {
+    if value.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(wrong_type(arg, "an int", value));
+    }
+    match value.extract::<i64>() {
+        Ok(v) if v >= lo => Ok(v),
+        Ok(v) => Err(ChunkingError::new_err(format!(
+            "{arg} must be >= {lo}, got {v}"
+        ))),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(value.py()) => {
+            Err(ChunkingError::new_err(format!(
+                "{arg} must be from {lo} to {} (2**63 - 1), got {}",
+                i64::MAX,
+                value.str().map_or_else(|_| "?".into(), |s| s.to_string())
+            )))
+        }
+        Err(_) => Err(wrong_type(arg, "an int", value)),
+    }
+}

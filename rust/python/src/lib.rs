@@ -7,6 +7,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 mod chunk;
 mod errors;
 mod langchain;
+mod metadata;
 mod text;
 mod tokenizer;
 
@@ -255,12 +256,13 @@ impl PySplitter {
         prepared.map_err(to_py)
     }
 
+    /// `arg`: the name of the metadata argument, made only for an error.
     fn build<'py>(
         &self,
         py: Python<'py>,
         source: &Bound<'py, PyAny>,
         prepared: &Prepared,
-        metadata: Option<&Bound<'py, PyDict>>,
+        metadata: (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
     ) -> PyResult<Bound<'py, PyList>> {
         let source = source.cast::<pyo3::types::PyString>()?;
         let tokens = self.tokenizer.is_some();
@@ -387,7 +389,8 @@ impl PySplitter {
         let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
         let source = text;
         let text = borrow_str(py, "text", source)?;
-        let prepared = self.prepare(py, text, chunk::doc_id(meta)?.as_deref(), paged)?;
+        let prepared = self.prepare(py, text, metadata::doc_id(meta)?.as_deref(), paged)?;
+        let meta = (|| "metadata".to_owned(), meta);
         if prepared.count() < chunk::PAUSE_GC_CHUNKS {
             return self.build(py, source, &prepared, meta);
         }
@@ -425,7 +428,7 @@ impl PySplitter {
             .collect::<PyResult<Vec<_>>>()?;
         let doc_ids = metas
             .iter()
-            .map(|m| chunk::doc_id(*m))
+            .map(|m| metadata::doc_id(*m))
             .collect::<PyResult<Vec<_>>>()?;
         let strs = borrow_all(py, "texts", &items)?;
         let mut lists = Vec::with_capacity(items.len());
@@ -436,7 +439,8 @@ impl PySplitter {
                 |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false),
                 |i, prepared| {
                     let prepared = prepared.map_err(|e| batch_error(i, e))?;
-                    lists.push(self.build(py, &items[i], &prepared, metas[i])?);
+                    let meta = (|| format!("metadatas[{i}]"), metas[i]);
+                    lists.push(self.build(py, &items[i], &prepared, meta)?);
                     Ok(())
                 },
             )?;
