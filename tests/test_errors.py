@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 import chunkwise
-from chunkwise import ChunkingError, FixedChunker, ParagraphChunker, RecursiveChunker, SentenceChunker
+from chunkwise import (
+    ChunkingError, FixedChunker, MarkdownChunker, ParagraphChunker, RecursiveChunker, SentenceChunker, Tokenizer,
+)
 
 
 @pytest.mark.parametrize(
@@ -64,3 +70,78 @@ def test_lone_surrogate_is_a_clear_error():
             call(text)
     with pytest.raises(ChunkingError, match=r"texts\[1\] holds a lone surrogate"):
         RecursiveChunker(10).chunk_batch(["fine", "bad \udfff"])
+
+
+# -- a panic in the core -------------------------------------------------------------------------------------------
+# `_core._panic_on(marker)` is a test hook: splitting a text that holds the marker panics inside the core call, as a
+# bug would. A real panic would do as well today, but real panics get fixed.
+
+MARKER = "<<panic here>>"
+
+
+@pytest.fixture
+def armed():
+    chunkwise._core._panic_on(MARKER)
+    try:
+        yield
+    finally:
+        chunkwise._core._panic_on(None)
+
+
+def _internal_error(call):
+    with pytest.raises(ChunkingError) as info:
+        call()
+    message = str(info.value)
+    assert message.startswith("internal error in chunkwise while splitting")
+    # The panic's own message is in the error, with where it happened, not on stderr.
+    assert f"test panic: the text holds the marker \"{MARKER}\"" in message
+    assert ".rs:" in message and "please report it" in message
+    return message
+
+
+def _tokens_by_callable():
+    return Tokenizer.from_callable(lambda s: len(s.split()))
+
+
+def test_a_panic_is_an_error_that_prints_nothing(armed, capfd):
+    bad = "fine words. " + MARKER
+    big = "x " * 20_000 + MARKER  # above the size where the GIL is released
+    for chunker in (RecursiveChunker(10), MarkdownChunker(10), RecursiveChunker(10, tokenizer=_tokens_by_callable())):
+        for text in (bad, big):
+            for call in (chunker.chunk, chunker.spans, chunker.split):
+                assert "while splitting the text:" in _internal_error(lambda: call(text))
+    assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("tokenizer", [None, "callable"])
+@pytest.mark.parametrize("count", [5, 300])  # few texts, and enough for every worker of the batch pipeline
+def test_a_panic_in_a_batch_names_the_text(armed, capfd, tokenizer, count):
+    chunker = RecursiveChunker(10, tokenizer=_tokens_by_callable() if tokenizer else None)
+    texts = [f"text {i}. " * 3 for i in range(count)]
+    texts[3] = MARKER
+    texts[count - 1] = "and " + MARKER  # the first failing text is named, whichever worker finished first
+    for call in (chunker.chunk_batch, chunker.spans_batch):
+        assert "while splitting texts[3]:" in _internal_error(lambda: call(texts))
+    # The batch is usable again afterwards, and the other texts are fine on their own.
+    del texts[3], texts[-1]
+    assert len(chunker.chunk_batch(texts)) == count - 2
+    assert capfd.readouterr().err == ""
+
+
+def test_a_real_panic_prints_nothing():
+    # A panic found on real files (issue 12): "#\r#" made the Markdown parser slice backwards. Run in a fresh
+    # process, so that stderr is the process's own. Once that parser bug is fixed this text is chunked fine and the
+    # test checks only that nothing is printed.
+    script = (
+        "import chunkwise as c\n"
+        "for call in (c.MarkdownChunker().chunk, lambda t: c.MarkdownChunker().chunk_batch(['a', t])):\n"
+        "    try:\n"
+        "        call('#\\r#')\n"
+        "    except c.ChunkingError as e:\n"
+        "        assert 'internal error' in str(e), e\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ, "RUST_BACKTRACE": "1"}
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""

@@ -217,10 +217,12 @@ def test_deterministic_and_picklable(kind, text, p):
     assert [c.to_dict() for c in a] == [c.to_dict() for c in b]
     meta = {"k": [1]}
     a = chunker.chunk(text, meta)
-    meta["added"] = True  # the chunks hold copies
+    meta["added"] = True  # the chunks hold deep copies
+    meta["k"].append(2)
     if a:
-        a[0].metadata["mine"] = 1  # each chunk its own copy
-    for c in a[1:]:
+        with pytest.raises(TypeError, match="read-only"):
+            a[0].metadata["mine"] = 1
+    for c in a:
         extra = {k: v for k, v in c.metadata.items() if k not in {"k"}}
         assert c.metadata["k"] == [1] and (kind in STRUCTURAL or not extra)
         assert set(extra) <= {"title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",

@@ -102,7 +102,8 @@ def test_chunk_fields_and_ids():
     assert [c.index for c in chunks] == list(range(len(chunks)))
     assert all(c.size == len(c.text) for c in chunks)
     assert all(c.metadata == {"source": "a.txt", "lang": "en"} for c in chunks)
-    assert chunks[0].metadata is not chunks[1].metadata  # each chunk owns a copy
+    with pytest.raises(TypeError, match="read-only"):
+        chunks[0].metadata["lang"] = "fr"  # one read-only copy, which the chunks of a text may share
     assert chunks[0].prev_id is None and chunks[-1].next_id is None
     assert [c.next_id for c in chunks[:-1]] == [c.id for c in chunks[1:]]
     assert len({c.id for c in chunks}) == len(chunks)
@@ -129,27 +130,27 @@ def test_chunk_is_immutable_and_picklable():
     assert made.embedding_text == "Title\n\nabc" and made.size == 3 and made.level == "end"
 
 
-def test_chunks_without_metadata_cost_the_collector_nothing_until_it_exists():
+def test_chunks_without_metadata_cost_the_collector_nothing():
     chunks = RecursiveChunker(8).chunk("one two three four")
     assert not any(gc.is_tracked(c) for c in chunks)
     # Reading fields, comparing and pickling do not give a chunk a dict.
     assert chunks[0] == pickle.loads(pickle.dumps(chunks[0])) and chunks[0].to_dict()["metadata"] == {}
-    assert not gc.is_tracked(chunks[0])
-    # Once the dict exists it may hold the chunk itself: the cycle must still be collected.
+    assert not gc.is_tracked(chunks[0]) and chunks[0].metadata == {}
+    assert not gc.is_tracked(chunks[0])  # its metadata is the one shared empty one
+    # A chunk given metadata holds a dict from the start, and a value nested in it may come to hold the chunk
+    # itself: the cycle must still be collected.
     class Marker:
         pass
 
     marker = Marker()
     alive = weakref.ref(marker)
+    chunks = RecursiveChunker(8).chunk("one two", metadata={"a": []})
+    assert all(gc.is_tracked(c) for c in chunks)
     chunk = chunks.pop(0)
-    chunk.metadata["self"] = chunk
-    chunk.metadata["marker"] = marker
-    assert gc.is_tracked(chunk)
-    del chunk, marker
+    chunk.metadata["a"].extend([chunk, marker])
+    del chunk, marker, chunks
     gc.collect()
     assert alive() is None
-    # A chunk given metadata holds a dict from the start.
-    assert all(gc.is_tracked(c) for c in RecursiveChunker(8).chunk("one two", metadata={"a": []}))
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,9 @@
 """Type stubs of the Rust extension module ``chunkwise._core``."""
 
 from os import PathLike
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union, final
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "tiktoken_windows"]
+__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "tiktoken_windows"]
 
 __version__: str
 
@@ -46,10 +46,10 @@ class Chunk:
         text: str,
         start: int,
         end: int,
-        index: int = 0,
+        index: Optional[int] = None,
         size: Optional[int] = None,
         level: Optional[str] = None,
-        metadata: Optional[Dict[str, Any]] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
         context: Optional[str] = None,
         id: Optional[str] = None,
         prev_id: Optional[str] = None,
@@ -142,3 +142,5 @@ class LangchainSplitter:
 def tiktoken_windows(
     encoding: str, text: str, chunk_size: int, chunk_overlap: int, allowed_special: List[str]
 ) -> Optional[List[str]]: ...
+def _panic_on(marker: Optional[str]) -> None:
+    """Test hook, not API: while armed, splitting a text that holds ``marker`` panics inside the core call."""

@@ -10,15 +10,18 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
+use crate::errors::{int_arg, wrong_type, ChunkingError};
+use crate::metadata;
 use crate::text::substring;
-
-/// Metadata keys that name a document, in order of preference, for chunk ids.
-const DOC_ID_KEYS: [&str; 3] = ["doc_id", "id", "source"];
 
 /// A piece of a source text: ``text == source[start:end]`` always (``str`` indices).
 ///
 /// Text that belongs with the chunk when it is embedded but is not in the slice (a heading path, a table
 /// header) lives in ``context``; ``embedding_text`` joins the two with a blank line.
+///
+/// A chunk is immutable, its ``metadata`` included (a read-only dict). Two chunks are equal when all their fields
+/// are (``embedding_text`` compared by value), and equal chunks hash alike. The constructor checks
+/// ``0 <= start <= end`` and ``end - start == len(text)``.
 #[pyclass(frozen, module = "chunkwise", name = "Chunk", eq, hash)]
 pub struct Chunk {
     /// Made from `source` on first access: a chunk list is built under the GIL, one chunk at a time, and a string
@@ -40,9 +43,10 @@ pub struct Chunk {
     token_count: Option<usize>,
     #[pyo3(get)]
     level: Py<PyString>,
-    /// Created on first access when the caller gave no metadata: an empty dict per chunk made a batch of 40,000
-    /// chunks spend a third of its time in Python's garbage collector.
-    metadata: OnceLock<Py<PyDict>>,
+    /// A `chunkwise.chunk.Metadata` (a read-only dict), possibly shared with the other chunks of the text; `None`
+    /// reads as the one shared empty one: an empty dict per chunk made a batch of 40,000 chunks spend a third of its
+    /// time in Python's garbage collector.
+    metadata: Option<Py<PyDict>>,
     #[pyo3(get)]
     context: Py<PyString>,
     /// What joins `context` and `text` in `embedding_text`: a blank line, or one line break after a table header
@@ -118,14 +122,17 @@ impl PartialEq for Chunk {
                 && same(self.level.as_any(), other.level.as_any())
                 && same(self.context.as_any(), other.context.as_any())
                 && same(self.context_sep.as_any(), other.context_sep.as_any())
-                && match (&self.embedding, &other.embedding) {
-                    (Some(a), Some(b)) => same(a.as_any(), b.as_any()),
-                    (a, b) => a.is_none() && b.is_none(),
+                // By value, whether it was given (or rendered by the chunker) or is computed from the fields above,
+                // which are equal by now: so `Chunk(**c.to_dict()) == c`.
+                && (self.embedding.is_none() && other.embedding.is_none()
+                    || match (self.embedding_text(py), other.embedding_text(py)) {
+                        (Ok(a), Ok(b)) => PyAnyMethods::eq(a.as_any(), &b).unwrap_or(false),
+                        _ => false,
+                    })
+                && match (self.metadata_view(py), other.metadata_view(py)) {
+                    (Ok(a), Ok(b)) => PyAnyMethods::eq(a.as_any(), &b).unwrap_or(false),
+                    _ => false,
                 }
-                && self
-                    .metadata_view(py)
-                    .eq(other.metadata_view(py))
-                    .unwrap_or(false)
         })
     }
 }
@@ -147,20 +154,38 @@ impl Chunk {
         Ok(text)
     }
 
-    /// The metadata dict, created and stored on first use (see `get_metadata` for tracking).
-    fn metadata(&self, py: Python<'_>) -> Py<PyDict> {
-        self.metadata
-            .get_or_init(|| PyDict::new(py).unbind())
-            .clone_ref(py)
-    }
-
-    /// The metadata to read: the stored dict, or a fresh empty one that is not stored, so that reading
-    /// (comparing, pickling, `to_dict`) never gives an untracked chunk a dict.
-    fn metadata_view<'py>(&self, py: Python<'py>) -> Bound<'py, PyDict> {
-        match self.metadata.get() {
-            Some(d) => d.bind(py).clone(),
-            None => PyDict::new(py),
+    /// The read-only metadata: the chunk's own, or the shared empty one.
+    fn metadata_view<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        match &self.metadata {
+            Some(d) => Ok(d.bind(py).clone()),
+            None => metadata::empty(py),
         }
+    }
+}
+
+/// A `str` argument, or an error naming it.
+fn str_arg<'a, 'py>(arg: &str, value: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, PyString>> {
+    value
+        .cast::<PyString>()
+        .map_err(|_| wrong_type(arg, "str", value))
+}
+
+/// An optional `str` argument (`None` is no value), or an error naming it.
+fn opt_str_arg<'py>(
+    arg: &str,
+    value: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    match value {
+        Some(v) if !v.is_none() => Ok(Some(str_arg(arg, v)?.clone())),
+        _ => Ok(None),
+    }
+}
+
+/// An optional non-negative int argument, or an error naming it.
+fn opt_count_arg(arg: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
+    match value {
+        Some(v) if !v.is_none() => Ok(Some(int_arg(arg, v, 0)? as usize)),
+        _ => Ok(None),
     }
 }
 
@@ -175,60 +200,93 @@ impl std::hash::Hash for Chunk {
 #[pymethods]
 impl Chunk {
     #[new]
-    #[pyo3(signature = (text, start, end, index=0, size=None, level=None, metadata=None, context=None, id=None,
+    #[pyo3(signature = (text, start, end, index=None, size=None, level=None, metadata=None, context=None, id=None,
                         prev_id=None, next_id=None, token_count=None, context_sep=None,
                         embedding_text=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        text: Bound<'_, PyString>,
-        start: usize,
-        end: usize,
-        index: usize,
-        size: Option<usize>,
-        level: Option<Bound<'_, PyString>>,
-        metadata: Option<Bound<'_, PyDict>>,
-        context: Option<Bound<'_, PyString>>,
-        id: Option<String>,
-        prev_id: Option<String>,
-        next_id: Option<String>,
-        token_count: Option<usize>,
-        context_sep: Option<Bound<'_, PyString>>,
-        embedding_text: Option<Bound<'_, PyString>>,
+        text: &Bound<'_, PyAny>,
+        start: &Bound<'_, PyAny>,
+        end: &Bound<'_, PyAny>,
+        index: Option<&Bound<'_, PyAny>>,
+        size: Option<&Bound<'_, PyAny>>,
+        level: Option<&Bound<'_, PyAny>>,
+        metadata: Option<&Bound<'_, PyAny>>,
+        context: Option<&Bound<'_, PyAny>>,
+        id: Option<&Bound<'_, PyAny>>,
+        prev_id: Option<&Bound<'_, PyAny>>,
+        next_id: Option<&Bound<'_, PyAny>>,
+        token_count: Option<&Bound<'_, PyAny>>,
+        context_sep: Option<&Bound<'_, PyAny>>,
+        embedding_text: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let size = match size {
-            Some(s) => s,
-            None => text.len()?,
+        let text = str_arg("text", text)?;
+        let start = int_arg("start", start, 0)? as usize;
+        let end = int_arg("end", end, 0)? as usize;
+        if end < start {
+            return Err(ChunkingError::new_err(format!(
+                "end must be >= start ({start}), got {end}"
+            )));
+        }
+        let len = text.len()?;
+        if end - start != len {
+            return Err(ChunkingError::new_err(format!(
+                "end - start must be len(text) ({len}): the text is source[start:end], got {start}..{end}"
+            )));
+        }
+        let index = opt_count_arg("index", index)?.unwrap_or(0);
+        let size = opt_count_arg("size", size)?.unwrap_or(len);
+        let token_count = opt_count_arg("token_count", token_count)?;
+        let metadata = match metadata {
+            Some(m) if !m.is_none() => {
+                let dict = match m.cast::<PyDict>() {
+                    Ok(d) => d.clone(),
+                    Err(_) => {
+                        let mapping = m
+                            .cast::<pyo3::types::PyMapping>()
+                            .map_err(|_| wrong_type("metadata", "a mapping or None", m))?;
+                        let d = PyDict::new(py);
+                        d.update(mapping)?;
+                        d
+                    }
+                };
+                Some(metadata::frozen(&metadata::deep_copy(&dict)?)?.unbind())
+            }
+            _ => None,
+        };
+        let id_arg = |arg: &str, v| -> PyResult<Option<ChunkId>> {
+            Ok(opt_str_arg(arg, v)?.map(|s| ChunkId::Given(s.to_string())))
         };
         Ok(Self {
-            text: OnceLock::from(text.unbind()),
+            text: OnceLock::from(text.clone().unbind()),
             source: std::sync::Mutex::new(None),
             start,
             end,
             index,
             size,
             token_count,
-            level: level
+            level: opt_str_arg("level", level)?
                 .unwrap_or_else(|| PyString::intern(py, "end"))
                 .unbind(),
-            metadata: metadata
-                .map(Bound::unbind)
-                .map_or_else(OnceLock::new, OnceLock::from),
-            context: context.unwrap_or_else(|| PyString::intern(py, "")).unbind(),
-            context_sep: context_sep
+            metadata,
+            context: opt_str_arg("context", context)?
+                .unwrap_or_else(|| PyString::intern(py, ""))
+                .unbind(),
+            context_sep: opt_str_arg("context_sep", context_sep)?
                 .unwrap_or_else(|| PyString::intern(py, "\n\n"))
                 .unbind(),
-            embedding: embedding_text.map(Bound::unbind),
-            id: ChunkId::Given(id.unwrap_or_default()),
-            prev_id: prev_id.map(ChunkId::Given),
-            next_id: next_id.map(ChunkId::Given),
+            embedding: opt_str_arg("embedding_text", embedding_text)?.map(Bound::unbind),
+            id: id_arg("id", id)?.unwrap_or(ChunkId::Given(String::new())),
+            prev_id: id_arg("prev_id", prev_id)?,
+            next_id: id_arg("next_id", next_id)?,
         })
     }
 
     /// The metadata dict is the only field that can lead back to the chunk (the others are strings): the
     /// collector must see it to free a chunk stored in its own metadata.
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        if let Some(m) = self.metadata.get() {
+        if let Some(m) = &self.metadata {
             visit.call(m)?;
         }
         Ok(())
@@ -258,16 +316,12 @@ impl Chunk {
         self.next_id.as_ref().map(ChunkId::render)
     }
 
-    /// The caller's metadata, copied into this chunk.
+    /// The caller's metadata (deep-copied when the chunk was made) and what the chunker adds (``title_path``,
+    /// ``page_start``...), as a read-only dict (``chunkwise.chunk.Metadata``); ``metadata.copy()`` is a plain
+    /// ``dict``.
     #[getter(metadata)]
-    fn get_metadata(slf: &Bound<'_, Self>) -> Py<PyDict> {
-        let py = slf.py();
-        let chunk = slf.get();
-        if chunk.metadata.get().is_none() {
-            // The dict may come to hold anything, this chunk included: the collector must see the chunk again.
-            gc::track(slf.as_any());
-        }
-        chunk.metadata(py)
+    fn get_metadata<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.metadata_view(py)
     }
 
     /// The text to embed: ``context``, ``context_sep`` and ``text``; just ``text`` when there is no context (or the
@@ -292,7 +346,8 @@ impl Chunk {
         ))
     }
 
-    /// All fields as a plain dict (``metadata`` copied), plus ``embedding_text``.
+    /// All fields as a plain dict (``metadata`` a deep copy, a plain ``dict``), plus ``embedding_text``:
+    /// ``Chunk(**c.to_dict()) == c``.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("text", self.text_of(py)?)?;
@@ -302,7 +357,7 @@ impl Chunk {
         d.set_item("size", self.size)?;
         d.set_item("token_count", self.token_count)?;
         d.set_item("level", &self.level)?;
-        d.set_item("metadata", self.metadata_view(py).copy()?)?;
+        d.set_item("metadata", metadata::deep_copy(&self.metadata_view(py)?)?)?;
         d.set_item("context", &self.context)?;
         d.set_item("context_sep", &self.context_sep)?;
         d.set_item("id", self.id())?;
@@ -326,7 +381,7 @@ impl Chunk {
                 c.index.into_pyobject(py)?.into_any(),
                 c.size.into_pyobject(py)?.into_any(),
                 c.level.bind(py).clone().into_any(),
-                c.metadata_view(py).into_any(),
+                c.metadata_view(py)?.into_any(),
                 c.context.bind(py).clone().into_any(),
                 c.id().into_pyobject(py)?.into_any(),
                 c.prev_id().into_pyobject(py)?.into_any(),
@@ -362,20 +417,6 @@ impl Chunk {
             shown
         ))
     }
-}
-
-/// The document id named by the metadata (`doc_id`, `id` or `source`), if any.
-pub fn doc_id(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Option<String>> {
-    if let Some(meta) = metadata {
-        for key in DOC_ID_KEYS {
-            if let Some(value) = meta.get_item(key)? {
-                if !value.is_none() {
-                    return Ok(Some(format!("{key}={}", value.str()?.to_cow()?)));
-                }
-            }
-        }
-    }
-    Ok(None)
 }
 
 fn chunk_id(doc: &str, start: usize, end: usize) -> u64 {
@@ -417,6 +458,7 @@ impl Prepared {
         doc_id: Option<&str>,
         paged: bool,
     ) -> Result<Self, chunkwise_core::ChunkError> {
+        crate::errors::tripwire::check(text);
         let (spans, structure) = splitter.split_structured(text)?;
         let mut prepared = Self::new(splitter, text, spans, doc_id);
         prepared.pages = chunkwise_core::offsets::pages(text, &prepared.spans, paged);
@@ -464,28 +506,45 @@ mod gc {
         // untracked object is allowed.
         unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
     }
-
-    /// Lets the collector visit `obj` again.
-    pub fn track(obj: &Bound<'_, PyAny>) {
-        // SAFETY: as above; `PyObject_GC_Track` must not be called on a tracked object, hence the check.
-        unsafe {
-            if ffi::PyObject_GC_IsTracked(obj.as_ptr()) == 0 {
-                ffi::PyObject_GC_Track(obj.as_ptr().cast());
-            }
-        }
-    }
 }
 
-/// Builds the chunk objects of one text: the one place spans become `Chunk`s.
+/// Builds the chunk objects of one text: the one place spans become `Chunk`s. `arg`: the name of the metadata
+/// argument, made only for an error.
 pub fn build<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyString>,
     prepared: &Prepared,
     level_name: impl Fn(chunkwise_core::Level) -> &'static str,
-    metadata: Option<&Bound<'py, PyDict>>,
+    (arg, metadata): (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
     tokens: bool,
 ) -> PyResult<Vec<Bound<'py, Chunk>>> {
     let ids = &prepared.ids;
+    let copied = match metadata {
+        Some(m) => {
+            if prepared.structure.is_some() {
+                let why = "on the chunks of a structural strategy (markdown, clause, table)";
+                metadata::check_keys(&arg, m, &metadata::STRUCTURE_KEYS, why)?;
+            }
+            if prepared.pages.is_some() {
+                metadata::check_keys(
+                    &arg,
+                    m,
+                    &metadata::PAGE_KEYS,
+                    "on the chunks of a paged text",
+                )?;
+            }
+            Some(metadata::deep_copy(m)?)
+        }
+        None => None,
+    };
+    // The chunks of a text share one deep copy of the caller's metadata (its values are read-only by contract): a
+    // copy per chunk would cost more than the split when the metadata holds a list or a dict. Chunks that add no key
+    // of their own share one read-only dict; the others each have one, over the same values.
+    let own_keys = prepared.structure.is_some() || prepared.pages.is_some();
+    let shared = match &copied {
+        Some(c) if !own_keys => Some(metadata::frozen(c)?),
+        _ => None,
+    };
     // Strings cached for the process (`intern!`): made once, not once per text.
     let empty = pyo3::intern!(py, "").clone();
     let (blank_line, line_break) = (
@@ -508,14 +567,18 @@ pub fn build<'py>(
                 name
             }
         };
-        let mut meta = match metadata {
-            Some(m) => Some(m.copy()?),
-            None => None,
+        let mut meta = match (&shared, &copied) {
+            (Some(s), _) => Some(s.clone()),
+            (None, Some(c)) => Some(metadata::frozen(c)?),
+            (None, None) => None,
         };
         let (mut context, mut sep, mut embedding) = (empty.clone(), &blank_line, None);
         if let Some((infos, headings)) = &prepared.structure {
             let info = &infos[i];
-            let m = meta.get_or_insert_with(|| PyDict::new(py));
+            let m = match &mut meta {
+                Some(m) => m,
+                None => meta.insert(metadata::new_frozen(py)?),
+            };
             describe(py, m, info, &titles, headings)?;
             if !info.context.is_empty() {
                 // Neighbouring chunks mostly share their context (the same section): one string for them all.
@@ -535,7 +598,10 @@ pub fn build<'py>(
                 .map(|e| PyString::new(py, e).unbind());
         }
         if let Some(pages) = &prepared.pages {
-            let m = meta.get_or_insert_with(|| PyDict::new(py));
+            let m = match &mut meta {
+                Some(m) => m,
+                None => meta.insert(metadata::new_frozen(py)?),
+            };
             m.set_item(pyo3::intern!(py, "page_start"), pages[i].0)?;
             m.set_item(pyo3::intern!(py, "page_end"), pages[i].1)?;
         }
@@ -549,7 +615,7 @@ pub fn build<'py>(
             size: span.size,
             token_count: tokens.then_some(span.size),
             level: level.unbind(),
-            metadata: meta.map_or_else(OnceLock::new, OnceLock::from),
+            metadata: meta,
             context: context.unbind(),
             context_sep: sep.clone().unbind(),
             embedding,

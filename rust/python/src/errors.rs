@@ -53,9 +53,134 @@ pub fn wrong_type(arg: &str, expected: &str, got: &Bound<'_, PyAny>) -> PyErr {
     PyTypeError::new_err(format!("{arg} must be {expected}, got {name}"))
 }
 
-/// A panic caught at the boundary: reported as a ChunkingError rather than crossing into Python.
-pub fn internal(what: &str) -> PyErr {
+/// A panic caught at the boundary: reported as a ChunkingError rather than crossing into Python. `what` says what
+/// was being done ("splitting texts[3]"), `panic` what the panic said and where.
+pub fn internal(what: &str, panic: &Panic) -> PyErr {
     ChunkingError::new_err(format!(
-        "internal error in chunkwise while {what}; please report it with the input that caused it"
+        "internal error in chunkwise while {what}: {}; please report it with the input that caused it",
+        panic.0
     ))
+}
+
+/// What a caught panic said, and where it happened when the hook saw it.
+#[derive(Debug, Clone)]
+pub struct Panic(pub String);
+
+thread_local! {
+    /// Whether this thread is inside [`guard`]: its panics are caught there and reported as errors, so the hook
+    /// must not print them.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The message of the panic the hook silenced on this thread, for [`guard`] to report.
+    static CAUGHT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Installs, once for the process, a panic hook that is silent for panics inside [`guard`] (they become a
+/// `ChunkingError` carrying the message: printing them to stderr as well told the user twice, once in a form they
+/// cannot catch) and hands every other panic to the hook that was there before, so other Rust code in the process
+/// keeps its own reporting.
+pub fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            // `try_with`: a panic while the thread's locals are being destroyed must not panic again here.
+            if GUARDED.try_with(std::cell::Cell::get).unwrap_or(false) {
+                let message = payload_message(info.payload());
+                let message = match info.location() {
+                    Some(at) => format!("{message} (at {}:{})", at.file(), at.line()),
+                    None => message,
+                };
+                let _ = CAUGHT.try_with(|c| *c.borrow_mut() = Some(message));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f` on this thread; a panic becomes `Err` with its message instead of unwinding further, and prints
+/// nothing. Every piece of core work the bindings run goes through here, on the thread that runs it (a rayon
+/// worker included), because the hook can only know about the thread it is called on.
+pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
+    let outer = GUARDED.with(|g| g.replace(true));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(outer));
+    out.map_err(|payload| {
+        // The hook's message has the location; without it (another hook replaced ours), the payload's.
+        let seen = CAUGHT.with(|c| c.borrow_mut().take());
+        let mut message = seen.unwrap_or_else(|| payload_message(payload.as_ref()));
+        // A panic message may quote its input: an error message is no place for a whole document.
+        if message.len() > MAX_PANIC_MESSAGE {
+            let mut end = MAX_PANIC_MESSAGE;
+            while !message.is_char_boundary(end) {
+                end -= 1;
+            }
+            message.truncate(end);
+            message.push_str("...");
+        }
+        Panic(message)
+    })
+}
+
+/// The longest panic message an error repeats, in bytes.
+const MAX_PANIC_MESSAGE: usize = 1000;
+
+fn payload_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+/// A test hook (`chunkwise._core._panic_on`): while armed, splitting a text that holds the marker panics where a
+/// bug in the core would, so that the tests can check what a panic becomes without depending on a real bug (those
+/// get fixed). Disarmed, it costs one relaxed load per text.
+pub mod tripwire {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    use std::sync::RwLock;
+
+    static ARMED: AtomicBool = AtomicBool::new(false);
+    static MARKER: RwLock<String> = RwLock::new(String::new());
+
+    /// Arms the hook with `marker`, or disarms it with `None`.
+    pub fn set(marker: Option<String>) {
+        let mut m = MARKER.write().unwrap_or_else(|e| e.into_inner());
+        ARMED.store(marker.is_some(), Relaxed);
+        *m = marker.unwrap_or_default();
+    }
+
+    /// Panics if the hook is armed and `text` holds the marker.
+    pub fn check(text: &str) {
+        if ARMED.load(Relaxed) {
+            let m = MARKER.read().unwrap_or_else(|e| e.into_inner());
+            if !m.is_empty() && text.contains(m.as_str()) {
+                panic!("test panic: the text holds the marker {:?}", *m);
+            }
+        }
+    }
+}
+
+/// An int argument (an `int`, or an object with `__index__` such as a numpy integer; never a `bool`, which is an
+/// `int` to Python but a mistake here) from `lo` to `i64::MAX`, or an error naming it and the allowed range.
+pub fn int_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<i64> {
+    if value.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(wrong_type(arg, "an int", value));
+    }
+    match value.extract::<i64>() {
+        Ok(v) if v >= lo => Ok(v),
+        Ok(v) => Err(ChunkingError::new_err(format!(
+            "{arg} must be >= {lo}, got {v}"
+        ))),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(value.py()) => {
+            Err(ChunkingError::new_err(format!(
+                "{arg} must be from {lo} to {} (2**63 - 1), got {}",
+                i64::MAX,
+                value.str().map_or_else(|_| "?".into(), |s| s.to_string())
+            )))
+        }
+        Err(_) => Err(wrong_type(arg, "an int", value)),
+    }
 }

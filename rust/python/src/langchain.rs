@@ -10,15 +10,13 @@ use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString, PyTuple};
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use crate::errors::{internal, to_py};
 use crate::text::{substring, try_utf8 as utf8};
 use crate::tokenizer::PyTokenizer;
 
 /// Runs `f`; a panic becomes an error instead of reaching Python.
 fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|_| internal(what))
+    crate::errors::guard(f).map_err(|p| internal(what, &p))
 }
 
 /// A Python `length_function`, called for each piece with the GIL held.

@@ -1,7 +1,5 @@
 //! Python bindings of chunkwise: argument conversion, GIL handling and result packing. No chunking logic here.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use chunkwise_core::{KeepSeparator, Span, Splitter, SplitterConfig, Strategy};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
@@ -9,11 +7,12 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 mod chunk;
 mod errors;
 mod langchain;
+mod metadata;
 mod text;
 mod tokenizer;
 
 use chunk::{Chunk, Prepared};
-use errors::{internal, to_py, wrong_type, ChunkingError};
+use errors::{guard, internal, to_py, tripwire, wrong_type, ChunkingError, Panic};
 use text::{borrow_item, borrow_str};
 use tokenizer::PyTokenizer;
 
@@ -75,15 +74,21 @@ struct PySplitter {
 impl PySplitter {
     /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error.
     fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Span>> {
-        let run = || catch_unwind(AssertUnwindSafe(|| self.inner.try_split(text)));
+        let run = || guard(|| self.try_split(text));
         let spans = if self.detach(text) {
             py.detach(run)
         } else {
             run()
         };
-        let spans = spans.map_err(|_| internal("splitting a text"))?;
+        let spans = spans.map_err(|p| internal("splitting the text", &p))?;
         self.check()?;
         spans.map_err(to_py)
+    }
+
+    /// The core's split, behind the test hook.
+    fn try_split(&self, text: &str) -> Result<Vec<Span>, chunkwise_core::ChunkError> {
+        tripwire::check(text);
+        self.inner.try_split(text)
     }
 
     /// Whether to release the GIL for `text`: for large texts, unless sizes come from a Python callable.
@@ -98,26 +103,30 @@ impl PySplitter {
     }
 
     /// `f(i, texts[i])` for every text: in parallel on all cores with the GIL released, or one after the other
-    /// with the GIL held when sizes come from a Python callable.
+    /// with the GIL held when sizes come from a Python callable. A panic becomes an error naming the first text
+    /// it happened on.
     fn for_all<T: Send>(
         &self,
         py: Python<'_>,
         texts: &[&str],
         f: impl Fn(usize, &str) -> T + Sync,
     ) -> PyResult<Vec<T>> {
-        let out = if self.calls_python() {
-            catch_unwind(AssertUnwindSafe(|| {
-                texts.iter().enumerate().map(|(i, t)| f(i, t)).collect()
-            }))
+        // Guarded one text at a time, on the thread that splits it: the panic hook sees only that thread, and the
+        // error can say which text it was.
+        let each = |(i, t): (usize, &&str)| guard(|| f(i, t));
+        let out: Vec<Result<T, Panic>> = if self.calls_python() {
+            texts.iter().enumerate().map(each).collect()
         } else {
             py.detach(|| {
-                catch_unwind(AssertUnwindSafe(|| {
-                    use rayon::prelude::*;
-                    texts.par_iter().enumerate().map(|(i, t)| f(i, t)).collect()
-                }))
+                use rayon::prelude::*;
+                texts.par_iter().enumerate().map(each).collect()
             })
         };
-        let out = out.map_err(|_| internal("splitting a batch"))?;
+        let out = out
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| r.map_err(|p| batch_panic(i, &p)))
+            .collect::<PyResult<Vec<T>>>()?;
         self.check()?;
         Ok(out)
     }
@@ -135,8 +144,7 @@ impl PySplitter {
     ) -> PyResult<()> {
         if self.calls_python() {
             for (i, t) in texts.iter().enumerate() {
-                let out = catch_unwind(AssertUnwindSafe(|| f(i, t)))
-                    .map_err(|_| internal("splitting a batch"))?;
+                let out = guard(|| f(i, t)).map_err(|p| batch_panic(i, &p))?;
                 self.check()?;
                 build(i, out)?;
             }
@@ -144,10 +152,11 @@ impl PySplitter {
         }
         use std::sync::atomic::Ordering::Relaxed;
         let n = texts.len();
-        // Splits text `i`, here or on a worker; a panic becomes None, an internal error where the result is built.
-        let split = |i: usize| catch_unwind(AssertUnwindSafe(|| f(i, texts[i]))).ok();
+        // Splits text `i`, here or on a worker; a panic becomes an error where the result is built, in order, so
+        // the error names the first text that failed.
+        let split = |i: usize| guard(|| f(i, texts[i]));
         let split = &split;
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<T>)>();
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<T, Panic>)>();
         // Workers take the texts in order, a few at a time, so results arrive about in order and the building
         // never waits long for the next one. One worker fewer than the pool: this thread is busy building, and
         // splits texts itself whenever nothing is ready to build (a third busy thread on two cores slowed the
@@ -173,20 +182,18 @@ impl PySplitter {
             drop(tx);
             let build_all = move || -> PyResult<()> {
                 let mut rx = rx;
-                let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
+                let mut slots: Vec<Option<Result<T, Panic>>> = (0..n).map(|_| None).collect();
                 let mut next = 0;
                 loop {
                     while let Some(out) = slots.get_mut(next).and_then(Option::take) {
-                        build(next, out)?;
+                        build(next, out.map_err(|p| batch_panic(next, &p))?)?;
                         next += 1;
                     }
                     if next == n {
                         break;
                     }
                     match rx.try_recv() {
-                        Ok((i, out)) => {
-                            slots[i] = Some(out.ok_or_else(|| internal("splitting a batch"))?)
-                        }
+                        Ok((i, out)) => slots[i] = Some(out),
                         Err(std::sync::mpsc::TryRecvError::Empty) if cursor.load(Relaxed) < n => {
                             // Nothing ready to build: split the next few texts here, with the GIL released.
                             let from = cursor.fetch_add(PIPELINE_STEP, Relaxed);
@@ -194,8 +201,7 @@ impl PySplitter {
                             if from < to {
                                 let done = py.detach(|| (from..to).map(split).collect::<Vec<_>>());
                                 for (i, out) in (from..).zip(done) {
-                                    slots[i] =
-                                        Some(out.ok_or_else(|| internal("splitting a batch"))?);
+                                    slots[i] = Some(out);
                                 }
                             }
                         }
@@ -207,13 +213,11 @@ impl PySplitter {
                             });
                             rx = back;
                             match item {
-                                Some((i, Some(out))) => slots[i] = Some(out),
-                                _ => return Err(internal("splitting a batch")),
+                                Some((i, out)) => slots[i] = Some(out),
+                                None => return Err(lost(next)),
                             }
                         }
-                        Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                            return Err(internal("splitting a batch"))
-                        }
+                        Err(std::sync::mpsc::TryRecvError::Disconnected) => return Err(lost(next)),
                     }
                 }
                 Ok(())
@@ -241,27 +245,24 @@ impl PySplitter {
         doc_id: Option<&str>,
         paged: bool,
     ) -> PyResult<Prepared> {
-        let run = || {
-            catch_unwind(AssertUnwindSafe(|| {
-                Prepared::split(&self.inner, text, doc_id, paged)
-            }))
-        };
+        let run = || guard(|| Prepared::split(&self.inner, text, doc_id, paged));
         let prepared = if self.detach(text) {
             py.detach(run)
         } else {
             run()
         };
-        let prepared = prepared.map_err(|_| internal("splitting a text"))?;
+        let prepared = prepared.map_err(|p| internal("splitting the text", &p))?;
         self.check()?;
         prepared.map_err(to_py)
     }
 
+    /// `arg`: the name of the metadata argument, made only for an error.
     fn build<'py>(
         &self,
         py: Python<'py>,
         source: &Bound<'py, PyAny>,
         prepared: &Prepared,
-        metadata: Option<&Bound<'py, PyDict>>,
+        metadata: (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
     ) -> PyResult<Bound<'py, PyList>> {
         let source = source.cast::<pyo3::types::PyString>()?;
         let tokens = self.tokenizer.is_some();
@@ -280,6 +281,16 @@ impl PySplitter {
 /// A core error about one text of a batch, naming it.
 fn batch_error(i: usize, e: chunkwise_core::ChunkError) -> PyErr {
     ChunkingError::new_err(format!("texts[{i}]: {e}"))
+}
+
+/// A panic while splitting one text of a batch, naming it.
+fn batch_panic(i: usize, p: &Panic) -> PyErr {
+    internal(&format!("splitting texts[{i}]"), p)
+}
+
+/// The workers stopped without sending text `i`'s result: only possible if one died outside its guard.
+fn lost(i: usize) -> PyErr {
+    batch_panic(i, &Panic("a worker stopped before splitting it".to_owned()))
 }
 
 /// `arg`: the argument's name, made only for an error.
@@ -378,7 +389,8 @@ impl PySplitter {
         let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
         let source = text;
         let text = borrow_str(py, "text", source)?;
-        let prepared = self.prepare(py, text, chunk::doc_id(meta)?.as_deref(), paged)?;
+        let prepared = self.prepare(py, text, metadata::doc_id(meta)?.as_deref(), paged)?;
+        let meta = (|| "metadata".to_owned(), meta);
         if prepared.count() < chunk::PAUSE_GC_CHUNKS {
             return self.build(py, source, &prepared, meta);
         }
@@ -416,7 +428,7 @@ impl PySplitter {
             .collect::<PyResult<Vec<_>>>()?;
         let doc_ids = metas
             .iter()
-            .map(|m| chunk::doc_id(*m))
+            .map(|m| metadata::doc_id(*m))
             .collect::<PyResult<Vec<_>>>()?;
         let strs = borrow_all(py, "texts", &items)?;
         let mut lists = Vec::with_capacity(items.len());
@@ -427,7 +439,8 @@ impl PySplitter {
                 |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false),
                 |i, prepared| {
                     let prepared = prepared.map_err(|e| batch_error(i, e))?;
-                    lists.push(self.build(py, &items[i], &prepared, metas[i])?);
+                    let meta = (|| format!("metadatas[{i}]"), metas[i]);
+                    lists.push(self.build(py, &items[i], &prepared, meta)?);
                     Ok(())
                 },
             )?;
@@ -459,8 +472,7 @@ impl PySplitter {
         let items = collect("texts", texts)?;
         let strs = borrow_all(py, "texts", &items)?;
         let packed = self.for_all(py, &strs, |_, t| {
-            self.inner
-                .try_split(t)
+            self.try_split(t)
                 .map(|spans| flatten(&self.inner, t, &spans).0)
         })?;
         let packed = packed
@@ -559,8 +571,23 @@ impl PySplitter {
     }
 }
 
+/// Test hook, not API: while armed, splitting a text that holds `marker` panics inside the core call, as a bug
+/// would (`None` disarms it). The tests use it to check that a panic becomes a ChunkingError naming the text and
+/// prints nothing.
+#[pyfunction]
+#[pyo3(signature = (marker))]
+fn _panic_on(marker: Option<String>) -> PyResult<()> {
+    if marker.as_deref() == Some("") {
+        return Err(ChunkingError::new_err("marker must not be empty"));
+    }
+    tripwire::set(marker);
+    Ok(())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::install_panic_hook();
+    m.add_function(wrap_pyfunction!(_panic_on, m)?)?;
     m.add_class::<PySplitter>()?;
     m.add_class::<Chunk>()?;
     m.add_class::<PyTokenizer>()?;

@@ -1,6 +1,5 @@
 //! `chunkwise.Tokenizer`: the Python face of the core's `TokenCounter`.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -8,7 +7,7 @@ use chunkwise_core::{CountFn, PieceRule, TokenCounter};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
-use crate::errors::{internal, to_py, wrong_type, ChunkingError};
+use crate::errors::{guard, internal, to_py, wrong_type, ChunkingError};
 use crate::text::borrow_str;
 
 /// Texts shorter than this are counted with the GIL held.
@@ -197,13 +196,13 @@ impl PyTokenizer {
     /// ``add_special_tokens=True``); a ChunkingError with Hugging Face's reason for text it cannot encode.
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
         let s = borrow_str(py, "text", text)?;
-        let run = || catch_unwind(AssertUnwindSafe(|| self.inner.try_count(s)));
+        let run = || guard(|| self.inner.try_count(s));
         let n = if s.len() >= DETACH_BYTES && !self.calls_python() {
             py.detach(run)
         } else {
             run()
         }
-        .map_err(|_| internal("counting tokens"))?;
+        .map_err(|p| internal("counting tokens", &p))?;
         self.check()?;
         n.map_err(to_py)
     }

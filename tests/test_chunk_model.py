@@ -1,0 +1,201 @@
+"""The Chunk contract: immutable (its metadata a read-only dict holding copies), equal by value, validated."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import types
+
+import pytest
+
+from chunkwise import (
+    Chunk, ChunkingError, ClauseChunker, FixedChunker, MarkdownChunker, RecursiveChunker, TableChunker,
+)
+from chunkwise.chunk import Metadata
+
+MD = "# Guide\n\nIntro text here.\n\n## Install\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nDone.\n"
+CSV = "city,population\nBeijing,21.9\nShanghai,24.9\nShenzhen,17.7\n"
+
+
+def _samples():
+    yield RecursiveChunker(12).chunk("Alpha beta. Gamma delta.\n\nEpsilon.", {"source": "a.txt", "tags": ["x"]})
+    yield MarkdownChunker(30).chunk(MD, {"source": "guide.md"})
+    yield TableChunker(rows_per_chunk=2, format="csv").chunk(CSV)  # embedding_text rendered by the chunker
+    yield ClauseChunker(40).chunk("第一条 总则。\n第二条 适用范围。\n第三条 其他。")
+    yield FixedChunker(5).chunk("abcdefghij", pages=None)
+    yield RecursiveChunker(8).chunk(pages=["page one", "page two"])
+
+
+# -- equality, hashing, round trips ---------------------------------------------------------------------------------
+
+
+def test_a_chunk_made_from_its_dict_is_equal_and_hashes_alike():
+    for chunks in _samples():
+        assert chunks
+        for c in chunks:
+            made = Chunk(**c.to_dict())
+            assert made == c and hash(made) == hash(c)
+            # The same before and after embedding_text was read on either side.
+            c.embedding_text
+            assert Chunk(**c.to_dict()) == c and made.to_dict() == c.to_dict()
+            assert pickle.loads(pickle.dumps(c)) == c and copy.deepcopy(c) == c and copy.copy(c) == c
+
+
+def test_embedding_text_is_compared_by_value():
+    plain = Chunk("abc", 3, 6, context="Title")
+    given = Chunk("abc", 3, 6, context="Title", embedding_text="Title\n\nabc")
+    assert plain == given and hash(plain) == hash(given) and len({plain, given}) == 1
+    assert Chunk("abc", 3, 6, context="Title", embedding_text="other") != plain
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(text="abd"), dict(start=4, end=7), dict(index=1), dict(size=4), dict(token_count=3),
+        dict(level="word"), dict(metadata={"k": 2}), dict(context="C"), dict(context_sep="\n"), dict(id="other"),
+        dict(prev_id="p2"), dict(next_id="n2"), dict(embedding_text="E"),
+    ],
+)
+def test_chunks_differing_in_one_field_are_not_equal(change):
+    base = dict(text="abc", start=3, end=6, index=0, size=3, token_count=2, level="end", metadata={"k": 1},
+                context="", context_sep="\n\n", id="i", prev_id="p", next_id="n")
+    assert Chunk(**base) == Chunk(**base)
+    assert Chunk(**{**base, **change}) != Chunk(**base)
+
+
+# -- metadata -------------------------------------------------------------------------------------------------------
+
+
+def test_metadata_is_a_read_only_dict():
+    c = RecursiveChunker(10).chunk("Alpha beta gamma.", {"source": "x", "n": 1})[0]
+    m = c.metadata
+    assert isinstance(m, dict) and isinstance(m, Metadata) and m == {"source": "x", "n": 1}
+    for change in (
+        lambda: m.__setitem__("n", 2), lambda: m.__delitem__("n"), lambda: m.update(n=2), lambda: m.pop("n"),
+        lambda: m.popitem(), lambda: m.clear(), lambda: m.setdefault("z", 0), lambda: m.__ior__({"z": 0}),
+    ):
+        with pytest.raises(TypeError, match="read-only"):
+            change()
+    assert c.metadata == {"source": "x", "n": 1}
+    # What one does with a dict still works: JSON, a mutable copy, pickling, copying.
+    assert json.loads(json.dumps(m)) == {"source": "x", "n": 1}
+    mine = m.copy()
+    mine["n"] = 2
+    assert type(mine) is dict and c.metadata["n"] == 1 and {**m, "n": 3}["n"] == 3 and (m | {"n": 4})["n"] == 4
+    assert pickle.loads(pickle.dumps(m)) == m and copy.deepcopy(m) == m and copy.copy(m) == m
+    assert type(pickle.loads(pickle.dumps(m))) is Metadata
+    # A chunk without metadata reads as an empty one.
+    assert RecursiveChunker(10).chunk("abc")[0].metadata == {}
+
+
+@pytest.mark.parametrize("chunker", [RecursiveChunker(8), MarkdownChunker(8), FixedChunker(8)])
+@pytest.mark.parametrize("batch", [False, True])
+def test_the_callers_metadata_is_copied_deeply(chunker, batch):
+    text = "# Title\n\nOne two three four five six seven."
+    meta = {"source": "x", "tags": ["a"], "nested": {"k": [1]}}
+    chunks = chunker.chunk_batch([text], [meta])[0] if batch else chunker.chunk(text, meta)
+    assert len(chunks) > 1
+    meta["tags"].append("b")
+    meta["nested"]["k"].append(2)
+    meta["added"] = True
+    for c in chunks:
+        assert c.metadata["tags"] == ["a"] and c.metadata["nested"] == {"k": [1]} and "added" not in c.metadata
+    # One copy per text, whose values its chunks share (read-only by contract); to_dict() gives a copy of one's own.
+    assert chunks[0].metadata["tags"] is chunks[1].metadata["tags"]
+    mine = chunks[0].to_dict()["metadata"]
+    mine["tags"].append("mine")
+    assert chunks[0].metadata["tags"] == ["a"]
+
+
+def test_the_constructor_copies_metadata_and_takes_any_mapping():
+    meta = {"a": [1]}
+    c = Chunk("x", 0, 1, metadata=meta)
+    meta["a"].append(2)
+    assert c.metadata == {"a": [1]}
+    assert Chunk("x", 0, 1, metadata=types.MappingProxyType({"a": 1})).metadata == {"a": 1}
+    with pytest.raises(TypeError, match="metadata must be a mapping or None, got list"):
+        Chunk("x", 0, 1, metadata=[("a", 1)])  # type: ignore[arg-type]
+
+
+def test_unusual_metadata_values_are_copied_like_deepcopy():
+    class Own:
+        def __init__(self):
+            self.copies = 0
+
+        def __deepcopy__(self, memo):
+            new = Own()
+            new.copies = self.copies + 1
+            return new
+
+    loop: list = []
+    loop.append(loop)  # a container that holds itself
+    deep: list = []
+    for _ in range(100):
+        deep = [deep]
+    meta = {"own": Own(), "loop": loop, "deep": deep, "t": (1, ["x"]), "s": {1, 2}, "b": b"raw", "f": 1.5}
+    c = RecursiveChunker(10).chunk("abc", meta)[0]
+    assert c.metadata["own"].copies == 1
+    assert c.metadata["loop"][0] is c.metadata["loop"] and c.metadata["loop"] is not loop
+    assert c.metadata["t"] == (1, ["x"]) and c.metadata["t"][1] is not meta["t"][1]
+    assert c.metadata["s"] == {1, 2} and c.metadata["s"] is not meta["s"]
+    assert (c.metadata["b"], c.metadata["f"]) == (b"raw", 1.5)
+    depth, node = 0, c.metadata["deep"]
+    while node:
+        node, depth = node[0], depth + 1
+    assert depth == 100
+
+
+@pytest.mark.parametrize(
+    "call, arg, key",
+    [
+        (lambda m: MarkdownChunker(20).chunk(MD, m), "metadata", "title_path"),
+        (lambda m: MarkdownChunker(20).chunk(MD, m), "metadata", "chunk_type"),
+        (lambda m: ClauseChunker(20).chunk("第一条 总则。", m), "metadata", "headings"),
+        (lambda m: TableChunker(rows_per_chunk=1, format="csv").chunk(CSV, m), "metadata", "row_start"),
+        (lambda m: MarkdownChunker(20).chunk_batch(["a", MD], [None, m]), r"metadatas\[1\]", "language"),
+        (lambda m: RecursiveChunker(20).chunk(pages=["a", "b"], metadata=m), "metadata", "page_start"),
+        (lambda m: RecursiveChunker(20).chunk("a\fb", m), "metadata", "page_end"),
+    ],
+)
+def test_a_key_the_chunker_sets_is_refused_not_overwritten(call, arg, key):
+    with pytest.raises(ChunkingError, match=rf"^{arg} has the key '{key}', which the chunker sets itself"):
+        call({key: "mine", "source": "s"})
+
+
+def test_keys_the_chunker_does_not_set_are_kept():
+    # A text chunker sets no structural key, and a text without form feeds no page key.
+    c = RecursiveChunker(20).chunk("abc", {"chunk_type": "mine", "page_start": 7})[0]
+    assert c.metadata == {"chunk_type": "mine", "page_start": 7}
+
+
+# -- constructor arguments ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error, message",
+    [
+        (("abc", 5, 1), {}, ChunkingError, r"^end must be >= start \(5\), got 1$"),
+        (("abc", 0, 10), {}, ChunkingError, r"^end - start must be len\(text\) \(3\)"),
+        (("abc", -1, 2), {}, ChunkingError, r"^start must be >= 0, got -1$"),
+        (("abc", 0, 2**64), {}, ChunkingError, r"^end must be from 0 to 9223372036854775807"),
+        (("abc", True, 3), {}, TypeError, r"^start must be an int, got bool$"),
+        (("abc", 0, 3.0), {}, TypeError, r"^end must be an int, got float$"),
+        ((b"abc", 0, 3), {}, TypeError, r"^text must be str, got bytes$"),
+        (("abc", 0, 3), dict(index=-1), ChunkingError, r"^index must be >= 0, got -1$"),
+        (("abc", 0, 3), dict(size=-2), ChunkingError, r"^size must be >= 0, got -2$"),
+        (("abc", 0, 3), dict(token_count=False), TypeError, r"^token_count must be an int, got bool$"),
+        (("abc", 0, 3), dict(level=1), TypeError, r"^level must be str, got int$"),
+        (("abc", 0, 3), dict(id=5), TypeError, r"^id must be str, got int$"),
+        (("abc", 0, 3), dict(embedding_text=b"x"), TypeError, r"^embedding_text must be str, got bytes$"),
+    ],
+)
+def test_the_constructor_checks_its_arguments(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        Chunk(*args, **kwargs)
+
+
+def test_the_constructor_takes_numpy_integers():
+    np = pytest.importorskip("numpy")
+    c = Chunk("abc", np.int64(2), np.int32(5), index=np.int64(1))
+    assert (c.start, c.end, c.index) == (2, 5, 1)
