@@ -142,13 +142,20 @@ struct Candidate {
     prose_before: bool,
 }
 
-/// What a line tells about a marker on the line after it.
+/// The line before a marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Before {
     /// No line (the text starts), or a blank line: the marker starts a paragraph.
     Blank,
-    /// A line that ends mid-sentence and is no heading: a marker after it may be a wrapped number.
-    Mid,
+    /// A line of text, whose end [`ending`] reads when a marker follows it (most lines have none after them):
+    /// `text[start..end]`, content from `start + content`, `first` when it starts a paragraph.
+    Text {
+        start: usize,
+        end: usize,
+        content: usize,
+        first: bool,
+    },
+    /// A fence line, or a provision's heading line: no sentence goes on after it.
     Other,
 }
 
@@ -165,17 +172,25 @@ pub fn provisions(text: &str) -> Vec<Provision> {
         let (end, nl) = line_at(bytes, start);
         let line = &text[start..end];
         let i = skip_spaces(line, 0);
-        let mut this = if i == line.len() {
+        let blank = i == line.len();
+        let mut this = if blank {
             Before::Blank
         } else {
-            Before::Other
+            Before::Text {
+                start,
+                end,
+                content: i,
+                first: before == Before::Blank,
+            }
         };
         if let Some((ch, len)) = fence {
             if closes_fence(line, i, ch, len) {
                 fence = None;
             }
+            this = Before::Other;
         } else if let Some(open) = opens_fence(line, i) {
             fence = Some(open);
+            this = Before::Other;
         } else if let Some(m) = scan(line, i) {
             let alone = nl + 1 >= bytes.len() || {
                 let (next_end, _) = line_at(bytes, nl + 1);
@@ -191,7 +206,15 @@ pub fn provisions(text: &str) -> Vec<Provision> {
                 title_end: start + title.unwrap_or(m.marker_end),
                 kind: m.kind,
                 number,
-                soft: before == Before::Mid,
+                soft: match before {
+                    Before::Text {
+                        start,
+                        end,
+                        content,
+                        first,
+                    } => ends_mid_sentence(&text[start..end], content, first),
+                    _ => false,
+                },
                 inline: numbering::runs_inline(line, m.marker, m.marker_end, m.kind, &number),
                 heading,
                 atx: m.atx,
@@ -199,12 +222,14 @@ pub fn provisions(text: &str) -> Vec<Provision> {
                 prose_before: prose,
             });
             prose = false;
-            if !heading {
-                this = ending(line, i, false);
+            if heading {
+                this = Before::Other;
+            } else if let Before::Text { first, .. } = &mut this {
+                // A provision's text after its marker is no heading of a paragraph.
+                *first = false;
             }
-        } else if this == Before::Other {
+        } else if !blank {
             prose |= before == Before::Blank;
-            this = ending(line, i, before == Before::Blank);
         }
         before = this;
         start = nl + 1;
@@ -467,12 +492,13 @@ fn lower_style(
     }
 }
 
-/// What `line` (its content from `i`) tells about a marker on the next line: `Mid` when the line is full (at least
-/// [`WRAP`] columns) and ends mid-sentence (its last character, closing quotes and brackets aside, a letter, digit
-/// or comma), and is no heading (a markdown heading, a line in bold, or a paragraph's first line (`first`) without
-/// lower case: "TERMS AND CONDITIONS FOR COPYING, DISTRIBUTION AND MODIFICATION"). A line shorter than the wrap
-/// width was not wrapped: it is a heading ("PURCHASE AND SALE") or a paragraph's last line.
-fn ending(line: &str, i: usize, first: bool) -> Before {
+/// Whether `line` (its content from `i`) ends mid-sentence, so that a marker on the next line may be a number a
+/// wrap put there: the line is full (at least [`WRAP`] columns), its last character (closing quotes and brackets
+/// aside) is a letter, digit or comma, and it is no heading (a markdown heading, a line in bold, or a paragraph's
+/// first line (`first`) without lower case: "TERMS AND CONDITIONS FOR COPYING, DISTRIBUTION AND MODIFICATION"). A
+/// line shorter than the wrap width was not wrapped: it is a heading ("PURCHASE AND SALE") or a paragraph's last
+/// line.
+fn ends_mid_sentence(line: &str, i: usize, first: bool) -> bool {
     let content = line[i..].trim_end();
     let open = content.trim_end_matches(|c: char| {
         matches!(
@@ -484,22 +510,22 @@ fn ending(line: &str, i: usize, first: bool) -> Before {
         .chars()
         .next_back()
         .is_some_and(|c| c.is_alphanumeric() || matches!(c, ',' | '，' | '、'));
-    let full = line[..i + content.len()]
-        .chars()
-        .map(|c| if is_wide(c) { 2 } else { 1 })
-        .scan(0, |columns, w| {
-            *columns += w;
-            Some(*columns)
-        })
-        .any(|columns| columns >= WRAP);
-    let heading = content.starts_with('#')
-        || (content.starts_with("**") && content.ends_with("**"))
-        || (first && !content.chars().any(char::is_lowercase));
-    if mid && full && !heading {
-        Before::Mid
-    } else {
-        Before::Other
-    }
+    let full = || {
+        line[..i + content.len()]
+            .chars()
+            .map(|c| if is_wide(c) { 2 } else { 1 })
+            .scan(0, |columns, w| {
+                *columns += w;
+                Some(*columns)
+            })
+            .any(|columns| columns >= WRAP)
+    };
+    let heading = || {
+        content.starts_with('#')
+            || (content.starts_with("**") && content.ends_with("**"))
+            || (first && !content.chars().any(char::is_lowercase))
+    };
+    mid && full() && !heading()
 }
 
 /// The fewest columns of a line that a wrap ended: plain text wraps at 65 to 80 columns, and the line a wrap ends

@@ -160,33 +160,6 @@ pub(super) fn runs_inline(
     number: &Number,
 ) -> bool {
     let text = &line[marker..marker_end];
-    let successors: [Option<String>; 2] = match kind {
-        Kind::Lower { letter, roman, .. } => [
-            (letter > 0 && letter < 26).then(|| char::from(b'a' + letter as u8).to_string()),
-            (roman > 0).then(|| roman_string(roman + 1)),
-        ],
-        Kind::Fixed(Style::UpperParen) => [
-            (number[0] < 26).then(|| char::from(b'A' + number[0] as u8).to_string()),
-            None,
-        ],
-        Kind::Fixed(Style::CnComma | Style::CnParen) => [cn_string(number[0] + 1), None],
-        Kind::Fixed(Style::DigitComma | Style::DigitParen | Style::DigitHalf) => {
-            let wide = text.chars().any(|c| ('０'..='９').contains(&c));
-            let digits = (number[0] + 1).to_string();
-            let digits = if wide {
-                digits
-                    .chars()
-                    .map(|c| {
-                        char::from_u32(u32::from(c) - u32::from('0') + u32::from('０')).unwrap_or(c)
-                    })
-                    .collect()
-            } else {
-                digits
-            };
-            [Some(digits), None]
-        }
-        Kind::Fixed(_) | Kind::Silent => return false,
-    };
     // The marker's brackets or comma around its numeral, kept for the successor.
     let Some(first) = text.find(|c: char| c.is_alphanumeric()) else {
         return false;
@@ -197,9 +170,37 @@ pub(super) fn runs_inline(
         .find(|(_, c)| c.is_alphanumeric())
         .map_or(first, |(i, c)| i + c.len_utf8());
     let (open, close) = (&text[..first], &text[last..]);
-    successors.into_iter().flatten().any(|numeral| {
-        let token = format!("{open}{numeral}{close}");
-        line[marker_end..].match_indices(&token).any(|(p, _)| {
+    let successor = |numeral: &dyn Fn(&mut Token) -> Option<()>| {
+        let mut token = Token::default();
+        token.push(open)?;
+        numeral(&mut token)?;
+        token.push(close)?;
+        Some(token)
+    };
+    let tokens: [Option<Token>; 2] = match kind {
+        Kind::Lower { letter, roman, .. } => [
+            (letter > 0 && letter < 26)
+                .then(|| successor(&|t| t.push_byte(b'a' + letter as u8)))
+                .flatten(),
+            (roman > 0)
+                .then(|| successor(&|t| push_roman(t, roman + 1)))
+                .flatten(),
+        ],
+        Kind::Fixed(Style::UpperParen) if number[0] < 26 => {
+            [successor(&|t| t.push_byte(b'A' + number[0] as u8)), None]
+        }
+        Kind::Fixed(Style::CnComma | Style::CnParen) => {
+            [successor(&|t| push_cn(t, number[0] + 1)), None]
+        }
+        Kind::Fixed(Style::DigitComma | Style::DigitParen | Style::DigitHalf) => {
+            let wide = text.chars().any(|c| ('０'..='９').contains(&c));
+            [successor(&|t| push_digits(t, number[0] + 1, wide)), None]
+        }
+        Kind::Fixed(_) | Kind::Silent => return false,
+    };
+    let rest = &line.as_bytes()[marker_end..];
+    tokens.iter().flatten().any(|token| {
+        memchr::memmem::find_iter(rest, token.as_bytes()).any(|p| {
             let before = line[..marker_end + p].trim_end();
             before.ends_with([',', ';', '，', '；', '、'])
                 || [" and", " or", "\tand", "\tor"]
@@ -207,6 +208,61 @@ pub(super) fn runs_inline(
                     .any(|w| before.ends_with(w))
         })
     })
+}
+
+/// A marker to search for, built without allocating (the scan builds one per marker).
+struct Token {
+    bytes: [u8; 40],
+    len: usize,
+}
+
+impl Default for Token {
+    fn default() -> Self {
+        Token {
+            bytes: [0; 40],
+            len: 0,
+        }
+    }
+}
+
+impl Token {
+    fn push(&mut self, s: &str) -> Option<()> {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Some(())
+    }
+
+    fn push_byte(&mut self, b: u8) -> Option<()> {
+        *self.bytes.get_mut(self.len)? = b;
+        self.len += 1;
+        Some(())
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// `value` in ASCII digits, or full-width ones when `wide`.
+fn push_digits(token: &mut Token, value: u16, wide: bool) -> Option<()> {
+    let mut divisor = 1;
+    while value / divisor >= 10 {
+        divisor *= 10;
+    }
+    while divisor > 0 {
+        let d = (value / divisor % 10) as u8;
+        if wide {
+            let mut buf = [0; 4];
+            token.push(char::from_u32(u32::from('０') + u32::from(d))?.encode_utf8(&mut buf))?;
+        } else {
+            token.push_byte(b'0' + d)?;
+        }
+        divisor /= 10;
+    }
+    Some(())
 }
 
 /// Whether `value` is the successor of `last` in `style`. A letter may skip i, v or x: "(h) ... (i) ... (ii) ...
@@ -290,28 +346,30 @@ fn cn_value(s: &str) -> u16 {
     u16::try_from(total + pending.unwrap_or(0)).unwrap_or(u16::MAX)
 }
 
-/// `value` (1 to 99) in Chinese numerals, as a list numbers its items: 一, 十, 十一, 二十, 二十一.
-fn cn_string(value: u16) -> Option<String> {
-    let d = |v: u16| CN_DIGITS[usize::from(v)];
+/// `value` (1 to 99) in Chinese numerals, as a list numbers its items: 一, 十, 十一, 二十, 二十一; `None` for
+/// other values.
+fn push_cn(token: &mut Token, value: u16) -> Option<()> {
+    let mut buf = [0; 4];
+    let mut digit =
+        |token: &mut Token, v: u16| token.push(CN_DIGITS[usize::from(v)].encode_utf8(&mut buf));
     let (tens, ones) = (value / 10, value % 10);
-    let mut s = String::new();
     match tens {
         0 if ones > 0 => {}
-        1 => s.push('十'),
+        1 => token.push("十")?,
         2..=9 => {
-            s.push(d(tens));
-            s.push('十');
+            digit(token, tens)?;
+            token.push("十")?;
         }
         _ => return None,
     }
     if ones > 0 {
-        s.push(d(ones));
+        digit(token, ones)?;
     }
-    Some(s)
+    Some(())
 }
 
 /// `value` (1 to 3999) as a lower-case roman numeral.
-fn roman_string(value: u16) -> String {
+fn push_roman(token: &mut Token, value: u16) -> Option<()> {
     const SYMBOLS: [(u16, &str); 13] = [
         (1000, "m"),
         (900, "cm"),
@@ -328,14 +386,13 @@ fn roman_string(value: u16) -> String {
         (1, "i"),
     ];
     let mut rest = value.min(3999);
-    let mut s = String::new();
     for (v, symbol) in SYMBOLS {
         while rest >= v {
-            s.push_str(symbol);
+            token.push(symbol)?;
             rest -= v;
         }
     }
-    s
+    Some(())
 }
 
 #[cfg(test)]
@@ -357,19 +414,26 @@ mod tests {
             assert_eq!(cn_value(s), v, "{s}");
         }
         for v in 1..100 {
-            assert_eq!(cn_value(&cn_string(v).unwrap()), v);
+            let mut token = Token::default();
+            push_cn(&mut token, v).unwrap();
+            assert_eq!(cn_value(std::str::from_utf8(token.as_bytes()).unwrap()), v);
         }
-        assert_eq!(cn_string(100), None);
+        assert_eq!(push_cn(&mut Token::default(), 100), None);
     }
 
     #[test]
-    fn roman_strings_read_back() {
+    fn numerals_written_read_back() {
         for v in 1..400 {
-            assert_eq!(
-                super::super::roman_value(roman_string(v).as_bytes()),
-                Some(v)
-            );
+            let mut token = Token::default();
+            push_roman(&mut token, v).unwrap();
+            assert_eq!(super::super::roman_value(token.as_bytes()), Some(v));
         }
+        let mut token = Token::default();
+        push_digits(&mut token, 120, true).unwrap();
+        assert_eq!(token.as_bytes(), "１２０".as_bytes());
+        let mut token = Token::default();
+        push_digits(&mut token, 7, false).unwrap();
+        assert_eq!(token.as_bytes(), b"7");
     }
 
     #[test]
