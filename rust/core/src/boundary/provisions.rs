@@ -61,7 +61,7 @@ pub struct Provision {
     pub start: usize,
     /// Byte offset of the first byte of the marker itself (after leading whitespace / markdown '#'s / bullets).
     pub marker: usize,
-    /// Byte offset just past the title (marker + short heading text), on the same line.
+    /// Byte offset just past the title (marker + heading text), on the same line.
     pub title_end: usize,
     /// 1 = outermost level actually present in this document; children are deeper (2, 3, ...).
     pub depth: u8,
@@ -147,7 +147,7 @@ struct Candidate {
 enum Before {
     /// No line (the text starts), or a blank line: the marker starts a paragraph.
     Blank,
-    /// A line of text, whose end [`ending`] reads when a marker follows it (most lines have none after them):
+    /// A line of text, whose end [`ends_mid_sentence`] reads when a marker follows it (most lines have none after them):
     /// `text[start..end]`, content from `start + content`, `first` when it starts a paragraph.
     Text {
         start: usize,
@@ -252,7 +252,7 @@ fn line_at(bytes: &[u8], start: usize) -> (usize, usize) {
 /// Gives each candidate that is a provision its depth (see the module docs) and its title; drops the others.
 fn assign_depths(text: &str, found: &[Candidate]) -> Vec<Provision> {
     let ranks = found.iter().fold(0u8, |mask, c| match c.kind {
-        Kind::Fixed(Style::Keyword(r)) => mask | 1 << r,
+        Kind::Fixed(Style::Keyword(r)) if !c.soft => mask | 1 << r,
         _ => mask,
     });
     // The next candidate of the same family: the lookahead that confirms a marker whose place is in doubt, and

@@ -30,15 +30,6 @@ pub(super) fn number_of(marker: &str, kind: Kind) -> Number {
     let mut number = [0u16; 6];
     match kind {
         Kind::Fixed(Style::Keyword(_)) | Kind::Lower { .. } => {}
-        Kind::Silent => {
-            number[0] = marker.bytes().fold(0u16, |v, c| {
-                if c.is_ascii_digit() {
-                    v.saturating_mul(10).saturating_add(u16::from(c - b'0'))
-                } else {
-                    v
-                }
-            })
-        }
         Kind::Fixed(Style::CnComma | Style::CnParen) => number[0] = cn_value(marker),
         Kind::Fixed(Style::UpperParen) => {
             number[0] = marker
@@ -46,7 +37,7 @@ pub(super) fn number_of(marker: &str, kind: Kind) -> Number {
                 .find(u8::is_ascii_uppercase)
                 .map_or(0, |c| u16::from(c - b'A') + 1);
         }
-        Kind::Fixed(_) => {
+        Kind::Fixed(_) | Kind::Silent => {
             // Digit runs (ASCII or full-width) separated by dots: the scan has checked the shape.
             let mut k = 0;
             let mut in_run = false;
@@ -142,7 +133,9 @@ pub(super) fn confirms(style: Style, number: &Number, next: Kind, next_number: &
         (Style::LetterParen | Style::LetterHalf, Kind::Lower { letter, .. }) => {
             is_successor(style, number[0], letter)
         }
-        (Style::RomanParen | Style::RomanHalf, Kind::Lower { roman, .. }) => roman == number[0] + 1,
+        (Style::RomanParen | Style::RomanHalf, Kind::Lower { roman, .. }) => {
+            roman == number[0].saturating_add(1)
+        }
         (_, Kind::Fixed(_)) => next_number[0] == number[0].saturating_add(1),
         _ => false,
     }
@@ -183,18 +176,22 @@ pub(super) fn runs_inline(
                 .then(|| successor(&|t| t.push_byte(b'a' + letter as u8)))
                 .flatten(),
             (roman > 0)
-                .then(|| successor(&|t| push_roman(t, roman + 1)))
+                .then(|| successor(&|t| push_roman(t, roman.saturating_add(1))))
                 .flatten(),
         ],
         Kind::Fixed(Style::UpperParen) if number[0] < 26 => {
             [successor(&|t| t.push_byte(b'A' + number[0] as u8)), None]
         }
-        Kind::Fixed(Style::CnComma | Style::CnParen) => {
-            [successor(&|t| push_cn(t, number[0] + 1)), None]
-        }
+        Kind::Fixed(Style::CnComma | Style::CnParen) => [
+            successor(&|t| push_cn(t, number[0].saturating_add(1))),
+            None,
+        ],
         Kind::Fixed(Style::DigitComma | Style::DigitParen | Style::DigitHalf) => {
             let wide = text.chars().any(|c| ('０'..='９').contains(&c));
-            [successor(&|t| push_digits(t, number[0] + 1, wide)), None]
+            [
+                successor(&|t| push_digits(t, number[0].saturating_add(1), wide)),
+                None,
+            ]
         }
         Kind::Fixed(_) | Kind::Silent => return false,
     };
@@ -271,7 +268,7 @@ fn is_successor(style: Style, last: u16, value: u16) -> bool {
     value == last.saturating_add(1)
         || (matches!(style, Style::LetterParen | Style::LetterHalf)
             && value == last.saturating_add(2)
-            && matches!(last + 1, 9 | 22 | 24))
+            && matches!(last.saturating_add(1), 9 | 22 | 24))
 }
 
 /// Whether `value` can open a list in `style`: 1 (1, a, i, 一, A), or 0 for digits ("0. Definitions").

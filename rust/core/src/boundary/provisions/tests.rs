@@ -652,6 +652,14 @@ Text of the definitions.
 }
 
 #[test]
+fn huge_numbers_do_not_overflow() {
+    // Six positional Chinese numerals are 999999, past u16: the value saturates, its successor too.
+    let text = "九九九九九九、一\n九九九九九九、二\n（九九九九九九）三\n999. A\n(mmmcmxcix) x\n";
+    let found = checked(text);
+    assert!(found.len() <= 5);
+}
+
+#[test]
 fn titles_in_title_case() {
     expect(
         "  5. Conveying Modified Source Versions.\n\n  You may convey a work.\n",
