@@ -22,15 +22,37 @@
 //! roman style on the stack ends with the preceding numeral, and the next marker of that bracket form is not the
 //! next numeral ("(ii)", "(vi)", "(xi)"). Otherwise they are roman numerals.
 //!
-//! Title: the marker plus the rest of the line when that rest is a short heading (at most 40 characters, not ending
-//! in 。．.！？!?；;：:，,、), else the marker alone ("Article 5" without its "." or ":").
+//! Title: the marker plus the rest of the line when that rest is a heading, else the marker alone ("Article 5"
+//! without its "." or ":"). A heading is short (at most 40 characters) and does not end in 。．.！？!?；;：:，,、,
+//! or it is in title case (at most 80 characters, the lower-case words short function words, no punctuation but a
+//! final ".") and ends in "." or stands alone on its line: "5. Conveying Modified Source Versions.".
 //!
 //! Guards against prose: decimals need a space and a letter after them (or, after a trailing dot, a CJK ideograph),
-//! and "3.5 million" / "1.1 the" (no trailing dot, a lower-case word after) are rejected, as are components over 999 ("2019 年", "2023.10.1"); English keywords
-//! followed by a lower-case word without "." or ":" are references ("Article 5 of the Act"); 第 + numeral needs a
-//! unit (not 第三方, 第一次) and is a reference when followed by ，、的和与或至到及中所第 or 规定.
+//! and "3.5 million" / "1.1 the" (no trailing dot, a lower-case word after) are rejected, as are components over
+//! 999 ("2019 年", "2023.10.1"); English keywords followed by a lower-case word without "." or ":" are references
+//! ("Article 5 of the Act"); 第 + numeral needs a unit (not 第三方, 第一次) and is a reference when followed by
+//! ，、的和与或至到及中所第 or 规定.
+//!
+//! Plain text wraps wherever the width runs out, so a line may start with a number that belongs to the sentence
+//! before it ("... added under section\n7.  This requirement ..."). The numbering tells (see `numbering`):
+//! - A marker whose successor follows in its own line after a list connective ("(1) assert copyright on the
+//!   software, and (2) offer ...") starts an enumeration run into a sentence: no provision.
+//! - A marker that continues a sentence (the line before is full, at least 40 columns, and ends in a letter, digit
+//!   or comma) is a provision only when it continues an open list ("(b)" after "(a) ...; and") or opens one that
+//!   its next sibling confirms. A keyword there is a reference, never a provision.
+//! - An enumeration marker must follow the numbering: the successor of its open sibling ((a)->(b), 1.->2., i->ii,
+//!   一->二, 1.2->1.3 or 2.), or a first number (1, a, i, 一, A; 0 for digits) opening a level or restarting a
+//!   list. A jump (7. after 5., a level opening at "3)") counts only when the next marker of its family follows it
+//!   (an excerpt, a skipped number) or when it is a heading that is a paragraph of its own. Markdown headings are
+//!   not checked. "N." lines the scan rejects ("5.  `dpkg` ...") still count in their list's numbering.
+//! - Enumerations before the first heading (a keyword, or a marker whose line is its title) belong to a preamble:
+//!   when prose paragraphs separate them from that heading, they are closed and do not become its parents.
 
 use memchr::memchr;
+
+mod numbering;
+
+use numbering::{Follow, Number};
 
 /// One numbered provision: where its heading line starts, its depth in the numbering hierarchy, and its title.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +61,7 @@ pub struct Provision {
     pub start: usize,
     /// Byte offset of the first byte of the marker itself (after leading whitespace / markdown '#'s / bullets).
     pub marker: usize,
-    /// Byte offset just past the title (marker + short heading text), on the same line.
+    /// Byte offset just past the title (marker + heading text), on the same line.
     pub title_end: usize,
     /// 1 = outermost level actually present in this document; children are deeper (2, 3, ...).
     pub depth: u8,
@@ -91,6 +113,10 @@ enum Kind {
         letter: u16,
         roman: u16,
     },
+    /// "5." followed by text the scan does not take for a heading or a provision ("5.  `dpkg` updates ...",
+    /// "5.  9 MiB ..."): a list item all the same, which counts in the numbering of its siblings so that "6."
+    /// after it is no jump, and is never a provision.
+    Silent,
 }
 
 /// A marker found by the line scan, before depths are known.
@@ -100,6 +126,37 @@ struct Candidate {
     marker: usize,
     title_end: usize,
     kind: Kind,
+    /// Its number (see [`Number`]); lower-case markers are numbered once their style is known.
+    number: Number,
+    /// The line before it ends mid-sentence: the marker may be a number that a soft wrap put at a line start.
+    soft: bool,
+    /// Its successor follows in the same line after a list connective: an enumeration run into a sentence.
+    inline: bool,
+    /// The line holds only the marker and its title: a heading, which closes a preamble's enumerations.
+    heading: bool,
+    /// The line is a markdown heading.
+    atx: bool,
+    /// It starts a paragraph (first line, or after a blank line).
+    paragraph: bool,
+    /// A paragraph without a marker started since the previous candidate.
+    prose_before: bool,
+}
+
+/// The line before a marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Before {
+    /// No line (the text starts), or a blank line: the marker starts a paragraph.
+    Blank,
+    /// A line of text, whose end [`ends_mid_sentence`] reads when a marker follows it (most lines have none after them):
+    /// `text[start..end]`, content from `start + content`, `first` when it starts a paragraph.
+    Text {
+        start: usize,
+        end: usize,
+        content: usize,
+        first: bool,
+    },
+    /// A fence line, or a provision's heading line: no sentence goes on after it.
+    Other,
 }
 
 /// All provisions of `text`, in order. Linear in the text length.
@@ -108,71 +165,148 @@ pub fn provisions(text: &str) -> Vec<Provision> {
     let mut found = Vec::new();
     // An open fence: its character and length.
     let mut fence: Option<(u8, usize)> = None;
+    let mut before = Before::Blank;
+    let mut prose = false;
     let mut start = 0;
     while start < bytes.len() {
-        let nl = memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |o| start + o);
-        let end = if nl > start && bytes[nl - 1] == b'\r' {
-            nl - 1
-        } else {
-            nl
-        };
+        let (end, nl) = line_at(bytes, start);
         let line = &text[start..end];
         let i = skip_spaces(line, 0);
+        let blank = i == line.len();
+        let mut this = if blank {
+            Before::Blank
+        } else {
+            Before::Text {
+                start,
+                end,
+                content: i,
+                first: before == Before::Blank,
+            }
+        };
         if let Some((ch, len)) = fence {
             if closes_fence(line, i, ch, len) {
                 fence = None;
             }
+            this = Before::Other;
         } else if let Some(open) = opens_fence(line, i) {
             fence = Some(open);
-        } else if let Some((marker, title_end, kind)) = scan(line, i) {
+            this = Before::Other;
+        } else if let Some(m) = scan(line, i) {
+            let alone = nl + 1 >= bytes.len() || {
+                let (next_end, _) = line_at(bytes, nl + 1);
+                blank_or_rule(&text[nl + 1..next_end])
+            };
+            let title = heading_end(line, m.marker_end, m.atx, m.boxed, alone);
+            let heading =
+                !matches!(m.kind, Kind::Silent) && (title.is_some() || bare(&line[m.marker_end..]));
+            let number = numbering::number_of(&line[m.marker..m.marker_end], m.kind);
             found.push(Candidate {
                 start,
-                marker: start + marker,
-                title_end: start + title_end,
-                kind,
+                marker: start + m.marker,
+                title_end: start + title.unwrap_or(m.marker_end),
+                kind: m.kind,
+                number,
+                soft: match before {
+                    Before::Text {
+                        start,
+                        end,
+                        content,
+                        first,
+                    } => ends_mid_sentence(&text[start..end], content, first),
+                    _ => false,
+                },
+                inline: numbering::runs_inline(line, m.marker, m.marker_end, m.kind, &number),
+                heading,
+                atx: m.atx,
+                paragraph: before == Before::Blank,
+                prose_before: prose,
             });
+            prose = false;
+            if heading {
+                this = Before::Other;
+            } else if let Before::Text { first, .. } = &mut this {
+                // A provision's text after its marker is no heading of a paragraph.
+                *first = false;
+            }
+        } else if !blank {
+            prose |= before == Before::Blank;
         }
+        before = this;
         start = nl + 1;
     }
     assign_depths(text, &found)
 }
 
-/// Gives each candidate its depth (see the module docs) and its title.
+/// The end of the line that starts at `start` (before its `\n` or `\r\n`) and the position of its `\n` (the text's
+/// length for the last line).
+fn line_at(bytes: &[u8], start: usize) -> (usize, usize) {
+    let nl = memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |o| start + o);
+    let end = if nl > start && bytes[nl - 1] == b'\r' {
+        nl - 1
+    } else {
+        nl
+    };
+    (end, nl)
+}
+
+/// Gives each candidate that is a provision its depth (see the module docs) and its title; drops the others.
 fn assign_depths(text: &str, found: &[Candidate]) -> Vec<Provision> {
     let ranks = found.iter().fold(0u8, |mask, c| match c.kind {
-        Kind::Fixed(Style::Keyword(r)) => mask | 1 << r,
+        Kind::Fixed(Style::Keyword(r)) if !c.soft => mask | 1 << r,
         _ => mask,
     });
-    // The next lower-case marker of the same bracket form, for "(i)" followed by "(ii)".
-    let mut next_lower = vec![usize::MAX; found.len()];
-    let mut seen = [usize::MAX; 2];
+    // The next candidate of the same family: the lookahead that confirms a marker whose place is in doubt, and
+    // tells "(i)" followed by "(ii)".
+    let mut next_of = vec![usize::MAX; found.len()];
+    let mut seen = [usize::MAX; FAMILIES];
     for (k, c) in found.iter().enumerate().rev() {
-        if let Kind::Lower { half, .. } = c.kind {
-            next_lower[k] = seen[half as usize];
-            seen[half as usize] = k;
+        if let Some(f) = family(c.kind) {
+            next_of[k] = seen[f];
+            seen[f] = k;
         }
     }
     let mut base = 0usize;
-    // Enumeration styles open below the last keyword, each with the value of its last item.
-    let mut stack: Vec<(Style, u16)> = Vec::new();
+    let mut state = Enumerations {
+        stack: Vec::new(),
+        decimals: [None; 6],
+        preamble: true,
+        gap: false,
+    };
     let mut out = Vec::with_capacity(found.len());
     for (k, c) in found.iter().enumerate() {
-        let depth = match c.kind {
+        state.gap |= c.prose_before;
+        let next = found.get(next_of[k]);
+        let below = match c.kind {
+            Kind::Silent => {
+                state.count(c.number);
+                continue;
+            }
+            // A keyword that continues a sentence is a reference a wrap put at a line start ("... described
+            // in\nSection 3.5."); keywords' numbers are not checked (laws repeal articles, excerpts start anywhere).
+            Kind::Fixed(Style::Keyword(_)) if c.soft => continue,
             Kind::Fixed(Style::Keyword(r)) => {
                 base = (ranks & ((1u8 << r) - 1)).count_ones() as usize + 1;
-                stack.clear();
-                base
+                state.stack.clear();
+                state.preamble = false;
+                Some(0)
             }
-            Kind::Fixed(style) => base + place(&mut stack, style, 0) + 1,
+            Kind::Fixed(style) => state.place(c, style, c.number, next),
             Kind::Lower {
                 half,
                 letter,
                 roman,
             } => {
-                let next = found.get(next_lower[k]).map(|n| n.kind);
-                let (style, value) = lower_style(&stack, half, letter, roman, next);
-                base + place(&mut stack, style, value) + 1
+                let style = lower_style(&state.stack, half, letter, roman, next.map(|n| n.kind));
+                state.place(
+                    c,
+                    style,
+                    numbering::lower_number(style, letter, roman),
+                    next,
+                )
             }
+        };
+        let Some(below) = below else {
+            continue;
         };
         let source = &text[c.marker..c.title_end];
         let title = if source.contains("**") {
@@ -184,18 +318,122 @@ fn assign_depths(text: &str, found: &[Candidate]) -> Vec<Provision> {
             start: c.start,
             marker: c.marker,
             title_end: c.title_end,
-            depth: depth.min(MAX_DEPTH) as u8,
+            depth: (base + below).min(MAX_DEPTH) as u8,
             title,
         });
     }
     out
 }
 
+/// The enumerations open while the provisions are read in order.
+struct Enumerations {
+    /// The styles open below the last keyword, outermost first, each with the number of its last item.
+    stack: Vec<(Style, Number)>,
+    /// The last decimal of each length (1 to 6 components), open or not.
+    decimals: [Option<Number>; 6],
+    /// No heading yet: the enumerations so far belong to a preamble.
+    preamble: bool,
+    /// Prose paragraphs came since the last provision.
+    gap: bool,
+}
+
+impl Enumerations {
+    /// Places enumeration candidate `c`, read as `style` and `number`, and returns its depth below the last
+    /// keyword (1 = directly below it), or `None` when it is no provision; `next` is the next candidate of its
+    /// family.
+    fn place(
+        &mut self,
+        c: &Candidate,
+        style: Style,
+        number: Number,
+        next: Option<&Candidate>,
+    ) -> Option<usize> {
+        if !self.is_provision(c, style, &number, next) {
+            // Its paragraph is prose: it separates a preamble's enumerations from what follows.
+            self.gap |= c.paragraph;
+            return None;
+        }
+        if self.preamble && c.heading && self.gap {
+            // The first heading after prose opens the body: the preamble's enumerations end here.
+            self.stack.clear();
+        }
+        self.preamble &= !c.heading;
+        self.gap = false;
+        if let Style::Decimal(n) = style {
+            self.decimals[usize::from(n) - 1] = Some(number);
+        }
+        Some(place(&mut self.stack, style, number) + 1)
+    }
+
+    /// Whether an enumeration candidate read as `style` and `number` is a provision (the numbering rules of the
+    /// module docs).
+    fn is_provision(
+        &self,
+        c: &Candidate,
+        style: Style,
+        number: &Number,
+        next: Option<&Candidate>,
+    ) -> bool {
+        if c.atx {
+            // A markdown heading is a heading by its markup, whatever its number.
+            return true;
+        }
+        if c.inline {
+            return false;
+        }
+        let confirmed =
+            || next.is_some_and(|n| numbering::confirms(style, number, n.kind, &n.number));
+        match numbering::follows(&self.stack, &self.decimals, style, number) {
+            Follow::Next => true,
+            Follow::First => !c.soft || confirmed(),
+            // A heading that is a paragraph of its own is no wrapped number: documents skip numbers, and the
+            // scan misses items ("5.  `dpkg` ...") that a list's numbering counts.
+            Follow::Jump => (!c.soft && confirmed()) || (c.heading && c.paragraph),
+        }
+    }
+
+    /// A silent "N." ([`Kind::Silent`]): the successor of an open "N." moves the numbering on and closes what was
+    /// open below it; a first number or the successor of the last "N." is remembered, so that "4." after three
+    /// silent items follows them.
+    fn count(&mut self, number: Number) {
+        let open = self.stack.iter().position(|&(s, _)| s == Style::Decimal(1));
+        let follows =
+            |last: Option<Number>| last.is_some_and(|l| number[0] == l[0].saturating_add(1));
+        if let Some(p) = open.filter(|&p| follows(Some(self.stack[p].1))) {
+            self.stack.truncate(p + 1);
+            self.stack[p].1 = number;
+            self.decimals[0] = Some(number);
+        } else if follows(self.decimals[0]) || number[0] <= 1 {
+            self.decimals[0] = Some(number);
+        }
+    }
+}
+
+/// How many families [`family`] tells apart.
+const FAMILIES: usize = 9;
+
+/// The family of a marker: the markers that continue one another's numbering (every decimal, whatever its
+/// components; "(x)" whether letter or numeral). Keywords have none: their numbers are not checked.
+fn family(kind: Kind) -> Option<usize> {
+    Some(match kind {
+        Kind::Fixed(Style::Keyword(_)) => return None,
+        Kind::Fixed(Style::Decimal(_)) | Kind::Silent => 0,
+        Kind::Fixed(Style::CnComma) => 1,
+        Kind::Fixed(Style::CnParen) => 2,
+        Kind::Fixed(Style::DigitComma) => 3,
+        Kind::Fixed(Style::DigitParen) => 4,
+        Kind::Fixed(Style::DigitHalf) => 5,
+        Kind::Fixed(Style::UpperParen) => 6,
+        Kind::Fixed(Style::LetterParen | Style::RomanParen) | Kind::Lower { half: false, .. } => 7,
+        Kind::Fixed(Style::LetterHalf | Style::RomanHalf) | Kind::Lower { half: true, .. } => 8,
+    })
+}
+
 /// Puts an enumeration style on the stack and returns its index there (0 = directly below the keyword).
-fn place(stack: &mut Vec<(Style, u16)>, style: Style, value: u16) -> usize {
+fn place(stack: &mut Vec<(Style, Number)>, style: Style, number: Number) -> usize {
     if let Some(p) = stack.iter().position(|&(s, _)| s == style) {
         stack.truncate(p + 1);
-        stack[p].1 = value;
+        stack[p].1 = number;
         return p;
     }
     if let Style::Decimal(n) = style {
@@ -211,35 +449,35 @@ fn place(stack: &mut Vec<(Style, u16)>, style: Style, value: u16) -> usize {
             stack.truncate(p);
         }
     }
-    stack.push((style, value));
+    stack.push((style, number));
     stack.len() - 1
 }
 
-/// Letter or roman numeral for a lower-case marker (the "(i)" rule of the module docs), with the item's value.
+/// Letter or roman numeral for a lower-case marker (the "(i)" rule of the module docs).
 fn lower_style(
-    stack: &[(Style, u16)],
+    stack: &[(Style, Number)],
     half: bool,
     letter: u16,
     roman: u16,
     next: Option<Kind>,
-) -> (Style, u16) {
+) -> Style {
     let (letters, romans) = if half {
         (Style::LetterHalf, Style::RomanHalf)
     } else {
         (Style::LetterParen, Style::RomanParen)
     };
     if letter == 0 {
-        return (romans, roman);
+        return romans;
     }
     if roman == 0 {
-        return (letters, letter);
+        return letters;
     }
     let after_letter = stack
         .iter()
-        .position(|&(s, v)| s == letters && v + 1 == letter);
+        .position(|&(s, v)| s == letters && v[0] + 1 == letter);
     let after_numeral = stack
         .iter()
-        .position(|&(s, v)| s == romans && v + 1 == roman);
+        .position(|&(s, v)| s == romans && v[0] + 1 == roman);
     let numeral_follows =
         matches!(next, Some(Kind::Lower { letter: 0, roman: r, .. }) if r == roman + 1);
     let is_letter = match (after_letter, after_numeral) {
@@ -248,17 +486,91 @@ fn lower_style(
         _ => false,
     };
     if is_letter {
-        (letters, letter)
+        letters
     } else {
-        (romans, roman)
+        romans
     }
+}
+
+/// Whether `line` (its content from `i`) ends mid-sentence, so that a marker on the next line may be a number a
+/// wrap put there: the line is full (at least [`WRAP`] columns), its last character (closing quotes and brackets
+/// aside) is a letter, digit or comma, and it is no heading (a markdown heading, a line in bold, or a paragraph's
+/// first line (`first`) without lower case: "TERMS AND CONDITIONS FOR COPYING, DISTRIBUTION AND MODIFICATION"). A
+/// line shorter than the wrap width was not wrapped: it is a heading ("PURCHASE AND SALE") or a paragraph's last
+/// line.
+fn ends_mid_sentence(line: &str, i: usize, first: bool) -> bool {
+    let content = line[i..].trim_end();
+    let open = content.trim_end_matches(|c: char| {
+        matches!(
+            c,
+            ')' | ']' | '}' | '"' | '\'' | '”' | '’' | '」' | '』' | '》' | '）' | '】' | '*' | '_'
+        )
+    });
+    let mid = open
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_alphanumeric() || matches!(c, ',' | '，' | '、'));
+    let full = || {
+        line[..i + content.len()]
+            .chars()
+            .map(|c| if is_wide(c) { 2 } else { 1 })
+            .scan(0, |columns, w| {
+                *columns += w;
+                Some(*columns)
+            })
+            .any(|columns| columns >= WRAP)
+    };
+    let heading = || {
+        content.starts_with('#')
+            || (content.starts_with("**") && content.ends_with("**"))
+            || (first && !content.chars().any(char::is_lowercase))
+    };
+    mid && full() && !heading()
+}
+
+/// The fewest columns of a line that a wrap ended: plain text wraps at 65 to 80 columns, and the line a wrap ends
+/// early is the rare one whose next word is long.
+const WRAP: usize = 40;
+
+/// A character two columns wide: CJK ideographs, kana, Hangul, full-width forms.
+fn is_wide(c: char) -> bool {
+    matches!(c, '\u{1100}'..='\u{115F}' | '\u{2E80}'..='\u{A4CF}' | '\u{AC00}'..='\u{D7A3}'
+        | '\u{F900}'..='\u{FAFF}' | '\u{FE30}'..='\u{FE4F}' | '\u{FF00}'..='\u{FF60}' | '\u{FFE0}'..='\u{FFE6}')
+}
+
+/// A line that leaves the line above it standing alone: blank, or a rule under a heading ("-----", "=====",
+/// inside a box of `*`).
+fn blank_or_rule(line: &str) -> bool {
+    line.trim()
+        .trim_matches('*')
+        .trim()
+        .chars()
+        .all(|c| matches!(c, '-' | '=' | '~' | '*' | '_'))
+}
+
+/// What may follow a marker on a line that is a heading with no title ("Article 6.", "## 1. ##").
+fn bare(rest: &str) -> bool {
+    rest.chars()
+        .all(|c| c.is_whitespace() || matches!(c, '.' | ':' | '：' | '*' | '#' | '-' | '–' | '—'))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // The line scan. Every function takes the line (without its line break) and a byte index on a char boundary.
 
-/// Finds the marker of a line whose content starts at `i`: (marker, title end, kind), as offsets into the line.
-fn scan(line: &str, mut i: usize) -> Option<(usize, usize, Kind)> {
+/// A marker on a line, as offsets into the line.
+struct Marker {
+    marker: usize,
+    marker_end: usize,
+    kind: Kind,
+    /// The line is a markdown ATX heading (a closing `#` sequence is no part of the title).
+    atx: bool,
+    /// The line is a row of a box drawn with `*` ("*  6. Disclaimer of Warranty   *"): the closing `*` is no part
+    /// of the title.
+    boxed: bool,
+}
+
+/// Finds the marker of a line whose content starts at `i`.
+fn scan(line: &str, mut i: usize) -> Option<Marker> {
     let b = line.as_bytes();
     let mut atx = false;
     if b.get(i) == Some(&b'#') {
@@ -269,7 +581,12 @@ fn scan(line: &str, mut i: usize) -> Option<(usize, usize, Kind)> {
         i = skip_spaces(line, i + n);
         atx = true;
     }
+    let mut boxed = false;
     if matches!(b.get(i), Some(b'-' | b'*' | b'+')) && matches!(b.get(i + 1), Some(b' ' | b'\t')) {
+        let row = line.trim_end();
+        boxed = b[i] == b'*'
+            && row.ends_with('*')
+            && row[..row.len() - 1].ends_with(char::is_whitespace);
         i = skip_spaces(line, i + 1);
     }
     let marker = skip_emphasis(line, i);
@@ -291,8 +608,13 @@ fn scan(line: &str, mut i: usize) -> Option<(usize, usize, Kind)> {
         }
         _ => return None,
     };
-    let title_end = heading_end(line, marker_end, atx).unwrap_or(marker_end);
-    Some((marker, title_end, kind))
+    Some(Marker {
+        marker,
+        marker_end,
+        kind,
+        atx,
+        boxed,
+    })
 }
 
 /// "1、", "1)", "1．" (not "1．5") and the decimals "1.", "1.1", "1.1.1", "1.1." (ASCII or full-width digits, except decimals).
@@ -355,7 +677,7 @@ fn decimal(line: &str, i: usize) -> Option<(usize, Kind)> {
     }
     let c = line[skip_emphasis(line, after)..].chars().next()?;
     if !(c.is_alphabetic() || matches!(c, '"' | '“' | '‘' | '「' | '『' | '《')) {
-        return None;
+        return (dot && components == 1).then_some((j, Kind::Silent));
     }
     if !dot && (c.is_ascii_lowercase() || matches!(c, '万' | '亿' | '元')) {
         return None;
@@ -593,9 +915,17 @@ fn cn_comma(line: &str, i: usize) -> Option<(usize, Kind)> {
         .then_some((end + '、'.len_utf8(), Kind::Fixed(Style::CnComma)))
 }
 
-/// Where the title ends when the rest of the line after the marker is a short heading: at most 40 characters, not
-/// ending in sentence or clause punctuation. Trailing spaces, `**` and a markdown closing `#` sequence stay out.
-fn heading_end(line: &str, marker_end: usize, atx: bool) -> Option<usize> {
+/// Where the title ends when the rest of the line after the marker is a heading: short (at most 40 characters) and
+/// not ending in sentence or clause punctuation, or in title case (see [`title_case`]) ending in "." or on a line
+/// that stands `alone` (a blank line or a rule after it). Trailing spaces, `**`, a markdown closing `#` sequence and the right
+/// border of a box stay out.
+fn heading_end(
+    line: &str,
+    marker_end: usize,
+    atx: bool,
+    boxed: bool,
+    alone: bool,
+) -> Option<usize> {
     let b = line.as_bytes();
     let trim = |e: usize| marker_end.max(line[..e].trim_end().len());
     let mut e = trim(line.len());
@@ -610,6 +940,9 @@ fn heading_end(line: &str, marker_end: usize, atx: bool) -> Option<usize> {
             e = trim(h);
         }
     }
+    if boxed && e > marker_end && b[e - 1] == b'*' {
+        e = trim(e - 1);
+    }
     while e >= marker_end + 2 && &b[e - 2..e] == b"**" {
         e = trim(e - 2);
     }
@@ -622,7 +955,37 @@ fn heading_end(line: &str, marker_end: usize, atx: bool) -> Option<usize> {
         last,
         '。' | '．' | '.' | '！' | '？' | '!' | '?' | '；' | ';' | '：' | ':' | '，' | ',' | '、'
     );
-    (short && !sentence).then_some(e)
+    // A line in title case that does not end in "." may be the first line of a wrapped sentence in capitals
+    // ("12. IN NO EVENT UNLESS REQUIRED BY APPLICABLE LAW OR AGREED TO IN WRITING"): it is a title only alone.
+    let complete = alone || last == '.';
+    ((short && !sentence) || (complete && title_case(core))).then_some(e)
+}
+
+/// A heading in title case, such as licences put on a line of its own ("5. Conveying Modified Source Versions.",
+/// "4. Inability to Comply Due to Statute or Regulation"): at most 80 characters, no punctuation inside but a
+/// final ".", the first letter upper case, and every lower-case word of four letters or more a short function
+/// word ("with", "from", ...). A sentence ("The Seller shall sell the Shares.") has lower-case words.
+fn title_case(core: &str) -> bool {
+    const MINOR: [&str; 14] = [
+        "with", "from", "into", "onto", "upon", "over", "that", "than", "this", "under", "within",
+        "without", "between", "against",
+    ];
+    let body = core.strip_suffix('.').unwrap_or(core);
+    if body.chars().take(81).count() > 80
+        || body.contains([
+            '.', ',', ';', ':', '!', '?', '。', '，', '；', '：', '！', '？', '、', '．',
+        ])
+        || !body
+            .chars()
+            .find(|c| c.is_alphanumeric())
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    {
+        return false;
+    }
+    body.split_whitespace().all(|word| {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+        !word.starts_with(char::is_lowercase) || word.chars().count() <= 3 || MINOR.contains(&word)
+    })
 }
 
 /// A line that opens a fenced code block: three or more backticks (no backtick after them) or tildes.
@@ -789,421 +1152,4 @@ fn roman_value(token: &[u8]) -> Option<u16> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The provisions of `text` after checking the invariants every provision keeps.
-    fn checked(text: &str) -> Vec<Provision> {
-        let found = provisions(text);
-        let mut last = None;
-        for p in &found {
-            assert!(text.is_char_boundary(p.start), "{p:?}");
-            assert!(
-                p.start == 0 || text.as_bytes()[p.start - 1] == b'\n',
-                "{p:?}"
-            );
-            assert!(last.is_none_or(|l| l < p.start), "{p:?} out of order");
-            last = Some(p.start);
-            assert!(p.marker >= p.start && p.title_end > p.marker, "{p:?}");
-            let line_end =
-                memchr(b'\n', &text.as_bytes()[p.start..]).map_or(text.len(), |o| p.start + o);
-            assert!(p.title_end <= line_end, "{p:?}");
-            assert_eq!(
-                p.title,
-                text[p.marker..p.title_end].replace("**", "").trim(),
-                "{p:?}"
-            );
-            assert!((1..=6).contains(&p.depth), "{p:?}");
-        }
-        found
-    }
-
-    fn outline(text: &str) -> Vec<(u8, String)> {
-        checked(text)
-            .into_iter()
-            .map(|p| (p.depth, p.title))
-            .collect()
-    }
-
-    fn expect(text: &str, want: &[(u8, &str)]) {
-        let want: Vec<(u8, String)> = want.iter().map(|&(d, t)| (d, t.to_string())).collect();
-        assert_eq!(outline(text), want);
-    }
-
-    #[test]
-    fn chinese_law() {
-        let text = "\
-中华人民共和国环境保护法
-
-第一章　总则
-第一条　为保护和改善环境，防治污染和其他公害，制定本法。
-第二条 本法所称环境，是指影响人类生存和发展的各种天然的和经过人工改造的自然因素的总体，包括：
-（一）大气、水、海洋；
-（二）土地、矿藏、森林。
-第二章 监督管理
-第一节 一般规定
-第三条国家鼓励环境保护产业发展。
-第四条 环境保护坚持保护优先、预防为主的原则。
-一、总体要求
-(一)目标
-";
-        expect(
-            text,
-            &[
-                (1, "第一章　总则"),
-                (3, "第一条"),
-                (3, "第二条"),
-                (4, "（一）"),
-                (4, "（二）"),
-                (1, "第二章 监督管理"),
-                (2, "第一节 一般规定"),
-                (3, "第三条"),
-                (3, "第四条"),
-                (4, "一、总体要求"),
-                (5, "(一)目标"),
-            ],
-        );
-        let found = checked(text);
-        assert_eq!(found[0].start, text.find("第一章").unwrap());
-        assert_eq!(found[0].marker, found[0].start);
-    }
-
-    #[test]
-    fn chinese_ranks_and_article_suffix() {
-        let text = "第一编 总则\n第一分编 通则\n第一章 一般规定\n第一节 定义\n第1条 合同。\n第二百八十七条之一 补充规定\n";
-        expect(
-            text,
-            &[
-                (1, "第一编 总则"),
-                (2, "第一分编 通则"),
-                (3, "第一章 一般规定"),
-                (4, "第一节 定义"),
-                (5, "第1条"),
-                (5, "第二百八十七条之一 补充规定"),
-            ],
-        );
-        // A law with only 章 and 条: depths 1 and 2.
-        expect(
-            "第一章 总则\n第一条 内容。\n",
-            &[(1, "第一章 总则"), (2, "第一条")],
-        );
-    }
-
-    #[test]
-    fn chinese_enumerations_nest_by_first_appearance() {
-        let text =
-            "一、总体要求\n（一）指导思想\n1、坚持原则\n（1）细则\n2、加强管理\n二、主要任务\n";
-        expect(
-            text,
-            &[
-                (1, "一、总体要求"),
-                (2, "（一）指导思想"),
-                (3, "1、坚持原则"),
-                (4, "（1）细则"),
-                (3, "2、加强管理"),
-                (1, "二、主要任务"),
-            ],
-        );
-    }
-
-    #[test]
-    fn english_contract() {
-        let text = "\
-ARTICLE I DEFINITIONS
-Section 1.01 Defined Terms. As used in this Agreement, the following terms have the meanings set out below:
-(a) \"Affiliate\" means any person that controls, is controlled by or is under common control with a party, where
-(i) control means the power to direct the management of that person; and
-(ii) a person is deemed to control its subsidiaries.
-(b) \"Business Day\" means a day on which banks in New York are open.
-ARTICLE II
-PURCHASE AND SALE
-Section 2.01. Sale
-(a) The Seller shall sell the Shares.
-";
-        expect(
-            text,
-            &[
-                (1, "ARTICLE I DEFINITIONS"),
-                (2, "Section 1.01"),
-                (3, "(a)"),
-                (4, "(i)"),
-                (4, "(ii)"),
-                (3, "(b)"),
-                (1, "ARTICLE II"),
-                (2, "Section 2.01. Sale"),
-                (3, "(a)"),
-            ],
-        );
-    }
-
-    #[test]
-    fn letter_i_or_roman_numeral() {
-        // After (h), "(i)" is the next letter...
-        expect(
-            "(g) one;\n(h) two;\n(i) three;\n(j) four.\n",
-            &[(1, "(g)"), (1, "(h)"), (1, "(i)"), (1, "(j)")],
-        );
-        // ...unless "(ii)" follows it.
-        expect(
-            "(h) the following:\n(i) one;\n(ii) two;\n(j) four.\n",
-            &[(1, "(h)"), (2, "(i)"), (2, "(ii)"), (1, "(j)")],
-        );
-        // Without a preceding (h) it is a numeral; so is (v) after (iv) even with a (u) above it.
-        expect("(i) one;\n(ii) two.\n", &[(1, "(i)"), (1, "(ii)")]);
-        expect(
-            "(u) x:\n(iv) four;\n(v) five;\n(w) y.\n",
-            &[(1, "(u)"), (2, "(iv)"), (2, "(v)"), (1, "(w)")],
-        );
-        // A keyword forgets the letters before it.
-        expect(
-            "Article 1\n(h) x.\nArticle 2\n(i) y.\n",
-            &[(1, "Article 1"), (2, "(h)"), (1, "Article 2"), (2, "(i)")],
-        );
-        // The half-bracket forms are their own styles, with the same rule.
-        expect(
-            "a) one\nb) two\n   i) sub\n   ii) sub\nc) three\n",
-            &[
-                (1, "a) one"),
-                (1, "b) two"),
-                (2, "i) sub"),
-                (2, "ii) sub"),
-                (1, "c) three"),
-            ],
-        );
-    }
-
-    #[test]
-    fn decimal_numbering() {
-        let text = "1. Definitions\n1.1 The Supplier shall deliver the goods within 30 days.\n1.1.1 Goods\n1.2. Services\n2. Payment\n";
-        expect(
-            text,
-            &[
-                (1, "1. Definitions"),
-                (2, "1.1"),
-                (3, "1.1.1 Goods"),
-                (2, "1.2. Services"),
-                (1, "2. Payment"),
-            ],
-        );
-        // Components order the decimals among themselves, wherever they first appear.
-        expect(
-            "1.1 Scope\n(a) first\n1.2 Terms\n2. Price\n(a) second\n2.1 Tax\n",
-            &[
-                (1, "1.1 Scope"),
-                (2, "(a) first"),
-                (1, "1.2 Terms"),
-                (1, "2. Price"),
-                (2, "(a) second"),
-                (2, "2.1 Tax"),
-            ],
-        );
-        // Below a keyword, and full-width / CJK forms.
-        expect(
-            "Article 5\n5.1 Scope\n第一条 总则\n1．概述\n2.定义\n",
-            &[
-                (1, "Article 5"),
-                (2, "5.1 Scope"),
-                (1, "第一条 总则"),
-                (2, "1．概述"),
-                (2, "2.定义"),
-            ],
-        );
-    }
-
-    #[test]
-    fn us_code_sections() {
-        let text = "§ 101. Definitions\nExcept as otherwise provided in this title, the following terms apply.\n§102 Subject matter\n§§ 103-104\n§ 106 of title 17 is cited here.\n";
-        expect(
-            text,
-            &[
-                (1, "§ 101. Definitions"),
-                (1, "§102 Subject matter"),
-                (1, "§§ 103-104"),
-            ],
-        );
-        expect("§ 101.\n", &[(1, "§ 101")]);
-    }
-
-    #[test]
-    fn english_keywords() {
-        let text = "PART II\nCHAPTER 3: Remedies\nArticle 5. Definitions\nArticle 6.\nArt. 7 Scope\nSection 2(a). Notices\nSec. 3\nSchedule A\nArticle 8 The Supplier shall deliver the goods on time, in full and to the agreed place.\n";
-        expect(
-            text,
-            &[
-                (1, "PART II"),
-                (2, "CHAPTER 3: Remedies"),
-                (3, "Article 5. Definitions"),
-                (3, "Article 6"),
-                (3, "Art. 7 Scope"),
-                (4, "Section 2(a). Notices"),
-                (4, "Sec. 3"),
-                (1, "Schedule A"),
-                (3, "Article 8"),
-            ],
-        );
-    }
-
-    #[test]
-    fn titles_are_short_headings_only() {
-        expect("第五条 国家鼓励环境保护产业发展……。\n", &[(1, "第五条")]);
-        expect("第五条 国家鼓励发展，\n", &[(1, "第五条")]);
-        expect("1.1 The Supplier shall deliver:\n", &[(1, "1.1")]);
-        let long = format!("Article 1 {}\n", "A".repeat(41));
-        expect(&long, &[(1, "Article 1")]);
-        let fits = format!("Article 1 {}\n", "A".repeat(40));
-        expect(&fits, &[(1, fits.trim_end())]);
-    }
-
-    #[test]
-    fn markdown_markup() {
-        let text = "## 第一章 总则 ##\n**第一条** 为了规范合同，制定本法。\n### **Article 5.** Definitions\n- (a) **Term**\n  * (b) next\n#### 1.1 Scope\n";
-        let found = checked(text);
-        let titles: Vec<&str> = found.iter().map(|p| p.title.as_str()).collect();
-        assert_eq!(
-            titles,
-            [
-                "第一章 总则",
-                "第一条",
-                "Article 5. Definitions",
-                "(a) Term",
-                "(b) next",
-                "1.1 Scope"
-            ]
-        );
-        assert_eq!(&text[found[0].marker..found[0].title_end], "第一章 总则");
-        assert_eq!(&text[found[1].marker..found[1].title_end], "第一条");
-        assert_eq!(found[3].start, text.find("- (a)").unwrap());
-        assert_eq!(found[3].marker, found[3].start + 2);
-    }
-
-    #[test]
-    fn prose_is_not_a_provision() {
-        let text = "\
-2019 年，公司营业收入增长了三成。
-2019年公司营业收入增长。
-3.5 million people live in the region.
-2.5 万元的补贴已经发放。
-2023.10.1 release notes
-10.1.2023 is a date
-12 months later.
-第三方机构负责评估。
-第一次会议于五月召开。
-第三条规定的情形除外。
-第三条、第四条的规定同样适用。
-e.g. the following
-i.e. that one
-(e.g. a note)
-(s)he said so.
-(2019) was a good year.
-Article 5 of the Convention applies.
-Section 3 shall survive termination.
-Part of the problem is scale.
-Chapter 11 bankruptcy is common.
-Articles 5 and 6 apply.
-#1. not a heading
-####### 1. too many hashes
-1.5kg of flour
-1．5公斤面粉
-";
-        assert_eq!(checked(text), vec![]);
-    }
-
-    #[test]
-    fn fenced_code_is_skipped() {
-        let text = "1. Intro\n```rust\n1. not this\n第一条 也不是\n```\n2. Next\n~~~~\n(a) no\n~~~\n(b) still inside\n~~~~\n3. Last\n```\n第二条 unclosed fence runs to the end\n";
-        expect(text, &[(1, "1. Intro"), (1, "2. Next"), (1, "3. Last")]);
-        // Inline backticks are no fence.
-        expect("```x``` here\n1. Item\n", &[(1, "1. Item")]);
-    }
-
-    #[test]
-    fn crlf_line_endings() {
-        let text = "第一章 总则\r\n第一条 为了规范。\r\n（一）一项\r\n\r\n1. Scope\r\n";
-        let found = checked(text);
-        let titles: Vec<&str> = found.iter().map(|p| p.title.as_str()).collect();
-        assert_eq!(titles, ["第一章 总则", "第一条", "（一）一项", "1. Scope"]);
-        assert_eq!(found[1].start, text.find("第一条").unwrap());
-        assert_eq!(found[3].title_end, text.len() - 2);
-    }
-
-    #[test]
-    fn empty_and_blank_text() {
-        assert_eq!(checked(""), vec![]);
-        assert_eq!(checked("\n\r\n  \n"), vec![]);
-        assert_eq!(checked("第"), vec![]);
-        assert_eq!(checked("("), vec![]);
-        assert_eq!(checked("§"), vec![]);
-        assert_eq!(checked("Article 5 **"), provisions("Article 5 **"));
-        expect("\u{feff}第一条 总则", &[(1, "第一条 总则")]);
-    }
-
-    #[test]
-    fn depth_is_capped() {
-        let text =
-            "1. A\n1.1 B\n1.1.1 C\n1.1.1.1 D\n1.1.1.1.1 E\n1.1.1.1.1.1 F\n(a) G\n1.1.1.1.1.1.1 H\n";
-        expect(
-            text,
-            &[
-                (1, "1. A"),
-                (2, "1.1 B"),
-                (3, "1.1.1 C"),
-                (4, "1.1.1.1 D"),
-                (5, "1.1.1.1.1 E"),
-                (6, "1.1.1.1.1.1 F"),
-                (6, "(a) G"),
-            ],
-        );
-    }
-
-    #[test]
-    fn fragments_in_any_order_keep_invariants() {
-        // Lines glued from marker pieces by a fixed pseudo-random sequence: no panic, every invariant holds.
-        const PIECES: [&str; 30] = [
-            "第", "一", "十", "章", "条", "之", "分编", "（", "）", "(", ")", "、", "．", "1", "9",
-            ".", "i", "v", "h", "A", "§", "Article ", "Sec. ", "**", "## ", "`", "\u{3000}", " ",
-            "\r", "é",
-        ];
-        let mut state = 0x2545_f491_u32;
-        let mut text = String::new();
-        for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            text.push_str(PIECES[state as usize % PIECES.len()]);
-            if state % 7 == 0 {
-                text.push('\n');
-            }
-        }
-        let found = checked(&text);
-        assert!(!found.is_empty());
-    }
-
-    #[test]
-    fn roman_numerals() {
-        assert_eq!(roman_value(b"iv"), Some(4));
-        assert_eq!(roman_value(b"XII"), Some(12));
-        assert_eq!(roman_value(b"mcmxcix"), Some(1999));
-        assert_eq!(roman_value(b"iiii"), None);
-        assert_eq!(roman_value(b"ic"), None);
-        assert_eq!(roman_value(b"Iv"), None);
-        assert_eq!(roman_value(b"ab"), None);
-    }
-
-    #[test]
-    fn many_lines_run() {
-        let mut text = String::new();
-        for k in 0..50_000 {
-            text.push_str(&format!(
-                "第{k}条 内容。\n({}) item\n{}.{} Heading\nplain prose line\n",
-                (b'a' + (k % 26) as u8) as char,
-                k % 999,
-                k % 7
-            ));
-        }
-        let found = checked(&text);
-        assert!(found.len() >= 100_000);
-        // One very long line of nested brackets and digits.
-        let long = "((((1.1.1.".repeat(20_000);
-        assert_eq!(checked(&long), vec![]);
-    }
-}
+mod tests;
