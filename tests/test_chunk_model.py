@@ -199,3 +199,66 @@ def test_the_constructor_takes_numpy_integers():
     np = pytest.importorskip("numpy")
     c = Chunk("abc", np.int64(2), np.int32(5), index=np.int64(1))
     assert (c.start, c.end, c.index) == (2, 5, 1)
+
+
+# -- ids ------------------------------------------------------------------------------------------------------------
+
+PARAS = ["First paragraph here.", "Second one, longer.", "Third and last."]
+
+
+def _ids(texts, meta=None, chunker=RecursiveChunker(25)):
+    chunks = chunker.chunk("\n\n".join(texts), meta)
+    return {c.text: c.id for c in chunks}, chunks
+
+
+def test_ids_depend_on_the_text_not_only_on_the_span():
+    chunker = RecursiveChunker(100)
+    a = chunker.chunk("Alpha beta gamma.", {"source": "x"})[0]
+    b = chunker.chunk("Other words here.", {"source": "x"})[0]
+    assert (a.start, a.end) == (b.start, b.end) and a.id != b.id
+
+
+@pytest.mark.parametrize("meta", [{"source": "doc.txt"}, {"doc_id": 7}, {"id": "d1"}])
+def test_an_edit_elsewhere_keeps_the_ids_of_unchanged_chunks(meta):
+    before, chunks = _ids(PARAS, meta)
+    assert len(chunks) == 3
+    # A paragraph inserted before the second shifts its offsets: its id, and the others', stay.
+    after, moved = _ids([PARAS[0], "A new paragraph.", *PARAS[1:]], meta)
+    assert all(after[t] == before[t] for t in PARAS)
+    assert after["A new paragraph."] not in before.values()
+    assert moved[2].start != chunks[1].start and moved[2].id == chunks[1].id
+    # prev_id/next_id follow the new order.
+    assert moved[2].prev_id == moved[1].id == after["A new paragraph."]
+    # An edited chunk gets a new id.
+    edited, _ = _ids([PARAS[0], "Second one, longer!", PARAS[2]], meta)
+    assert edited[PARAS[0]] == before[PARAS[0]] and edited["Second one, longer!"] != before[PARAS[1]]
+
+
+def test_repeated_chunk_texts_are_told_apart_by_occurrence():
+    text = "\n\n".join(["Same words.", "Other.", "Same words."])
+    chunks = RecursiveChunker(12).chunk(text, {"source": "s"})
+    assert [c.text for c in chunks] == ["Same words.", "Other.", "Same words."]
+    assert len({c.id for c in chunks}) == 3
+    # A third copy appended leaves the first two ids as they were.
+    more = RecursiveChunker(12).chunk(text + "\n\nSame words.", {"source": "s"})
+    assert [c.id for c in more[:3]] == [c.id for c in chunks] and more[3].id not in {c.id for c in chunks}
+
+
+def test_the_document_id_is_part_of_the_id():
+    ids = {RecursiveChunker(100).chunk("Alpha.", meta)[0].id
+           for meta in ({"source": "a"}, {"source": "b"}, {"doc_id": "a"}, None)}
+    assert len(ids) == 4
+    # Without a document id the whole text stands for the document: the same passage in two texts, two ids.
+    one = RecursiveChunker(10).chunk("Alpha one.\n\nBeta two.")
+    two = RecursiveChunker(10).chunk("Alpha one.\n\nGamma three.")
+    assert one[0].text == two[0].text and one[0].id != two[0].id
+    assert [c.id for c in RecursiveChunker(10).chunk("Alpha one.\n\nBeta two.")] == [c.id for c in one]
+
+
+def test_batch_ids_are_the_single_call_ids():
+    texts = ["\n\n".join(PARAS), "Alpha beta gamma.", "\n\n".join(PARAS[::-1])]
+    metas = [{"source": "a"}, None, {"source": "a"}]
+    chunker = RecursiveChunker(25)
+    assert [[c.id for c in cs] for cs in chunker.chunk_batch(texts, metas)] == [
+        [c.id for c in chunker.chunk(t, m)] for t, m in zip(texts, metas)
+    ]

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
-use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::errors::{int_arg, wrong_type, ChunkingError};
 use crate::metadata;
@@ -298,7 +298,14 @@ impl Chunk {
         self.text_of(py)
     }
 
-    /// Stable id of the chunk: the same for the same document id and span.
+    /// Stable id of the chunk (16 hex digits): a hash of the document id, the chunk's text, and which occurrence of
+    /// that text it is among the document's chunks (the first chunk with that exact text, the second...). The same
+    /// text at the same place in a document gives the same id; an edit elsewhere in the document leaves the id of
+    /// an unchanged chunk as it was (offsets are not part of it), unless it adds or removes an earlier chunk with
+    /// that exact text. The document id is ``metadata["doc_id"]``,
+    /// ``["id"]`` or ``["source"]``; without one, a digest of the whole text stands for it, so that the same
+    /// passage in two documents gets two ids, and any edit changes every id: give a document id for ids that
+    /// survive edits. A chunk made with ``Chunk(...)`` has the id it is given (empty by default).
     #[getter]
     fn id(&self) -> String {
         self.id.render()
@@ -419,13 +426,69 @@ impl Chunk {
     }
 }
 
-fn chunk_id(doc: &str, start: usize, end: usize) -> u64 {
-    let mut buf = Vec::with_capacity(doc.len() + 17);
-    buf.extend_from_slice(doc.as_bytes());
-    buf.push(0);
-    buf.extend_from_slice(&(start as u64).to_le_bytes());
-    buf.extend_from_slice(&(end as u64).to_le_bytes());
-    xxh3_64(&buf)
+/// The ids of the chunks `spans` of `text`: each a hash of the document, the chunk's text and which occurrence of
+/// that text it is among the document's chunks (0 for the first chunk with that exact text, 1 for the next...).
+/// Not of the offsets: an edit before a chunk shifts them, and its id must not change. `doc_id`: the document id
+/// from the metadata; without one, a digest of the whole text stands for the document, so that equal chunk texts
+/// of different documents do not collide (and every id changes with any edit).
+fn chunk_ids(text: &str, spans: &[Span], doc_id: Option<&str>) -> Vec<u64> {
+    use xxhash_rust::xxh3::xxh3_64_with_seed;
+    // Seeds keep a document id apart from a text that happens to hold the same bytes.
+    let doc = match doc_id {
+        Some(d) => xxh3_64_with_seed(d.as_bytes(), 1),
+        None => xxh3_64_with_seed(text.as_bytes(), 0),
+    };
+    let mut seen: std::collections::HashMap<u64, u64, Prehashed> =
+        std::collections::HashMap::with_capacity_and_hasher(spans.len(), Prehashed);
+    spans
+        .iter()
+        .map(|s| {
+            // One pass over the chunk's bytes, seeded with the document.
+            let id = xxh3_64_with_seed(&text.as_bytes()[s.start..s.end], doc);
+            let count = seen.entry(id).or_insert(0);
+            let occurrence = *count;
+            *count += 1;
+            if occurrence == 0 {
+                id
+            } else {
+                let mut key = [0u8; 16];
+                key[..8].copy_from_slice(&id.to_le_bytes());
+                key[8..].copy_from_slice(&occurrence.to_le_bytes());
+                xxh3_64(&key)
+            }
+        })
+        .collect()
+}
+
+/// A hasher for keys that are hashes already: their low bits, as they are.
+#[derive(Debug, Clone, Copy, Default)]
+struct Prehashed;
+
+impl std::hash::BuildHasher for Prehashed {
+    type Hasher = PrehashedHasher;
+    fn build_hasher(&self) -> PrehashedHasher {
+        PrehashedHasher(0)
+    }
+}
+
+#[derive(Debug)]
+struct PrehashedHasher(u64);
+
+impl std::hash::Hasher for PrehashedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed here (`write_u64`); a fold of the bytes in case of anything else.
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+        }
+    }
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
 }
 
 /// Everything about a text's chunks that needs no Python object: `str` offsets and ids. Computed without the GIL
@@ -470,18 +533,10 @@ impl Prepared {
         Ok(prepared)
     }
 
-    /// `doc_id`: the document id from the metadata; without one, a digest of the text identifies the document.
+    /// `doc_id`: the document id from the metadata (see [`chunk_ids`]).
     pub fn new(splitter: &Splitter, text: &str, spans: Vec<Span>, doc_id: Option<&str>) -> Self {
-        let digest;
-        let doc = match doc_id {
-            Some(d) => d,
-            None => {
-                digest = format!("{:032x}", xxh3_128(text.as_bytes()));
-                &digest
-            }
-        };
         let offsets = splitter.char_spans(text, &spans);
-        let ids = offsets.iter().map(|&(s, e)| chunk_id(doc, s, e)).collect();
+        let ids = chunk_ids(text, &spans, doc_id);
         Self {
             spans,
             offsets,
