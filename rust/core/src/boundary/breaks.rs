@@ -34,15 +34,6 @@ fn finders() -> &'static [Finder<'static>; 3] {
     FINDERS.get_or_init(|| WIDE.map(|(t, _)| Finder::new(t.as_bytes())))
 }
 
-/// Whether `c` ends a line (CR and LF included; FF counts, as a page break).
-#[inline]
-pub fn is_line_terminator(c: char) -> bool {
-    matches!(
-        c,
-        '\n' | '\r' | '\x0b' | '\x0c' | '\u{85}' | '\u{2028}' | '\u{2029}'
-    )
-}
-
 /// Whether the line-based readers need a [`line_view`] of `text`: it holds a lone CR, a VT, NEL, LS or PS, or
 /// starts with a byte order mark.
 pub fn needs_view(text: &str) -> bool {
@@ -132,13 +123,5 @@ mod tests {
                 assert!(got.is_char_boundary(i));
             }
         }
-    }
-
-    #[test]
-    fn terminators_are_line_terminators() {
-        for c in ['\n', '\r', '\x0b', '\x0c', '\u{85}', '\u{2028}', '\u{2029}'] {
-            assert!(is_line_terminator(c));
-        }
-        assert!(!is_line_terminator(' ') && !is_line_terminator('\u{feff}'));
     }
 }
