@@ -68,19 +68,19 @@ class Splitter:
         cls,
         strategy: str,
         size: int,
-        overlap: int = 0,
-        min_size: int = 0,
+        overlap: Optional[int] = None,
+        min_size: Optional[int] = None,
         trim: bool = True,
         unit: str = "chars",
         separators: Optional[List[str]] = None,
         separators_regex: bool = False,
         keep_separator: str = "end",
-        snap: int = 0,
+        snap: Optional[int] = None,
         tokenizer: Optional["Tokenizer"] = None,
         merge_sections: bool = True,
         size_includes_context: bool = False,
         format: str = "markdown",
-        rows_per_chunk: int = 0,
+        rows_per_chunk: Optional[int] = None,
     ) -> "Splitter": ...
     def chunk(self, text: str, metadata: Optional[Dict[str, Any]] = None, paged: bool = False) -> List[Chunk]: ...
     def chunk_batch(

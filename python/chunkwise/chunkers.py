@@ -177,11 +177,22 @@ def _as_dict(metadata: Any, name: str) -> Optional[dict]:
 
 
 class RecursiveChunker(BaseChunker):
-    """Cuts at the strongest boundary that fits: paragraph > line > sentence > clause > word > grapheme.
+    r"""Cuts at the strongest boundary that fits: paragraph > line > sentence > clause > word > grapheme.
 
-    With ``separators``, the caller's separators (literal strings, or regexes with ``is_separator_regex=True``) are
-    the levels instead, strongest first, with graphemes as the last resort; ``keep_separator`` says whether a
-    separator ends the piece before it ("end") or starts the piece after it ("start").
+    With ``separators`` (a list of str), the caller's separators (literal strings, or regexes with
+    ``is_separator_regex=True``) are the levels instead, strongest first, with graphemes as the last resort;
+    ``keep_separator`` says whether a separator ends the piece before it ("end") or starts the piece after it
+    ("start").
+
+    Regexes are Python ``re`` patterns, matched in Rust with the same matches as ``re`` (the translation
+    ``chunkwise.langchain`` uses): literals and escapes, classes, ``.``, ``\d``, ``\s`` (Python's whitespace),
+    ``^``/``\A``, groups (capturing and named ones are plain groups here), alternation, greedy and lazy
+    quantifiers, and look-arounds ``(?=...)``, ``(?!...)``, ``(?<=...)``, ``(?<!...)`` (look-behinds of fixed
+    width). A pattern whose every match is empty cuts at the position it matches: ``(?<=\.)`` cuts after each
+    full stop, ``(?=\n#)`` before each Markdown heading. Refused, with a ChunkingError that says why: a pattern
+    that can match both the empty string and text (``x*``); ``\w \W \b \B`` (Python's word characters differ
+    from Rust's); inline flags such as ``(?i)``; back-references; octal escapes; ``$`` and ``\Z`` (the end of the
+    text is always a cut).
     """
 
     _strategy = "recursive"
@@ -200,6 +211,9 @@ class RecursiveChunker(BaseChunker):
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
     ) -> None:
+        if isinstance(separators, str):
+            # list() would read it as one separator per character.
+            raise TypeError("separators must be a list of str, not a str")
         separators = None if separators is None else list(separators)
         public = dict(
             size=size,

@@ -12,7 +12,7 @@ mod text;
 mod tokenizer;
 
 use chunk::{Chunk, Prepared};
-use errors::{guard, internal, to_py, tripwire, wrong_type, ChunkingError, Panic};
+use errors::{guard, int_arg, internal, to_py, tripwire, wrong_type, ChunkingError, Panic};
 use text::{borrow_item, borrow_str};
 use tokenizer::PyTokenizer;
 
@@ -278,9 +278,13 @@ impl PySplitter {
     }
 }
 
-/// A core error about one text of a batch, naming it.
+/// A core error about one text of a batch, naming it: "text is not a table" becomes "texts[3] is not a table".
 fn batch_error(i: usize, e: chunkwise_core::ChunkError) -> PyErr {
-    ChunkingError::new_err(format!("texts[{i}]: {e}"))
+    let message = e.to_string();
+    ChunkingError::new_err(match message.strip_prefix("text ") {
+        Some(rest) => format!("texts[{i}] {rest}"),
+        None => format!("texts[{i}]: {message}"),
+    })
 }
 
 /// A panic while splitting one text of a batch, naming it.
@@ -311,28 +315,43 @@ fn metadata_arg<'a, 'py>(
 #[pymethods]
 impl PySplitter {
     #[new]
-    #[pyo3(signature = (strategy, size, overlap=0, min_size=0, trim=true, unit="chars", separators=None,
-                        separators_regex=false, keep_separator="end", snap=0, tokenizer=None,
+    #[pyo3(signature = (strategy, size, overlap=None, min_size=None, trim=true, unit="chars", separators=None,
+                        separators_regex=false, keep_separator="end", snap=None, tokenizer=None,
                         merge_sections=true, size_includes_context=false, format="markdown",
-                        rows_per_chunk=0))]
+                        rows_per_chunk=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         strategy: &str,
-        size: i64,
-        overlap: i64,
-        min_size: i64,
+        size: &Bound<'_, PyAny>,
+        overlap: Option<&Bound<'_, PyAny>>,
+        min_size: Option<&Bound<'_, PyAny>>,
         trim: bool,
         unit: &str,
         separators: Option<Vec<String>>,
         separators_regex: bool,
         keep_separator: &str,
-        snap: i64,
+        snap: Option<&Bound<'_, PyAny>>,
         tokenizer: Option<Bound<'_, PyAny>>,
         merge_sections: bool,
         size_includes_context: bool,
         format: &str,
-        rows_per_chunk: i64,
+        rows_per_chunk: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        // Ints checked here: pyo3's conversion raised OverflowError for 2**63 and took True as 1. The lower bounds
+        // are the core's, with its messages; the core checks the bounds that depend on other arguments.
+        let int = |arg: &str, value: Option<&Bound<'_, PyAny>>, lo: i64| match value {
+            Some(v) => int_arg(arg, v, lo),
+            None => Ok(0),
+        };
+        let (size, overlap, min_size) = (
+            int("size", Some(size), 1)?,
+            int("overlap", overlap, 0)?,
+            int("min_size", min_size, 0)?,
+        );
+        let (snap, rows_per_chunk) = (
+            int("snap", snap, 0)?,
+            int("rows_per_chunk", rows_per_chunk, 0)?,
+        );
         let tokenizer = match tokenizer {
             Some(t) if !t.is_none() => Some(
                 t.cast::<PyTokenizer>()
@@ -557,6 +576,8 @@ impl PySplitter {
                     .into_pyobject(py)?
                     .to_owned()
                     .into_any(),
+                c.table_format.clone().into_pyobject(py)?.into_any(),
+                c.rows_per_chunk.into_pyobject(py)?.into_any(),
             ],
         )?;
         Ok((slf.get_type().into_any(), args))
