@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use crate::assemble::{Assembler, Mode, Span};
+use crate::assemble::{Assembler, Mode, Span, Stop};
 pub use crate::boundary::KeepSeparator;
 use crate::boundary::{Emitter, Level};
 use crate::error::ChunkError;
@@ -359,9 +359,21 @@ impl Splitter {
         &self,
         text: &str,
     ) -> Result<(Vec<Span>, Option<crate::structure::Structure>), ChunkError> {
+        self.split_structured_until(text, None)
+    }
+
+    /// [`Splitter::split_structured`], asking `stop` every few chunks whether to give up
+    /// ([`ChunkError::Interrupted`]). Reading the structure (before the first chunk) is not interrupted.
+    pub fn split_structured_until(
+        &self,
+        text: &str,
+        stop: Option<&dyn Fn() -> bool>,
+    ) -> Result<(Vec<Span>, Option<crate::structure::Structure>), ChunkError> {
         let structure = self.structure(text)?;
         let mut out = Vec::new();
-        self.assembler(structure.as_ref()).run(text, &mut out);
+        let mut assembler = self.assembler(structure.as_ref());
+        assembler.stop = Stop(stop);
+        assembler.run(text, &mut out)?;
         Ok((out, structure))
     }
 
@@ -479,6 +491,47 @@ impl Splitter {
             min_size: self.min_size,
             trim: self.config.trim,
             mode: self.mode,
+            stop: Stop::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn a_stop_check_interrupts_the_split() {
+        let splitter = Splitter::new(SplitterConfig::new(Strategy::Recursive, 10)).unwrap();
+        let text = "Some words here. ".repeat(200);
+        let whole = splitter.split_structured(&text).unwrap().0;
+        // Never stopping gives the usual chunks, asked every few chunks.
+        let asked = Cell::new(0);
+        let never = || {
+            asked.set(asked.get() + 1);
+            false
+        };
+        assert_eq!(
+            splitter
+                .split_structured_until(&text, Some(&never))
+                .unwrap()
+                .0,
+            whole
+        );
+        assert!(asked.get() > 1 && asked.get() < whole.len());
+        // Stopping at the third check.
+        let calls = Cell::new(0);
+        let third = || {
+            calls.set(calls.get() + 1);
+            calls.get() == 3
+        };
+        assert_eq!(
+            splitter
+                .split_structured_until(&text, Some(&third))
+                .unwrap_err(),
+            ChunkError::Interrupted
+        );
+        assert_eq!(calls.get(), 3);
     }
 }

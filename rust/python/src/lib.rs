@@ -6,6 +6,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
 mod chunk;
 mod errors;
+mod interrupt;
 mod langchain;
 mod metadata;
 mod text;
@@ -13,6 +14,7 @@ mod tokenizer;
 
 use chunk::{Chunk, Prepared};
 use errors::{guard, int_arg, internal, to_py, tripwire, wrong_type, ChunkingError, Panic};
+use interrupt::{Interrupt, INTERVAL};
 use text::{borrow_item, borrow_str};
 use tokenizer::PyTokenizer;
 
@@ -72,9 +74,12 @@ struct PySplitter {
 }
 
 impl PySplitter {
-    /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error.
+    /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error, Ctrl-C
+    /// a KeyboardInterrupt within [`INTERVAL`].
     fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Span>> {
-        let run = || guard(|| self.try_split(text));
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let run = || guard(|| self.try_split(text, &stop));
         let spans = if self.detach(text) {
             py.detach(run)
         } else {
@@ -82,13 +87,23 @@ impl PySplitter {
         };
         let spans = spans.map_err(|p| internal("splitting the text", &p))?;
         self.check()?;
-        spans.map_err(to_py)
+        spans.map_err(|e| interrupt.to_py(e))
     }
 
     /// The core's split, behind the test hook.
-    fn try_split(&self, text: &str) -> Result<Vec<Span>, chunkwise_core::ChunkError> {
+    fn try_split(
+        &self,
+        text: &str,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<Span>, chunkwise_core::ChunkError> {
         tripwire::check(text);
-        self.inner.try_split(text)
+        Ok(self.inner.split_structured_until(text, Some(stop))?.0)
+    }
+
+    /// The core's stop check for a call: Ctrl-C (see [`Interrupt`]), or a Python tokenizer callable that raised
+    /// (the rest of the split would be lost anyway).
+    fn stop<'a>(&'a self, interrupt: &'a Interrupt) -> impl Fn() -> bool + Sync + 'a {
+        move || interrupt.check() || self.tokenizer.as_ref().is_some_and(|t| t.get().failed())
     }
 
     /// Whether to release the GIL for `text`: for large texts, unless sizes come from a Python callable.
@@ -109,6 +124,7 @@ impl PySplitter {
         &self,
         py: Python<'_>,
         texts: &[&str],
+        interrupt: &Interrupt,
         f: impl Fn(usize, &str) -> T + Sync,
     ) -> PyResult<Vec<T>> {
         // Guarded one text at a time, on the thread that splits it: the panic hook sees only that thread, and the
@@ -117,17 +133,41 @@ impl PySplitter {
         let out: Vec<Result<T, Panic>> = if self.calls_python() {
             texts.iter().enumerate().map(each).collect()
         } else {
-            py.detach(|| {
-                use rayon::prelude::*;
-                texts.par_iter().enumerate().map(each).collect()
-            })
+            let run = || {
+                // The pool splits; this thread waits, running Python's signal handlers now and then, so that
+                // Ctrl-C stops the splits (the workers see `interrupt` at their next check).
+                let (tx, rx) = std::sync::mpsc::channel();
+                rayon::in_place_scope(|scope| {
+                    scope.spawn(|_| {
+                        use rayon::prelude::*;
+                        let _ = tx.send(texts.par_iter().enumerate().map(each).collect::<Vec<_>>());
+                    });
+                    loop {
+                        match rx.recv_timeout(INTERVAL) {
+                            Ok(out) => break Some(out),
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                                interrupt.check();
+                            }
+                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break None,
+                        }
+                    }
+                })
+            };
+            match py.detach(|| guard(run)) {
+                Ok(Some(out)) => out,
+                Ok(None) => return Err(lost(0)),
+                Err(p) => return Err(internal("splitting a batch", &p)),
+            }
         };
+        self.check()?;
+        if interrupt.stopped() {
+            return Err(interrupt.take_error());
+        }
         let out = out
             .into_iter()
             .enumerate()
             .map(|(i, r)| r.map_err(|p| batch_panic(i, &p)))
             .collect::<PyResult<Vec<T>>>()?;
-        self.check()?;
         Ok(out)
     }
 
@@ -139,6 +179,7 @@ impl PySplitter {
         &self,
         py: Python<'_>,
         texts: &[&str],
+        interrupt: &Interrupt,
         f: impl Fn(usize, &str) -> T + Sync,
         mut build: impl FnMut(usize, T) -> PyResult<()>,
     ) -> PyResult<()> {
@@ -146,6 +187,9 @@ impl PySplitter {
             for (i, t) in texts.iter().enumerate() {
                 let out = guard(|| f(i, t)).map_err(|p| batch_panic(i, &p))?;
                 self.check()?;
+                if interrupt.stopped() {
+                    return Err(interrupt.take_error());
+                }
                 build(i, out)?;
             }
             return Ok(());
@@ -185,6 +229,9 @@ impl PySplitter {
                 let mut slots: Vec<Option<Result<T, Panic>>> = (0..n).map(|_| None).collect();
                 let mut next = 0;
                 loop {
+                    if interrupt.check() {
+                        return Err(interrupt.take_error());
+                    }
                     while let Some(out) = slots.get_mut(next).and_then(Option::take) {
                         build(next, out.map_err(|p| batch_panic(next, &p))?)?;
                         next += 1;
@@ -200,18 +247,34 @@ impl PySplitter {
                             let to = n.min(from + PIPELINE_STEP);
                             if from < to {
                                 let done = py.detach(|| (from..to).map(split).collect::<Vec<_>>());
+                                if interrupt.stopped() {
+                                    return Err(interrupt.take_error());
+                                }
                                 for (i, out) in (from..).zip(done) {
                                     slots[i] = Some(out);
                                 }
                             }
                         }
                         Err(std::sync::mpsc::TryRecvError::Empty) => {
-                            // All texts are taken and the next one is still being split: wait, GIL released.
-                            let (back, item) = py.detach(move || {
-                                let item = rx.recv().ok();
-                                (rx, item)
+                            // All texts are taken and the next one is still being split: wait, GIL released,
+                            // running Python's signal handlers now and then (Ctrl-C).
+                            let (back, item) = py.detach(move || loop {
+                                match rx.recv_timeout(INTERVAL) {
+                                    Ok(item) => break (rx, Some(item)),
+                                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                                        if interrupt.check() {
+                                            break (rx, None);
+                                        }
+                                    }
+                                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                                        break (rx, None)
+                                    }
+                                }
                             });
                             rx = back;
+                            if interrupt.stopped() {
+                                return Err(interrupt.take_error());
+                            }
                             match item {
                                 Some((i, out)) => slots[i] = Some(out),
                                 None => return Err(lost(next)),
@@ -245,7 +308,9 @@ impl PySplitter {
         doc_id: Option<&str>,
         paged: bool,
     ) -> PyResult<Prepared> {
-        let run = || guard(|| Prepared::split(&self.inner, text, doc_id, paged));
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let run = || guard(|| Prepared::split(&self.inner, text, doc_id, paged, &stop));
         let prepared = if self.detach(text) {
             py.detach(run)
         } else {
@@ -253,7 +318,7 @@ impl PySplitter {
         };
         let prepared = prepared.map_err(|p| internal("splitting the text", &p))?;
         self.check()?;
-        prepared.map_err(to_py)
+        prepared.map_err(|e| interrupt.to_py(e))
     }
 
     /// `arg`: the name of the metadata argument, made only for an error.
@@ -451,11 +516,14 @@ impl PySplitter {
             .collect::<PyResult<Vec<_>>>()?;
         let strs = borrow_all(py, "texts", &items)?;
         let mut lists = Vec::with_capacity(items.len());
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
         chunk::gc_paused(py, || {
             self.pipeline(
                 py,
                 &strs,
-                |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false),
+                &interrupt,
+                |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false, &stop),
                 |i, prepared| {
                     let prepared = prepared.map_err(|e| batch_error(i, e))?;
                     let meta = (|| format!("metadatas[{i}]"), metas[i]);
@@ -490,8 +558,10 @@ impl PySplitter {
     ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyBytes>)> {
         let items = collect("texts", texts)?;
         let strs = borrow_all(py, "texts", &items)?;
-        let packed = self.for_all(py, &strs, |_, t| {
-            self.try_split(t)
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let packed = self.for_all(py, &strs, &interrupt, |_, t| {
+            self.try_split(t, &stop)
                 .map(|spans| flatten(&self.inner, t, &spans).0)
         })?;
         let packed = packed
