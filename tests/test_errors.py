@@ -28,7 +28,7 @@ from chunkwise import (
         (lambda: RecursiveChunker(10, unit="tokens"), "unit='tokens' needs a tokenizer"),
         (lambda: RecursiveChunker(10, separators=["("], is_separator_regex=True), r"separators\[0\] is not a valid regex"),
         (lambda: RecursiveChunker(10, separators=["a", ""]), r"separators\[1\] is empty"),
-        (lambda: RecursiveChunker(10, separators=["x*"], is_separator_regex=True), "matches the empty string"),
+        (lambda: RecursiveChunker(10, separators=["x*"], is_separator_regex=True), "can match the empty string"),
         (lambda: RecursiveChunker(10, keep_separator="both"), "keep_separator must be 'end' or 'start', got \"both\""),
     ],
 )
@@ -66,9 +66,9 @@ def test_batch_metadata_count_must_match():
 def test_lone_surrogate_is_a_clear_error():
     text = "good text \ud800 more"
     for call in (RecursiveChunker(10).chunk, RecursiveChunker(10).spans, RecursiveChunker(10).split):
-        with pytest.raises(ChunkingError, match=r"text holds a lone surrogate '\\ud800' at index 10"):
+        with pytest.raises(ChunkingError, match=r"^text holds a lone surrogate '\\ud800' at index 10"):
             call(text)
-    with pytest.raises(ChunkingError, match=r"texts\[1\] holds a lone surrogate"):
+    with pytest.raises(ChunkingError, match=r"^texts\[1\] holds a lone surrogate"):
         RecursiveChunker(10).chunk_batch(["fine", "bad \udfff"])
 
 

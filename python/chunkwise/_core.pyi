@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "tiktoken_windows"]
+__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "tiktoken_windows"]
 
 __version__: str
 
@@ -68,19 +68,20 @@ class Splitter:
         cls,
         strategy: str,
         size: int,
-        overlap: int = 0,
-        min_size: int = 0,
+        overlap: Optional[int] = None,
+        min_size: Optional[int] = None,
         trim: bool = True,
         unit: str = "chars",
         separators: Optional[List[str]] = None,
         separators_regex: bool = False,
         keep_separator: str = "end",
-        snap: int = 0,
+        snap: Optional[int] = None,
         tokenizer: Optional["Tokenizer"] = None,
         merge_sections: bool = True,
         size_includes_context: bool = True,
         format: str = "markdown",
-        rows_per_chunk: int = 0,
+        rows_per_chunk: Optional[int] = None,
+        max_chars: Union[int, str, None] = "auto",
     ) -> "Splitter": ...
     def chunk(self, text: str, metadata: Optional[Dict[str, Any]] = None, paged: bool = False) -> List[Chunk]: ...
     def chunk_batch(
@@ -142,5 +143,8 @@ class LangchainSplitter:
 def tiktoken_windows(
     encoding: str, text: str, chunk_size: int, chunk_overlap: int, allowed_special: List[str]
 ) -> Optional[List[str]]: ...
+def _splitter_from_config(config: Dict[str, Any]) -> Splitter:
+    """A splitter from its ``config()``: how a pickled splitter is restored."""
+
 def _panic_on(marker: Optional[str]) -> None:
     """Test hook, not API: while armed, splitting a text that holds ``marker`` panics inside the core call."""

@@ -6,7 +6,7 @@ Each class builds one core splitter in ``__init__`` (the core validates every ar
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _core
 from ._core import Tokenizer
@@ -45,7 +45,13 @@ def _pairs_array(buffer: bytearray) -> Any:
 
 
 class BaseChunker:
-    """What every chunker can do. Subclasses only choose the core strategy and its arguments."""
+    """What every chunker can do. Subclasses only choose the core strategy and its arguments.
+
+    The arguments every chunker takes: ``size`` and ``overlap`` in ``unit`` ("chars", or "tokens" of ``tokenizer``,
+    implied by a tokenizer); ``trim``; and, in tokens, ``max_chars``: the most characters a chunk may hold, since a
+    tokenizer can count a long run as one token or none ("auto": 64 per unit of ``size``; an int >= ``size``; None:
+    no cap). ``token_count`` is exact either way.
+    """
 
     _strategy = ""
     # Arguments the core spells differently.
@@ -177,11 +183,22 @@ def _as_dict(metadata: Any, name: str) -> Optional[dict]:
 
 
 class RecursiveChunker(BaseChunker):
-    """Cuts at the strongest boundary that fits: paragraph > line > sentence > clause > word > grapheme.
+    r"""Cuts at the strongest boundary that fits: paragraph > line > sentence > clause > word > grapheme.
 
-    With ``separators``, the caller's separators (literal strings, or regexes with ``is_separator_regex=True``) are
-    the levels instead, strongest first, with graphemes as the last resort; ``keep_separator`` says whether a
-    separator ends the piece before it ("end") or starts the piece after it ("start").
+    With ``separators`` (a list of str), the caller's separators (literal strings, or regexes with
+    ``is_separator_regex=True``) are the levels instead, strongest first, with graphemes as the last resort;
+    ``keep_separator`` says whether a separator ends the piece before it ("end") or starts the piece after it
+    ("start").
+
+    Regexes are Python ``re`` patterns, matched in Rust with the same matches as ``re`` (the translation
+    ``chunkwise.langchain`` uses): literals and escapes, classes, ``.``, ``\d``, ``\s`` (Python's whitespace),
+    ``^``/``\A``, groups (capturing and named ones are plain groups here), alternation, greedy and lazy
+    quantifiers, and look-arounds ``(?=...)``, ``(?!...)``, ``(?<=...)``, ``(?<!...)`` (look-behinds of fixed
+    width). A pattern whose every match is empty cuts at the position it matches: ``(?<=\.)`` cuts after each
+    full stop, ``(?=\n#)`` before each Markdown heading. Refused, with a ChunkingError that says why: a pattern
+    that can match both the empty string and text (``x*``); ``\w \W \b \B`` (Python's word characters differ
+    from Rust's); inline flags such as ``(?i)``; back-references; octal escapes; ``$`` and ``\Z`` (the end of the
+    text is always a cut).
     """
 
     _strategy = "recursive"
@@ -199,7 +216,11 @@ class RecursiveChunker(BaseChunker):
         trim: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
+        max_chars: Union[int, str, None] = "auto",
     ) -> None:
+        if isinstance(separators, str):
+            # list() would read it as one separator per character.
+            raise TypeError("separators must be a list of str, not a str")
         separators = None if separators is None else list(separators)
         public = dict(
             size=size,
@@ -211,6 +232,7 @@ class RecursiveChunker(BaseChunker):
             trim=trim,
             unit=unit,
             tokenizer=tokenizer,
+            max_chars=max_chars,
         )
         super().__init__(public)
 
@@ -227,8 +249,17 @@ class _LevelChunker(BaseChunker):
         trim: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
+        max_chars: Union[int, str, None] = "auto",
     ) -> None:
-        public = dict(size=size, overlap=overlap, min_size=min_size, trim=trim, unit=unit, tokenizer=tokenizer)
+        public = dict(
+            size=size,
+            overlap=overlap,
+            min_size=min_size,
+            trim=trim,
+            unit=unit,
+            tokenizer=tokenizer,
+            max_chars=max_chars,
+        )
         super().__init__(public)
 
 
@@ -261,8 +292,11 @@ class FixedChunker(BaseChunker):
         trim: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
+        max_chars: Union[int, str, None] = "auto",
     ) -> None:
-        public = dict(size=size, overlap=overlap, snap=snap, trim=trim, unit=unit, tokenizer=tokenizer)
+        public = dict(
+            size=size, overlap=overlap, snap=snap, trim=trim, unit=unit, tokenizer=tokenizer, max_chars=max_chars
+        )
         super().__init__(public)
 
 
@@ -281,6 +315,7 @@ class _SectionChunker(BaseChunker):
         trim: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
+        max_chars: Union[int, str, None] = "auto",
     ) -> None:
         public = dict(
             size=size,
@@ -291,6 +326,7 @@ class _SectionChunker(BaseChunker):
             trim=trim,
             unit=unit,
             tokenizer=tokenizer,
+            max_chars=max_chars,
         )
         super().__init__(public)
 
@@ -357,9 +393,12 @@ class TableChunker(BaseChunker):
         trim: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
+        max_chars: Union[int, str, None] = "auto",
     ) -> None:
         if size is None and rows_per_chunk is None:
             raise _core.ChunkingError("TableChunker needs size or rows_per_chunk (or both), got neither")
+        if size is None and max_chars is not None and max_chars != "auto":
+            raise _core.ChunkingError("max_chars caps a chunk of size tokens: give size too, or leave max_chars out")
         if rows_per_chunk is not None and (isinstance(rows_per_chunk, bool) or not isinstance(rows_per_chunk, int)):
             raise TypeError(f"rows_per_chunk must be an int or None, got {type(rows_per_chunk).__name__}")
         if rows_per_chunk is not None and rows_per_chunk < 1:
@@ -373,5 +412,9 @@ class TableChunker(BaseChunker):
             trim=trim,
             unit=unit,
             tokenizer=tokenizer,
+            max_chars=max_chars,
         )
-        super().__init__(public, size=_UNLIMITED if size is None else size, rows_per_chunk=rows_per_chunk or 0)
+        core: Dict[str, Any] = dict(size=_UNLIMITED if size is None else size, rows_per_chunk=rows_per_chunk or 0)
+        if size is None:
+            core["max_chars"] = None  # rows are the only limit
+        super().__init__(public, **core)

@@ -79,7 +79,27 @@ pub struct Assembler<'a> {
     pub cap: std::cell::Cell<usize>,
     /// How far the chunk being assembled may reach (the end of its section, for structural strategies).
     pub limit: std::cell::Cell<usize>,
+    /// Asked every [`STOP_EVERY`] chunks whether to stop: a caller's way to interrupt a long split.
+    pub stop: Stop<'a>,
 }
+
+/// A caller's check whether a split should stop; `None` never stops.
+#[derive(Clone, Copy, Default)]
+pub struct Stop<'a>(pub Option<&'a (dyn Fn() -> bool + 'a)>);
+
+impl std::fmt::Debug for Stop<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Stop(Some)"
+        } else {
+            "Stop(None)"
+        })
+    }
+}
+
+/// How many chunks are made between two stop checks: often enough to stop within milliseconds even when each chunk
+/// is thousands of tokens, and rarely enough to cost nothing (the check is the caller's, and may read a clock).
+const STOP_EVERY: usize = 16;
 
 /// Units scanned past the capacity: trailing whitespace that trimming removes, and context for look-ahead rules.
 const LOOKAHEAD: usize = 32;
@@ -131,8 +151,8 @@ struct Window {
 }
 
 impl<'a> Assembler<'a> {
-    /// Appends the spans of `text` to `out`.
-    pub fn run(&self, text: &str, out: &mut Vec<Span>) {
+    /// Appends the spans of `text` to `out`, or stops with [`ChunkError::Interrupted`] when `stop` says so.
+    pub fn run(&self, text: &str, out: &mut Vec<Span>) -> Result<(), crate::error::ChunkError> {
         let first = out.len();
         let mut win = Window {
             bytes_per_unit: 1.5,
@@ -152,6 +172,11 @@ impl<'a> Assembler<'a> {
             };
             if start >= text.len() {
                 break;
+            }
+            if let Some(stop) = self.stop.0 {
+                if (out.len() - first) % STOP_EVERY == 0 && stop() {
+                    return Err(crate::error::ChunkError::Interrupted);
+                }
             }
             if let Some(s) = self.structure {
                 self.cap
@@ -189,6 +214,7 @@ impl<'a> Assembler<'a> {
         if self.min_size > 0 {
             self.merge_small(text, out, first);
         }
+        Ok(())
     }
 
     /// Resets the window to start at `start`, reaching past every end that could fit, and emits the strongest

@@ -11,6 +11,9 @@ pub enum ChunkError {
         /// What is wrong and what is allowed.
         message: String,
     },
+    /// The caller's stop check asked the split to stop (the Python bindings: Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl ChunkError {

@@ -226,6 +226,18 @@ impl Sizer for CharCapped {
     }
 }
 
+/// The cap on a chunk's characters when it is measured in tokens (see [`CharCapped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MaxChars {
+    /// [`CharCapped::DEFAULT_CHARS_PER_UNIT`] characters per unit of size, in tokens; no cap in characters.
+    #[default]
+    Auto,
+    /// No cap: a run the tokenizer counts as (almost) nothing may make one chunk of any length.
+    Off,
+    /// At most this many characters a chunk (tokens only: in characters the size is the cap).
+    Limit(i64),
+}
+
 /// The units a splitter can measure in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
@@ -411,9 +423,10 @@ mod tests {
                 eager: 0,
                 cap: Cell::new(16),
                 limit: Cell::new(usize::MAX),
+                stop: Default::default(),
             };
             let mut spans = Vec::new();
-            engine.run(&text, &mut spans);
+            engine.run(&text, &mut spans).unwrap();
             assert_eq!(spans.len(), 98, "{mode:?}"); // 100,000 / 1,024
             let mut at = 0;
             for s in &spans {

@@ -2,13 +2,13 @@
 
 use rayon::prelude::*;
 
-use crate::assemble::{Assembler, Mode, Span};
+use crate::assemble::{Assembler, Mode, Span, Stop};
 pub use crate::boundary::KeepSeparator;
 use crate::boundary::{Emitter, Level};
 use crate::error::ChunkError;
 use std::sync::Arc;
 
-use crate::size::{Chars, Sizer, Unit};
+use crate::size::{CharCapped, Chars, MaxChars, Sizer, Unit};
 use crate::tokens::TokenCounter;
 
 /// The chunking strategies of the core.
@@ -79,6 +79,8 @@ pub struct SplitterConfig {
     pub table_format: String,
     /// Table strategy: at most this many data rows per chunk (0: no limit but the size).
     pub rows_per_chunk: i64,
+    /// In tokens: the cap on a chunk's characters (tokens put no bound on them).
+    pub max_chars: MaxChars,
 }
 
 impl SplitterConfig {
@@ -100,6 +102,7 @@ impl SplitterConfig {
             size_includes_context: false,
             table_format: "markdown".to_owned(),
             rows_per_chunk: 0,
+            max_chars: MaxChars::Auto,
         }
     }
 }
@@ -115,7 +118,10 @@ pub struct Splitter {
     emitters: Vec<(Emitter, Level)>,
     levels: Vec<Level>,
     unit: Unit,
+    /// What the engine measures with: the unit's sizer, under the character cap in tokens.
     sizer: Arc<dyn Sizer>,
+    /// The character cap, when there is one: chunks the cap measured get their exact size back from it.
+    capped: Option<Arc<CharCapped>>,
     /// How many of the strongest levels only the structure reports (emitted together, at no cost).
     eager: usize,
 }
@@ -204,6 +210,33 @@ impl Splitter {
                 ))
             }
         };
+        let capped =
+            match (unit, config.max_chars) {
+                (_, MaxChars::Off) | (Unit::Chars, MaxChars::Auto) => None,
+                (Unit::Chars, MaxChars::Limit(_)) => return Err(ChunkError::invalid(
+                    "max_chars",
+                    "max_chars caps chunks measured in tokens; in characters the size is the cap \
+                     (leave max_chars out, or measure in tokens)",
+                )),
+                (Unit::Tokens, MaxChars::Auto) => Some(Arc::new(CharCapped::new(
+                    sizer.clone(),
+                    capacity,
+                    capacity.saturating_mul(CharCapped::DEFAULT_CHARS_PER_UNIT),
+                )?)),
+                (Unit::Tokens, MaxChars::Limit(n)) => {
+                    let n = usize::try_from(n).map_err(|_| {
+                        ChunkError::invalid(
+                            "max_chars",
+                            format!("max_chars must be >= size ({capacity}), got {n}"),
+                        )
+                    })?;
+                    Some(Arc::new(CharCapped::new(sizer.clone(), capacity, n)?))
+                }
+            };
+        let sizer: Arc<dyn Sizer> = match &capped {
+            Some(c) => c.clone(),
+            None => sizer,
+        };
         let fixed = sizer.size("");
         if fixed >= capacity {
             return Err(ChunkError::invalid(
@@ -248,6 +281,7 @@ impl Splitter {
             levels,
             unit,
             sizer,
+            capped,
             eager,
         })
     }
@@ -358,6 +392,16 @@ impl Splitter {
         &self,
         text: &str,
     ) -> Result<(Vec<Span>, Option<crate::structure::Structure>), ChunkError> {
+        self.split_structured_until(text, None)
+    }
+
+    /// [`Splitter::split_structured`], asking `stop` every few chunks whether to give up
+    /// ([`ChunkError::Interrupted`]). Reading the structure (before the first chunk) is not interrupted.
+    pub fn split_structured_until(
+        &self,
+        text: &str,
+        stop: Option<&dyn Fn() -> bool>,
+    ) -> Result<(Vec<Span>, Option<crate::structure::Structure>), ChunkError> {
         // The line-based readers see every line terminator as LF (a copy only for the rare text that needs it).
         let view = if self.reads_lines() {
             crate::boundary::breaks::line_view(text)
@@ -370,7 +414,15 @@ impl Splitter {
         };
         let structure = self.structure(text, view)?;
         let mut out = Vec::new();
-        self.assembler(structure.as_ref(), view).run(text, &mut out);
+        let mut assembler = self.assembler(structure.as_ref(), view);
+        assembler.stop = Stop(stop);
+        assembler.run(text, &mut out)?;
+        if let Some(capped) = &self.capped {
+            // The measure is the larger of tokens and the cap's share of the size: report tokens.
+            for s in &mut out {
+                s.size = capped.reported(&text[s.start..s.end], s.size);
+            }
+        }
         Ok((out, structure))
     }
 
@@ -480,7 +532,10 @@ impl Splitter {
 
     /// The size of `text` in the splitter's unit.
     pub fn size_of(&self, text: &str) -> usize {
-        self.sizer.size(text)
+        match &self.capped {
+            Some(c) => c.inner().size(text),
+            None => self.sizer.size(text),
+        }
     }
 
     fn assembler<'a>(
@@ -502,6 +557,47 @@ impl Splitter {
             min_size: self.min_size,
             trim: self.config.trim,
             mode: self.mode,
+            stop: Stop::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn a_stop_check_interrupts_the_split() {
+        let splitter = Splitter::new(SplitterConfig::new(Strategy::Recursive, 10)).unwrap();
+        let text = "Some words here. ".repeat(200);
+        let whole = splitter.split_structured(&text).unwrap().0;
+        // Never stopping gives the usual chunks, asked every few chunks.
+        let asked = Cell::new(0);
+        let never = || {
+            asked.set(asked.get() + 1);
+            false
+        };
+        assert_eq!(
+            splitter
+                .split_structured_until(&text, Some(&never))
+                .unwrap()
+                .0,
+            whole
+        );
+        assert!(asked.get() > 1 && asked.get() < whole.len());
+        // Stopping at the third check.
+        let calls = Cell::new(0);
+        let third = || {
+            calls.set(calls.get() + 1);
+            calls.get() == 3
+        };
+        assert_eq!(
+            splitter
+                .split_structured_until(&text, Some(&third))
+                .unwrap_err(),
+            ChunkError::Interrupted
+        );
+        assert_eq!(calls.get(), 3);
     }
 }

@@ -424,6 +424,11 @@ impl TokenCounter {
     /// one: the pieces they share keep their counts (a cut depends only on the characters next to it), and only
     /// the head (cut at the new start) and the tail past the old end are cut and looked up again.
     fn window_pieces(&self, text: &str, start: usize, end: usize, cache: &mut WindowPieces) {
+        if cache.start == start && cache.end == end && !cache.pieces.is_empty() {
+            // The same window, measured again for a weaker level: the same pieces. (One piece can be the whole
+            // window: a run that is one word, counted anew for each level, was most of a split's time.)
+            return;
+        }
         let mut tail_from = start;
         let reusable = self.added.is_none() && cache.start <= start && start < cache.end;
         let old = std::mem::take(&mut cache.pieces);

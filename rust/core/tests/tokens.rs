@@ -198,3 +198,46 @@ fn tokens_need_a_tokenizer_and_a_tokenizer_needs_tokens() {
     let err = Splitter::new(config).unwrap_err().to_string();
     assert!(err.contains("unit='tokens'"), "{err}");
 }
+
+/// A WordPiece that knows only "b": every other word is one `[UNK]`, however long.
+const UNK_ONLY: &str = r###"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
+    "normalizer":null,"pre_tokenizer":{"type":"BertPreTokenizer"},"post_processor":null,"decoder":null,
+    "model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##",
+    "max_input_chars_per_word":100,"vocab":{"[UNK]":0,"b":1}}}"###;
+
+#[test]
+fn chunks_in_tokens_are_capped_in_characters() {
+    use chunkwise_core::size::MaxChars;
+    let counter = Arc::new(TokenCounter::from_hf_json(UNK_ONLY, false).unwrap());
+    let text = "a".repeat(100_000) + " b b b";
+    let build = |max_chars| {
+        let mut config = SplitterConfig::new(Strategy::Recursive, 16);
+        config.unit = "tokens".into();
+        config.tokenizer = Some(counter.clone());
+        config.max_chars = max_chars;
+        Splitter::new(config)
+    };
+    // The default: 64 characters a token, and each chunk reports its exact count.
+    let spans = build(MaxChars::Auto).unwrap().split(&text);
+    assert_eq!(spans.len(), 98);
+    for s in &spans {
+        assert!(text[s.start..s.end].chars().count() <= 16 * 64);
+        assert_eq!(s.size, counter.count(&text[s.start..s.end]));
+    }
+    assert_eq!(spans.last().unwrap().size, 4); // "aa…a b b b": one [UNK] and three "b"
+    let spans = build(MaxChars::Limit(100)).unwrap().split(&text);
+    assert!(spans.iter().all(|s| s.end - s.start <= 100));
+    assert_eq!(build(MaxChars::Off).unwrap().split(&text).len(), 1);
+    let err = build(MaxChars::Limit(15)).unwrap_err().to_string();
+    assert!(
+        err.contains("max_chars must be >= size (16), got 15"),
+        "{err}"
+    );
+    let mut config = SplitterConfig::new(Strategy::Recursive, 16);
+    config.max_chars = MaxChars::Limit(100);
+    let err = Splitter::new(config).unwrap_err().to_string();
+    assert!(
+        err.contains("max_chars caps chunks measured in tokens"),
+        "{err}"
+    );
+}

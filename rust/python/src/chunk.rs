@@ -515,14 +515,16 @@ impl Prepared {
 
     /// Splits `text` and prepares its chunks. `paged`: number the pages even if the text holds no form feed (a
     /// document given as pages); a text that holds form feeds is always numbered.
+    /// `stop`: asked every few chunks whether to give up (see `interrupt`).
     pub fn split(
         splitter: &Splitter,
         text: &str,
         doc_id: Option<&str>,
         paged: bool,
+        stop: &dyn Fn() -> bool,
     ) -> Result<Self, chunkwise_core::ChunkError> {
         crate::errors::tripwire::check(text);
-        let (spans, structure) = splitter.split_structured(text)?;
+        let (spans, structure) = splitter.split_structured_until(text, Some(stop))?;
         let mut prepared = Self::new(splitter, text, spans, doc_id);
         prepared.pages = chunkwise_core::offsets::pages(text, &prepared.spans, paged);
         if let Some(s) = structure {

@@ -37,7 +37,7 @@ pub fn unencodable(py: Python<'_>, arg: &str, text: &Bound<'_, PyString>, err: P
         None => format!("{arg} cannot be encoded as UTF-8"),
     };
     let new = ChunkingError::new_err(format!(
-        "{arg}: {detail}; chunkwise needs valid Unicode text (clean it first, e.g. \
+        "{detail}; chunkwise needs valid Unicode text (clean it first, e.g. \
          text.encode('utf-8', 'replace').decode('utf-8'))"
     ));
     new.set_cause(py, Some(err));
@@ -175,11 +175,12 @@ pub fn int_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<i64> {
             "{arg} must be >= {lo}, got {v}"
         ))),
         Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(value.py()) => {
-            Err(ChunkingError::new_err(format!(
-                "{arg} must be from {lo} to {} (2**63 - 1), got {}",
-                i64::MAX,
-                value.str().map_or_else(|_| "?".into(), |s| s.to_string())
-            )))
+            let got = value.str().map_or_else(|_| "?".into(), |s| s.to_string());
+            Err(ChunkingError::new_err(if got.starts_with('-') {
+                format!("{arg} must be >= {lo}, got {got}")
+            } else {
+                format!("{arg} must be at most {} (2**63 - 1), got {got}", i64::MAX)
+            }))
         }
         Err(_) => Err(wrong_type(arg, "an int", value)),
     }

@@ -1,18 +1,21 @@
 //! Python bindings of chunkwise: argument conversion, GIL handling and result packing. No chunking logic here.
 
+use chunkwise_core::size::MaxChars;
 use chunkwise_core::{KeepSeparator, Span, Splitter, SplitterConfig, Strategy};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
 mod chunk;
 mod errors;
+mod interrupt;
 mod langchain;
 mod metadata;
 mod text;
 mod tokenizer;
 
 use chunk::{Chunk, Prepared};
-use errors::{guard, internal, to_py, tripwire, wrong_type, ChunkingError, Panic};
+use errors::{guard, int_arg, internal, to_py, tripwire, wrong_type, ChunkingError, Panic};
+use interrupt::{Interrupt, INTERVAL};
 use text::{borrow_item, borrow_str};
 use tokenizer::PyTokenizer;
 
@@ -72,9 +75,12 @@ struct PySplitter {
 }
 
 impl PySplitter {
-    /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error.
+    /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error, Ctrl-C
+    /// a KeyboardInterrupt within [`INTERVAL`].
     fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Span>> {
-        let run = || guard(|| self.try_split(text));
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let run = || guard(|| self.try_split(text, &stop));
         let spans = if self.detach(text) {
             py.detach(run)
         } else {
@@ -82,13 +88,23 @@ impl PySplitter {
         };
         let spans = spans.map_err(|p| internal("splitting the text", &p))?;
         self.check()?;
-        spans.map_err(to_py)
+        spans.map_err(|e| interrupt.to_py(e))
     }
 
     /// The core's split, behind the test hook.
-    fn try_split(&self, text: &str) -> Result<Vec<Span>, chunkwise_core::ChunkError> {
+    fn try_split(
+        &self,
+        text: &str,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<Span>, chunkwise_core::ChunkError> {
         tripwire::check(text);
-        self.inner.try_split(text)
+        Ok(self.inner.split_structured_until(text, Some(stop))?.0)
+    }
+
+    /// The core's stop check for a call: Ctrl-C (see [`Interrupt`]), or a Python tokenizer callable that raised
+    /// (the rest of the split would be lost anyway).
+    fn stop<'a>(&'a self, interrupt: &'a Interrupt) -> impl Fn() -> bool + Sync + 'a {
+        move || interrupt.check() || self.tokenizer.as_ref().is_some_and(|t| t.get().failed())
     }
 
     /// Whether to release the GIL for `text`: for large texts, unless sizes come from a Python callable.
@@ -109,6 +125,7 @@ impl PySplitter {
         &self,
         py: Python<'_>,
         texts: &[&str],
+        interrupt: &Interrupt,
         f: impl Fn(usize, &str) -> T + Sync,
     ) -> PyResult<Vec<T>> {
         // Guarded one text at a time, on the thread that splits it: the panic hook sees only that thread, and the
@@ -117,17 +134,41 @@ impl PySplitter {
         let out: Vec<Result<T, Panic>> = if self.calls_python() {
             texts.iter().enumerate().map(each).collect()
         } else {
-            py.detach(|| {
-                use rayon::prelude::*;
-                texts.par_iter().enumerate().map(each).collect()
-            })
+            let run = || {
+                // The pool splits; this thread waits, running Python's signal handlers now and then, so that
+                // Ctrl-C stops the splits (the workers see `interrupt` at their next check).
+                let (tx, rx) = std::sync::mpsc::channel();
+                rayon::in_place_scope(|scope| {
+                    scope.spawn(|_| {
+                        use rayon::prelude::*;
+                        let _ = tx.send(texts.par_iter().enumerate().map(each).collect::<Vec<_>>());
+                    });
+                    loop {
+                        match rx.recv_timeout(INTERVAL) {
+                            Ok(out) => break Some(out),
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                                interrupt.check();
+                            }
+                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break None,
+                        }
+                    }
+                })
+            };
+            match py.detach(|| guard(run)) {
+                Ok(Some(out)) => out,
+                Ok(None) => return Err(lost(0)),
+                Err(p) => return Err(internal("splitting a batch", &p)),
+            }
         };
+        self.check()?;
+        if interrupt.stopped() {
+            return Err(interrupt.take_error());
+        }
         let out = out
             .into_iter()
             .enumerate()
             .map(|(i, r)| r.map_err(|p| batch_panic(i, &p)))
             .collect::<PyResult<Vec<T>>>()?;
-        self.check()?;
         Ok(out)
     }
 
@@ -139,6 +180,7 @@ impl PySplitter {
         &self,
         py: Python<'_>,
         texts: &[&str],
+        interrupt: &Interrupt,
         f: impl Fn(usize, &str) -> T + Sync,
         mut build: impl FnMut(usize, T) -> PyResult<()>,
     ) -> PyResult<()> {
@@ -146,6 +188,9 @@ impl PySplitter {
             for (i, t) in texts.iter().enumerate() {
                 let out = guard(|| f(i, t)).map_err(|p| batch_panic(i, &p))?;
                 self.check()?;
+                if interrupt.stopped() {
+                    return Err(interrupt.take_error());
+                }
                 build(i, out)?;
             }
             return Ok(());
@@ -185,6 +230,9 @@ impl PySplitter {
                 let mut slots: Vec<Option<Result<T, Panic>>> = (0..n).map(|_| None).collect();
                 let mut next = 0;
                 loop {
+                    if interrupt.check() {
+                        return Err(interrupt.take_error());
+                    }
                     while let Some(out) = slots.get_mut(next).and_then(Option::take) {
                         build(next, out.map_err(|p| batch_panic(next, &p))?)?;
                         next += 1;
@@ -200,18 +248,34 @@ impl PySplitter {
                             let to = n.min(from + PIPELINE_STEP);
                             if from < to {
                                 let done = py.detach(|| (from..to).map(split).collect::<Vec<_>>());
+                                if interrupt.stopped() {
+                                    return Err(interrupt.take_error());
+                                }
                                 for (i, out) in (from..).zip(done) {
                                     slots[i] = Some(out);
                                 }
                             }
                         }
                         Err(std::sync::mpsc::TryRecvError::Empty) => {
-                            // All texts are taken and the next one is still being split: wait, GIL released.
-                            let (back, item) = py.detach(move || {
-                                let item = rx.recv().ok();
-                                (rx, item)
+                            // All texts are taken and the next one is still being split: wait, GIL released,
+                            // running Python's signal handlers now and then (Ctrl-C).
+                            let (back, item) = py.detach(move || loop {
+                                match rx.recv_timeout(INTERVAL) {
+                                    Ok(item) => break (rx, Some(item)),
+                                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                                        if interrupt.check() {
+                                            break (rx, None);
+                                        }
+                                    }
+                                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                                        break (rx, None)
+                                    }
+                                }
                             });
                             rx = back;
+                            if interrupt.stopped() {
+                                return Err(interrupt.take_error());
+                            }
                             match item {
                                 Some((i, out)) => slots[i] = Some(out),
                                 None => return Err(lost(next)),
@@ -245,7 +309,9 @@ impl PySplitter {
         doc_id: Option<&str>,
         paged: bool,
     ) -> PyResult<Prepared> {
-        let run = || guard(|| Prepared::split(&self.inner, text, doc_id, paged));
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let run = || guard(|| Prepared::split(&self.inner, text, doc_id, paged, &stop));
         let prepared = if self.detach(text) {
             py.detach(run)
         } else {
@@ -253,7 +319,7 @@ impl PySplitter {
         };
         let prepared = prepared.map_err(|p| internal("splitting the text", &p))?;
         self.check()?;
-        prepared.map_err(to_py)
+        prepared.map_err(|e| interrupt.to_py(e))
     }
 
     /// `arg`: the name of the metadata argument, made only for an error.
@@ -278,9 +344,13 @@ impl PySplitter {
     }
 }
 
-/// A core error about one text of a batch, naming it.
+/// A core error about one text of a batch, naming it: "text is not a table" becomes "texts[3] is not a table".
 fn batch_error(i: usize, e: chunkwise_core::ChunkError) -> PyErr {
-    ChunkingError::new_err(format!("texts[{i}]: {e}"))
+    let message = e.to_string();
+    ChunkingError::new_err(match message.strip_prefix("text ") {
+        Some(rest) => format!("texts[{i}] {rest}"),
+        None => format!("texts[{i}]: {message}"),
+    })
 }
 
 /// A panic while splitting one text of a batch, naming it.
@@ -308,31 +378,90 @@ fn metadata_arg<'a, 'py>(
     }
 }
 
+/// The `max_chars` argument as given (`None`: left out, "auto"); read in [`MaxCharsArg::parse`] so that its errors
+/// are this crate's own.
+struct MaxCharsArg<'py>(Option<Bound<'py, PyAny>>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for MaxCharsArg<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(Self(Some(obj.to_owned())))
+    }
+}
+
+impl MaxCharsArg<'_> {
+    /// "auto", an int (at least 1; the core checks it against the size) or None (no cap).
+    fn parse(&self) -> PyResult<MaxChars> {
+        let Some(obj) = &self.0 else {
+            return Ok(MaxChars::Auto);
+        };
+        if obj.is_none() {
+            return Ok(MaxChars::Off);
+        }
+        if let Ok(s) = obj.cast::<pyo3::types::PyString>() {
+            return match s.to_cow()?.as_ref() {
+                "auto" => Ok(MaxChars::Auto),
+                _ => Err(ChunkingError::new_err(format!(
+                    "max_chars must be 'auto', an int or None, got {}",
+                    obj.repr()?
+                ))),
+            };
+        }
+        if obj.is_instance_of::<pyo3::types::PyBool>()
+            || !obj.is_instance_of::<pyo3::types::PyInt>()
+        {
+            return Err(wrong_type("max_chars", "'auto', an int or None", obj));
+        }
+        int_arg("max_chars", obj, 1).map(MaxChars::Limit)
+    }
+}
+
 #[pymethods]
 impl PySplitter {
     #[new]
-    #[pyo3(signature = (strategy, size, overlap=0, min_size=0, trim=true, unit="chars", separators=None,
-                        separators_regex=false, keep_separator="end", snap=0, tokenizer=None,
+    #[pyo3(signature = (strategy, size, overlap=None, min_size=None, trim=true, unit="chars", separators=None,
+                        separators_regex=false, keep_separator="end", snap=None, tokenizer=None,
                         merge_sections=true, size_includes_context=true, format="markdown",
-                        rows_per_chunk=0))]
+                        rows_per_chunk=None, max_chars=MaxCharsArg(None)),
+           text_signature = "(strategy, size, overlap=None, min_size=None, trim=True, unit='chars', separators=None, \
+                             separators_regex=False, keep_separator='end', snap=None, tokenizer=None, \
+                             merge_sections=True, size_includes_context=True, format='markdown', \
+                             rows_per_chunk=None, max_chars='auto')")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         strategy: &str,
-        size: i64,
-        overlap: i64,
-        min_size: i64,
+        size: &Bound<'_, PyAny>,
+        overlap: Option<&Bound<'_, PyAny>>,
+        min_size: Option<&Bound<'_, PyAny>>,
         trim: bool,
         unit: &str,
         separators: Option<Vec<String>>,
         separators_regex: bool,
         keep_separator: &str,
-        snap: i64,
+        snap: Option<&Bound<'_, PyAny>>,
         tokenizer: Option<Bound<'_, PyAny>>,
         merge_sections: bool,
         size_includes_context: bool,
         format: &str,
-        rows_per_chunk: i64,
+        rows_per_chunk: Option<&Bound<'_, PyAny>>,
+        max_chars: MaxCharsArg<'_>,
     ) -> PyResult<Self> {
+        // Ints checked here: pyo3's conversion raised OverflowError for 2**63 and took True as 1. The lower bounds
+        // are the core's, with its messages; the core checks the bounds that depend on other arguments.
+        let int = |arg: &str, value: Option<&Bound<'_, PyAny>>, lo: i64| match value {
+            Some(v) => int_arg(arg, v, lo),
+            None => Ok(0),
+        };
+        let (size, overlap, min_size) = (
+            int("size", Some(size), 1)?,
+            int("overlap", overlap, 0)?,
+            int("min_size", min_size, 0)?,
+        );
+        let (snap, rows_per_chunk) = (
+            int("snap", snap, 0)?,
+            int("rows_per_chunk", rows_per_chunk, 0)?,
+        );
         let tokenizer = match tokenizer {
             Some(t) if !t.is_none() => Some(
                 t.cast::<PyTokenizer>()
@@ -367,6 +496,7 @@ impl PySplitter {
             size_includes_context,
             table_format: format.to_owned(),
             rows_per_chunk,
+            max_chars: max_chars.parse()?,
         };
         Ok(Self {
             inner: Splitter::new(config).map_err(to_py)?,
@@ -432,11 +562,14 @@ impl PySplitter {
             .collect::<PyResult<Vec<_>>>()?;
         let strs = borrow_all(py, "texts", &items)?;
         let mut lists = Vec::with_capacity(items.len());
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
         chunk::gc_paused(py, || {
             self.pipeline(
                 py,
                 &strs,
-                |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false),
+                &interrupt,
+                |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false, &stop),
                 |i, prepared| {
                     let prepared = prepared.map_err(|e| batch_error(i, e))?;
                     let meta = (|| format!("metadatas[{i}]"), metas[i]);
@@ -471,8 +604,10 @@ impl PySplitter {
     ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyBytes>)> {
         let items = collect("texts", texts)?;
         let strs = borrow_all(py, "texts", &items)?;
-        let packed = self.for_all(py, &strs, |_, t| {
-            self.try_split(t)
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let packed = self.for_all(py, &strs, &interrupt, |_, t| {
+            self.try_split(t, &stop)
                 .map(|spans| flatten(&self.inner, t, &spans).0)
         })?;
         let packed = packed
@@ -525,41 +660,23 @@ impl PySplitter {
         d.set_item("size_includes_context", c.size_includes_context)?;
         d.set_item("format", &c.table_format)?;
         d.set_item("rows_per_chunk", c.rows_per_chunk)?;
+        match c.max_chars {
+            MaxChars::Auto => d.set_item("max_chars", "auto")?,
+            MaxChars::Off => d.set_item("max_chars", py.None())?,
+            MaxChars::Limit(n) => d.set_item("max_chars", n)?,
+        }
         Ok(d)
     }
 
+    /// Pickled as its `config`: one list of arguments for both.
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let py = slf.py();
-        let this = slf.get();
-        let c = this.inner.config();
-        let args = PyTuple::new(
-            py,
-            [
-                this.strategy.clone().into_pyobject(py)?.into_any(),
-                c.size.into_pyobject(py)?.into_any(),
-                c.overlap.into_pyobject(py)?.into_any(),
-                c.min_size.into_pyobject(py)?.into_any(),
-                c.trim.into_pyobject(py)?.to_owned().into_any(),
-                c.unit.clone().into_pyobject(py)?.into_any(),
-                c.separators.clone().into_pyobject(py)?.into_any(),
-                c.separators_regex.into_pyobject(py)?.to_owned().into_any(),
-                this.keep_separator.clone().into_pyobject(py)?.into_any(),
-                c.snap.into_pyobject(py)?.into_any(),
-                this.tokenizer
-                    .as_ref()
-                    .map(|t| t.clone_ref(py))
-                    .into_pyobject(py)?
-                    .into_any(),
-                c.merge_sections.into_pyobject(py)?.to_owned().into_any(),
-                c.size_includes_context
-                    .into_pyobject(py)?
-                    .to_owned()
-                    .into_any(),
-            ],
-        )?;
-        Ok((slf.get_type().into_any(), args))
+        let rebuild = py
+            .import("chunkwise._core")?
+            .getattr("_splitter_from_config")?;
+        Ok((rebuild, PyTuple::new(py, [slf.get().config(py)?])?))
     }
 
     fn __repr__(&self) -> String {
@@ -584,10 +701,20 @@ fn _panic_on(marker: Option<String>) -> PyResult<()> {
     Ok(())
 }
 
+/// A splitter from its `config` (how a pickled splitter is restored).
+#[pyfunction]
+fn _splitter_from_config<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyAny>> {
+    py.get_type::<PySplitter>().call((), Some(config))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::install_panic_hook();
     m.add_function(wrap_pyfunction!(_panic_on, m)?)?;
+    m.add_function(wrap_pyfunction!(_splitter_from_config, m)?)?;
     m.add_class::<PySplitter>()?;
     m.add_class::<Chunk>()?;
     m.add_class::<PyTokenizer>()?;

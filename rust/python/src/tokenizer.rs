@@ -75,6 +75,13 @@ impl PyTokenizer {
         Ok(())
     }
 
+    /// Whether a Python callable raised during the current call: the split may stop, its result is lost anyway.
+    pub(crate) fn failed(&self) -> bool {
+        self.callable
+            .as_ref()
+            .is_some_and(|c| c.error.lock().unwrap_or_else(|p| p.into_inner()).is_some())
+    }
+
     /// Whether counting calls back into Python (then the GIL must be free for it, and batches gain nothing).
     pub(crate) fn calls_python(&self) -> bool {
         self.callable.is_some()

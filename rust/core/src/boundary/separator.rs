@@ -1,5 +1,8 @@
-//! User separators: a literal string (memchr's memmem) or a regular expression (the `regex` crate: linear time,
-//! no look-around). The separator stays with the piece before the cut (`End`, the default) or after it (`Start`).
+//! User separators: a literal string (memchr's memmem) or a regular expression in Python's `re` syntax, translated
+//! by the LangChain module's translator (`langchain::pyre`, the one copy of it) and matched with `fancy_regex`
+//! (look-around included; patterns without it run on the `regex` crate underneath). The separator stays with the
+//! piece before the cut (`End`, the default) or after it (`Start`); a pattern whose every match is empty (a
+//! look-around alone, such as `(?<=\.)`) cuts at the position it matches.
 
 use super::{Boundary, Level};
 use crate::error::ChunkError;
@@ -16,7 +19,7 @@ pub enum KeepSeparator {
 #[derive(Debug, Clone)]
 enum Matcher {
     Literal(Box<memchr::memmem::Finder<'static>>),
-    Regex(regex::Regex),
+    Regex(Box<fancy_regex::Regex>),
 }
 
 /// One compiled separator.
@@ -42,19 +45,47 @@ impl Separator {
             ));
         }
         let matcher = if is_regex {
-            let re = regex::Regex::new(pattern).map_err(|e| {
+            let refuse = |why: &str| {
                 ChunkError::invalid(
                     "separators",
-                    format!("separators[{index}] is not a valid regex: {e}"),
+                    format!(
+                        "separators[{index}] is not a valid regex for chunkwise ({pattern:?}): {why} (separators \
+                         are Python re patterns, see RecursiveChunker)"
+                    ),
                 )
+            };
+            let t = crate::langchain::pyre::translate_separator(pattern).map_err(|why| {
+                if why.starts_with("the pattern can match both") {
+                    ChunkError::invalid(
+                        "separators",
+                        format!(
+                            "separators[{index}] ({pattern:?}) can match the empty string as well as text: make \
+                             it match text only, or only positions (a look-around such as (?<=\\.))"
+                        ),
+                    )
+                } else {
+                    // The translator's reasons, in the words of a separator's user where they differ.
+                    refuse(match why {
+                        "escape with a different meaning in Rust" => {
+                            "\\w, \\W, \\b, \\B (Python's word characters are not Rust's) and octal or unknown escapes \
+                             are not supported"
+                        }
+                        "named group, flags or other extension" => {
+                            "inline flags such as (?i), and (?...) extensions other than groups and look-arounds, \
+                             are not supported"
+                        }
+                        other => other,
+                    })
+                }
             })?;
-            if re.is_match("") {
-                return Err(ChunkError::invalid(
-                    "separators",
-                    format!("separators[{index}] ({pattern:?}) matches the empty string"),
+            if t.end_anchor {
+                // The end of the text is always a cut; inside a window, `\z` would match at the window's end.
+                return Err(refuse(
+                    "$ and \\Z are not supported (the end of the text is always a cut)",
                 ));
             }
-            Matcher::Regex(re)
+            let re = fancy_regex::Regex::new(&t.pattern).map_err(|e| refuse(&e.to_string()))?;
+            Matcher::Regex(Box::new(re))
         } else {
             Matcher::Literal(Box::new(
                 memchr::memmem::Finder::new(pattern.as_bytes()).into_owned(),
@@ -97,8 +128,25 @@ impl Separator {
                 }
             }
             Matcher::Regex(re) => {
-                for m in re.find_iter(&text[from..to]) {
-                    push(from + m.start(), from + m.end());
+                // The whole text before `to`, searched from `from`: a look-behind sees what precedes the window.
+                let haystack = &text[..to];
+                let mut at = from;
+                while at <= to {
+                    // An error is fancy_regex's backtracking limit, on a pathological pattern and text: the rest of
+                    // the window then gets no cut from this separator, and the weaker levels cut it instead.
+                    let Ok(Some(m)) = re.find_from_pos(haystack, at) else {
+                        break;
+                    };
+                    push(m.start(), m.end());
+                    at = if m.end() > m.start() {
+                        m.end()
+                    } else {
+                        // An empty match: the next search starts one character on.
+                        match haystack[m.end()..].chars().next() {
+                            Some(c) => m.end() + c.len_utf8(),
+                            None => break,
+                        }
+                    };
                 }
             }
         }
@@ -133,5 +181,29 @@ mod tests {
             .starts_with("separators[2] is not a valid regex"));
         assert!(Separator::new("", false, KeepSeparator::End, 0).is_err());
         assert!(Separator::new("a*", true, KeepSeparator::End, 0).is_err());
+        for refused in [r"\w+", "(?i)a", r"a$", r"\Z"] {
+            assert!(Separator::new(refused, true, KeepSeparator::End, 0).is_err());
+        }
+    }
+
+    #[test]
+    fn python_syntax_and_zero_width_matches() {
+        // Look-behind: a cut after each full stop, also one that starts a later window.
+        let behind = Separator::new(r"(?<=\.)", true, KeepSeparator::End, 0).unwrap();
+        assert_eq!(positions(&behind, "a.b.c"), vec![2, 4]);
+        let mut out = Vec::new();
+        behind.emit("a.b.c", 2, 5, Level::SEPARATOR_BASE, &mut out);
+        assert_eq!(out.iter().map(|b| b.pos).collect::<Vec<_>>(), vec![4]);
+        // Look-ahead, at either keep side the same position.
+        let ahead = Separator::new(r"(?=#)", true, KeepSeparator::Start, 0).unwrap();
+        assert_eq!(positions(&ahead, "x#y#"), vec![1, 3]);
+        // Non-ASCII text: empty matches step over whole characters.
+        let cjk = Separator::new("(?<=。)", true, KeepSeparator::End, 0).unwrap();
+        assert_eq!(positions(&cjk, "你好。世界。"), vec![9, 18]);
+        // Groups, capturing or named, are plain groups; `\s` is Python's.
+        let group = Separator::new(r"(\n)(?P<h>#+) ", true, KeepSeparator::Start, 0).unwrap();
+        assert_eq!(positions(&group, "a\n## b"), vec![1]);
+        let space = Separator::new(r"\s", true, KeepSeparator::End, 0).unwrap();
+        assert_eq!(positions(&space, "a\x1cb"), vec![2]);
     }
 }

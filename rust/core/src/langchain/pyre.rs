@@ -14,6 +14,9 @@
 //!
 //! Patterns that can match both an empty and a non-empty string are refused too: Python and Rust resume after an
 //! empty match differently. Patterns whose every match is empty (lookarounds alone) are fine.
+//!
+//! [`translate_separator`] reads the same dialect for the engine's own separators (`RecursiveChunker`), where only
+//! where a pattern matches counts: there a group, capturing or named, is just a group.
 
 /// A translated pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +26,9 @@ pub struct Translated {
     /// The shortest and longest match, in chars (`None`: unbounded).
     pub min: usize,
     pub max: Option<usize>,
+    /// Whether the pattern holds `$` or `\Z` (the end of the text, translated to `\z`, which means the end of
+    /// whatever slice it searches).
+    pub end_anchor: bool,
 }
 
 /// Why a pattern is left to Python.
@@ -30,11 +36,23 @@ pub type Unsupported = &'static str;
 
 /// Translates a Python pattern, or says why it is left to Python's `re`.
 pub fn translate(pattern: &str) -> Result<Translated, Unsupported> {
+    translate_with(pattern, false)
+}
+
+/// Translates a Python pattern that only needs to match where Python's does (a separator of the engine): groups,
+/// capturing or named, are read as plain groups.
+pub fn translate_separator(pattern: &str) -> Result<Translated, Unsupported> {
+    translate_with(pattern, true)
+}
+
+fn translate_with(pattern: &str, plain_groups: bool) -> Result<Translated, Unsupported> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut parser = Parser {
         chars: &chars,
         pos: 0,
         out: String::with_capacity(pattern.len() * 2),
+        plain_groups,
+        end_anchor: false,
     };
     let (min, max) = parser.alternation()?;
     if parser.pos != chars.len() {
@@ -48,6 +66,7 @@ pub fn translate(pattern: &str) -> Result<Translated, Unsupported> {
         pattern: parser.out,
         min,
         max,
+        end_anchor: parser.end_anchor,
     })
 }
 
@@ -58,6 +77,9 @@ struct Parser<'a> {
     chars: &'a [char],
     pos: usize,
     out: String,
+    /// Read `(...)` and `(?P<name>...)` as `(?:...)`.
+    plain_groups: bool,
+    end_anchor: bool,
 }
 
 type Width = (usize, Option<usize>);
@@ -129,6 +151,7 @@ impl Parser<'_> {
                 Ok((0, Some(0), false))
             }
             '$' => {
+                self.end_anchor = true;
                 self.out.push_str(r"(?=\n?\z)");
                 Ok((0, Some(0), false))
             }
@@ -144,12 +167,28 @@ impl Parser<'_> {
 
     fn group(&mut self) -> Result<(usize, Option<usize>, bool), Unsupported> {
         if !self.eat('?') {
-            return Err("capturing group");
+            if !self.plain_groups {
+                return Err("capturing group");
+            }
+            return self.group_body("(?:", false, false);
         }
         let kind = self.peek().ok_or("unexpected end")?;
         self.pos += 1;
         let (open, zero_width, behind) = match kind {
             ':' => ("(?:", false, false),
+            'P' if self.plain_groups && self.peek() == Some('<') => {
+                // `(?P<name>`: the name must be an identifier, as Python requires.
+                self.pos += 1;
+                let from = self.pos;
+                while self.peek().is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                    self.pos += 1;
+                }
+                let first = self.chars.get(from).copied();
+                if self.pos == from || first.is_some_and(|c| c.is_ascii_digit()) || !self.eat('>') {
+                    return Err("bad character in group name");
+                }
+                ("(?:", false, false)
+            }
             '=' => ("(?=", true, false),
             '!' => ("(?!", true, false),
             '<' => match self.peek() {
@@ -175,6 +214,16 @@ impl Parser<'_> {
             }
             _ => return Err("named group, flags or other extension"),
         };
+        self.group_body(open, zero_width, behind)
+    }
+
+    /// The rest of a group whose opening (`open` in the output) is consumed.
+    fn group_body(
+        &mut self,
+        open: &str,
+        zero_width: bool,
+        behind: bool,
+    ) -> Result<(usize, Option<usize>, bool), Unsupported> {
         self.out.push_str(open);
         let (lo, hi) = self.alternation()?;
         if !self.eat(')') {
@@ -303,6 +352,7 @@ impl Parser<'_> {
                 return Ok((0, Some(0), false));
             }
             'Z' => {
+                self.end_anchor = true;
                 self.out.push_str(r"\z");
                 return Ok((0, Some(0), false));
             }
