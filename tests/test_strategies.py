@@ -183,3 +183,20 @@ def test_chunk_text_is_made_on_first_read_and_the_document_let_go():
     assert sys.getrefcount(doc) == base  # ... and lets it go then
     assert texts == [doc[c.start : c.end] for c in chunks]
     assert all(c.text is t for c, t in zip(chunks, texts))  # made once
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "राम घर गया । सीता बाज़ार गई । वे शाम को मिले ॥ फिर सब खुश थे । " * 3,
+        "هل ذهبت إلى السوق ؟ نعم ذهبت أمس ؟ " * 3,
+        "وہ گھر گیا ۔ پھر وہ واپس آیا ۔ " * 3,
+    ],
+    ids=["devanagari", "arabic", "urdu"],
+)
+def test_no_chunk_starts_with_a_full_stop_of_any_script(text):
+    # The word rules kept their own list of sentence stops, without । ॥ ؟ ۔ (which the sentence rules had): a
+    # chunk cut at a word could start with the stop of the sentence before it.
+    for size in range(7, 40):
+        for c in RecursiveChunker(size=size).chunk(text):
+            assert c.text[0] not in "।॥؟۔", (size, c.text)

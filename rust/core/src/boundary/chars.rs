@@ -74,13 +74,13 @@ pub(crate) fn is_clause_punct(c: char) -> bool {
     )
 }
 
-/// Sentence terminators, ASCII and CJK.
+/// Sentence terminators (ASCII, CJK, Arabic, Devanagari, ...): the characters the sentence emitter cuts after, read
+/// from its table so that there is one list.
 #[inline]
 pub(crate) fn is_terminator(c: char) -> bool {
-    matches!(
-        c,
-        '.' | '!' | '?' | '。' | '！' | '？' | '｡' | '．' | '…' | '‼' | '⁇' | '⁈' | '⁉' | '⋯'
-    )
+    let mut buf = [0u8; 4];
+    let s = c.encode_utf8(&mut buf);
+    super::sentence::terminator_at(s.as_bytes(), 0).is_some_and(|(_, len)| len == s.len())
 }
 
 /// Han ideographs, kana, Hangul and CJK punctuation: scripts written without spaces between words.
@@ -89,4 +89,26 @@ pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3000..=0x303F | 0x3040..=0x30FF | 0x3100..=0x312F | 0x31F0..=0x31FF | 0x3400..=0x4DBF
         | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF | 0x20000..=0x3FFFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminators_are_the_sentence_emitters() {
+        // Once two lists: the word and line rules missed the Arabic, Urdu and Devanagari stops.
+        for c in [
+            '.', '!', '?', '。', '！', '？', '｡', '．', '…', '‼', '⁇', '⁈', '⁉', '⋯', '؟', '۔',
+            '।', '॥',
+        ] {
+            assert!(is_terminator(c), "{c:?}");
+            assert!(is_pause(c), "{c:?}");
+        }
+        for c in [
+            'a', ',', '，', '」', ' ', '\u{E3}', '\u{3001}', '\u{FF0C}', '\u{2026}',
+        ] {
+            assert_eq!(is_terminator(c), c == '…', "{c:?}");
+        }
+    }
 }

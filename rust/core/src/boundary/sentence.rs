@@ -26,7 +26,7 @@ const ABBREVIATIONS: &[&str] = &[
 pub(super) const MAX_TRAILING_SPACES: usize = 16;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// Needs whitespace after it; "." also checks abbreviations.
     Spaced,
     /// CJK full stops and marks: a cut with or without a space.
@@ -53,7 +53,7 @@ static INTERESTING: [bool; 256] = interesting();
 
 /// The terminator starting at byte `i`, if any: its kind and length in bytes.
 #[inline]
-fn terminator_at(bytes: &[u8], i: usize) -> Option<(Kind, usize)> {
+pub(super) fn terminator_at(bytes: &[u8], i: usize) -> Option<(Kind, usize)> {
     let b = bytes[i];
     let next = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
     match b {
