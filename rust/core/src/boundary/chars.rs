@@ -78,6 +78,12 @@ pub(crate) fn is_clause_punct(c: char) -> bool {
 /// from its table so that there is one list.
 #[inline]
 pub(crate) fn is_terminator(c: char) -> bool {
+    match c as u32 {
+        0..=0x7F => return matches!(c, '.' | '!' | '?'),
+        // Kana, Han and Hangul, asked about once a character on CJK text, hold none (。 is U+3002, ！ U+FF01).
+        0x3040..=0xFEFF => return false,
+        _ => {}
+    }
     let mut buf = [0u8; 4];
     let s = c.encode_utf8(&mut buf);
     super::sentence::terminator_at(s.as_bytes(), 0).is_some_and(|(_, len)| len == s.len())
@@ -109,6 +115,14 @@ mod tests {
             'a', ',', '，', '」', ' ', '\u{E3}', '\u{3001}', '\u{FF0C}', '\u{2026}',
         ] {
             assert_eq!(is_terminator(c), c == '…', "{c:?}");
+        }
+        // The fast paths agree with the table on every character.
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let mut buf = [0u8; 4];
+            let s = c.encode_utf8(&mut buf);
+            let listed = super::super::sentence::terminator_at(s.as_bytes(), 0)
+                .is_some_and(|(_, len)| len == s.len());
+            assert_eq!(is_terminator(c), listed, "{c:?}");
         }
     }
 }

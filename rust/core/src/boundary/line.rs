@@ -53,13 +53,24 @@ fn emit_kind(
 /// A line that starts with clause or closing punctuation (man pages wrap before "，") continues the one before; so
 /// does a paragraph (". The service ..." after a code block), blank lines between them or not. ASCII quotes are
 /// left out: they open as often as they close (a paragraph of dialogue starts with one).
+///
+/// Text after more than [`MAX_GAP`] bytes of blank lines starts anew, whatever it starts with: every break in a run
+/// of blank lines asks this, and reading each time to the end of a run of megabytes made the run quadratic.
 pub(super) fn starts_with_pause(next_line: &str) -> bool {
-    next_line
-        .trim_start_matches([' ', '\t', '\r', '\n'])
-        .chars()
-        .next()
-        .is_some_and(|c| is_pause(c) || (is_closing(c) && !matches!(c, '"' | '\'')))
+    let gap = next_line
+        .bytes()
+        .take(MAX_GAP + 1)
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        .count();
+    gap <= MAX_GAP
+        && next_line[gap..]
+            .chars()
+            .next()
+            .is_some_and(|c| is_pause(c) || (is_closing(c) && !matches!(c, '"' | '\'')))
 }
+
+/// The most blank space between a paragraph and text that continues it (see [`starts_with_pause`]).
+const MAX_GAP: usize = 1024;
 
 /// Whether the break at `nl` (ending the line that starts at `line_start`) only wraps a sentence.
 fn is_soft_wrap(text: &str, line_start: usize, nl: usize) -> bool {
@@ -129,5 +140,20 @@ mod tests {
         let cjk = "中文没有空格所以不能按空格切分句子以句号问号或感叹号结束\n如果一个段落太长";
         assert_eq!(positions(cjk), Vec::<usize>::new());
         assert_eq!(positions("一二三四五六七八\n，九十。\n」end\nok"), vec![45]);
+    }
+
+    #[test]
+    fn pause_after_blank_lines() {
+        assert!(starts_with_pause("\n\n  ，接着"));
+        assert!(starts_with_pause(&format!(
+            "{}. The service",
+            "\n".repeat(MAX_GAP)
+        )));
+        assert!(!starts_with_pause(&format!(
+            "{}. The service",
+            "\n".repeat(MAX_GAP + 1)
+        )));
+        assert!(!starts_with_pause("\n\n\"Quoted\""));
+        assert!(!starts_with_pause("\n\n"));
     }
 }
