@@ -12,3 +12,17 @@ def test_stub_matches_the_extension_module():
         [sys.executable, "-m", "mypy.stubtest", "chunkwise._core"], capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_one_version():
+    # pyproject.toml takes its version from Cargo.toml: the installed package and the module agree.
+    import importlib.metadata
+    import re
+    from pathlib import Path
+
+    import chunkwise
+
+    cargo = (Path(__file__).resolve().parent.parent / "Cargo.toml").read_text(encoding="utf-8")
+    declared = re.search(r'\[workspace\.package\]\s*\nversion = "([^"]+)"', cargo)
+    assert declared is not None
+    assert chunkwise.__version__ == declared.group(1) == importlib.metadata.version("chunkwise")

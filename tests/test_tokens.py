@@ -24,7 +24,8 @@ from tokenizer_assets import hf_reference, minilm_path, tiktoken_encoding, train
 
 tokenizers = pytest.importorskip("tokenizers")
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+# Slices of the shared corpus that ship with the repository.
+CORPUS = Path(__file__).resolve().parent / "data"
 
 # -- tokenizers under test, each with its reference counter ----------------------------------------------------------
 
@@ -85,9 +86,7 @@ token_texts = st.lists(st.one_of(token_fragment, short_run), max_size=80).map(""
 def corpus_slices(limit=20_000):
     out = []
     for name in ("en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"):
-        path = CORPUS / name
-        if path.exists():
-            out.append(path.read_text(encoding="utf-8")[:limit])
+        out.append((CORPUS / name).read_text(encoding="utf-8")[:limit])
     return out
 
 
@@ -165,7 +164,7 @@ def test_corpus_chunks_fit_in_exact_tokens(case, strategy, size):
 
 def test_batch_and_spans_agree_with_chunk(case):
     chunker = RecursiveChunker(48, 8, tokenizer=case.make())
-    texts = corpus_slices(3_000) or ["Hello world. " * 100]
+    texts = corpus_slices(3_000)
     batch = chunker.chunk_batch(texts)
     assert batch == [chunker.chunk(t) for t in texts]
     assert [s.tolist() for s in chunker.spans_batch(texts)] == [
@@ -184,7 +183,7 @@ def test_fixed_snap_zone_never_reaches_past_the_cut():
 
 
 def test_chunks_do_not_depend_on_what_was_counted_before(case):
-    texts = corpus_slices(4_000) or ["Hello world. " * 300]
+    texts = corpus_slices(4_000)
     fresh = [RecursiveChunker(40, 6, tokenizer=case.make()).chunk(t) for t in texts]
     used = RecursiveChunker(40, 6, tokenizer=case.make())
     for t in reversed(texts):

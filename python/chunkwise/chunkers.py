@@ -108,9 +108,10 @@ class BaseChunker:
         Python's cyclic garbage collector is paused while the chunk objects are built (they hold no reference
         cycle), and resumed afterwards if it was running; so is it in :meth:`chunk` for a text of 700 chunks or more.
         """
+        dicts = None
         if metadatas is not None:
-            metadatas = [_as_dict(m, f"metadatas[{i}]") for i, m in enumerate(_as_list(metadatas, "metadatas"))]
-        return self._splitter.chunk_batch(_as_list(texts, "texts"), metadatas)
+            dicts = [_as_dict(m, f"metadatas[{i}]") for i, m in enumerate(_as_list(metadatas, "metadatas"))]
+        return self._splitter.chunk_batch(_as_list(texts, "texts"), dicts)
 
     def spans_batch(self, texts: Sequence[str]) -> list:
         """:meth:`spans` for many texts, in parallel on all cores with the GIL released."""

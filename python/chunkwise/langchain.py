@@ -57,7 +57,7 @@ try:  # the real classes, so isinstance checks and pipelines keep working
 
     from langchain_core.documents import Document
 except ImportError:  # pragma: no cover - exercised in a subprocess test
-    _LCLanguage = None
+    _LCLanguage = None  # type: ignore[misc,assignment]
     try:
         from langchain_core.documents import BaseDocumentTransformer as _Base  # type: ignore[assignment]
         from langchain_core.documents import Document
@@ -740,6 +740,8 @@ class TokenTextSplitter(TextSplitter):
         if out is None:  # lone surrogates: tiktoken pairs what pairs up and makes the rest U+FFFD
             fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
             out = _core.tiktoken_windows(name, fixed, self._chunk_size, self._chunk_overlap, allowed)
+        if out is None:  # no lone surrogate is left in `fixed`
+            raise _core.ChunkingError("internal error in chunkwise: the text could not be encoded; please report it")
         return out
 
 

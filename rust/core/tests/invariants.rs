@@ -1,23 +1,39 @@
-//! Every strategy, over the sample document, hand-made edge cases and (when present) the shared corpus: the
+//! Every strategy, over the sample document, hand-made edge cases and the repository's corpus (tests/data): the
 //! invariants that must hold for any input.
+
+mod common;
 
 use chunkwise_core::boundary::is_grapheme_boundary;
 use chunkwise_core::{Level, Span, Splitter, SplitterConfig, Strategy};
 
-const STRATEGIES: [Strategy; 4] = [
+/// Every strategy that reads any text (the table strategy reads tables only: see `tables`).
+const STRATEGIES: [Strategy; 6] = [
     Strategy::Recursive,
     Strategy::Sentence,
     Strategy::Paragraph,
     Strategy::Fixed,
+    Strategy::Markdown,
+    Strategy::Clause,
 ];
 
 fn splitter(strategy: Strategy, size: i64, overlap: i64, trim: bool) -> Splitter {
+    splitter_with(strategy, size, overlap, trim, |_| {})
+}
+
+fn splitter_with(
+    strategy: Strategy,
+    size: i64,
+    overlap: i64,
+    trim: bool,
+    more: impl FnOnce(&mut SplitterConfig),
+) -> Splitter {
     let mut config = SplitterConfig::new(strategy, size);
     config.overlap = overlap;
     config.trim = trim;
     if strategy == Strategy::Fixed {
         config.snap = size / 4;
     }
+    more(&mut config);
     Splitter::new(config).expect("valid config")
 }
 
@@ -131,20 +147,36 @@ fn sample_document() {
 
 #[test]
 fn corpus_files() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    for name in ["en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"] {
-        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
-            continue;
-        };
-        let mut cut = text.len().min(300_000);
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let text = &text[..cut];
+    for (_, text) in common::corpus(300_000) {
+        let text = text.as_str();
         for strategy in STRATEGIES {
             for (size, overlap) in [(256, 0), (512, 50), (2048, 0)] {
                 let spans = splitter(strategy, size, overlap, true).split(text);
                 check(text, &spans, size as usize, overlap as usize, true);
+            }
+        }
+    }
+}
+
+#[test]
+fn tables() {
+    let markdown =
+        std::fs::read_to_string(common::dir().join("table.md")).expect("tests/data/table.md");
+    let csv: String = std::iter::once("id,name,notes\n".to_owned())
+        .chain((0..300).map(|i| format!("{i},\"row {i}\",\"{}\"\n", "word ".repeat(i % 17))))
+        .collect();
+    let tsv = csv.replace(',', "\t");
+    for (format, text) in [("markdown", &markdown), ("csv", &csv), ("tsv", &tsv)] {
+        for (size, overlap) in [(1, 0), (40, 0), (200, 40), (1000, 100)] {
+            for trim in [true, false] {
+                for rows in [0, 3] {
+                    let splitter = splitter_with(Strategy::Table, size, overlap, trim, |c| {
+                        c.table_format = format.to_owned();
+                        c.rows_per_chunk = rows;
+                    });
+                    let spans = splitter.try_split(text).expect("a table");
+                    check(text, &spans, size as usize, overlap as usize, trim);
+                }
             }
         }
     }

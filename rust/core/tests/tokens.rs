@@ -1,6 +1,8 @@
 //! Sizes in tokens: the piece-and-memo count equals the tokenizer's own count, and every strategy keeps chunks
-//! within the size in exact tokens. The built-in tiktoken encodings need no files; the shared corpus is used when
-//! present.
+//! within the size in exact tokens. The built-in tiktoken encodings need no files; the corpus is the repository's
+//! tests/data.
+
+mod common;
 
 use std::sync::Arc;
 
@@ -8,17 +10,8 @@ use chunkwise_core::boundary::is_grapheme_boundary;
 use chunkwise_core::{CountFn, PieceRule, Splitter, SplitterConfig, Strategy, TokenCounter};
 
 fn corpus() -> Vec<String> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
     let mut texts = vec![EDGES.to_owned()];
-    for name in ["en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"] {
-        if let Ok(text) = std::fs::read_to_string(dir.join(name)) {
-            let mut cut = text.len().min(60_000);
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            texts.push(text[..cut].to_owned());
-        }
-    }
+    texts.extend(common::corpus(60_000).into_iter().map(|(_, t)| t));
     texts
 }
 

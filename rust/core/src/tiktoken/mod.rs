@@ -274,21 +274,22 @@ impl Encoding {
 
 #[cfg(test)]
 pub(crate) mod testdata {
-    //! Texts for the exactness tests: the shared corpus (when present) and generated texts of tricky characters.
+    //! Texts for the exactness tests: the repository's corpus (tests/data) and generated texts of tricky characters.
 
-    /// The first `limit` bytes (cut at a char boundary) of each corpus file that is present.
+    /// The first `limit` bytes (cut at a char boundary) of each corpus file; a missing one is a failure.
     pub(crate) fn corpus(limit: usize) -> Vec<(&'static str, String)> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
         let mut texts = Vec::new();
         for name in ["en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"] {
-            if let Ok(mut text) = std::fs::read_to_string(dir.join(name)) {
-                let mut cut = text.len().min(limit);
-                while !text.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                text.truncate(cut);
-                texts.push((name, text));
+            let path = dir.join(name);
+            let mut text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("corpus file {}: {e}", path.display()));
+            let mut cut = text.len().min(limit);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
             }
+            text.truncate(cut);
+            texts.push((name, text));
         }
         texts
     }
