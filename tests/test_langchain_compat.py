@@ -591,6 +591,16 @@ GOLDEN = [
     Golden("tiktoken-length-recursive",
            lambda m: m.RecursiveCharacterTextSplitter.from_tiktoken_encoder(chunk_size=3, chunk_overlap=1),
            "The quick brown fox. 中文的句子，还有标点。", needs="tiktoken"),
+    # p50k_edit: p50k_base's tokens and four specials. Listed as built in, yet it raised until the encodings became
+    # one list in the core (issue 13).
+    Golden("token-p50k-edit", tts(chunk_size=3, chunk_overlap=1, encoding_name="p50k_edit", allowed_special="all"),
+           "a <|fim_prefix|> b <|endoftext|> c d e f", needs="tiktoken"),
+    Golden("token-p50k-edit-disallowed", tts(chunk_size=3, chunk_overlap=0, encoding_name="p50k_edit"),
+           "a <|fim_suffix|>", raises(ValueError, "disallowed special token"), needs="tiktoken"),
+    Golden("tiktoken-length-edit-model",
+           lambda m: m.RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+               model_name="text-davinci-edit-001", chunk_size=3, chunk_overlap=1),
+           "The quick brown fox. 中文的句子，还有标点。", needs="tiktoken"),
     Golden("tiktoken-length-model-name",
            lambda m: m.CharacterTextSplitter.from_tiktoken_encoder(model_name="gpt-4", separator=" ", chunk_size=2,
                                                                    chunk_overlap=0), "a b c d e f", needs="tiktoken"),

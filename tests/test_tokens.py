@@ -284,3 +284,19 @@ def test_character_chunks_have_no_token_count():
     chunk = RecursiveChunker(10, tokenizer=Tokenizer.tiktoken()).chunk("hello world")[0]
     assert chunk.token_count == 2 and chunk.to_dict()["token_count"] == 2
     assert chunkwise.Chunk("ab", 0, 2, token_count=1).token_count == 1
+
+
+def test_every_built_in_encoding_counts_as_tiktoken():
+    # One list in the core (names and special tokens) that Python reads: p50k_edit was listed but refused.
+    from chunkwise import _core
+
+    encodings = _core.tiktoken_encodings()
+    assert sorted(encodings) == ["cl100k_base", "gpt2", "o200k_base", "p50k_base", "p50k_edit", "r50k_base"]
+    assert encodings["p50k_edit"] == ["<|endoftext|>", "<|fim_middle|>", "<|fim_prefix|>", "<|fim_suffix|>"]
+    text = "Hello <|fim_prefix|> world, 中文。 " * 3
+    for name in encodings:
+        reference = tiktoken_encoding(name)
+        if reference is None:
+            pytest.skip(f"tiktoken or its offline {name} files are missing (see tests/tokenizer_assets.py)")
+        assert Tokenizer.tiktoken(name).count(text) == len(reference.encode_ordinary(text)), name
+        assert sorted(reference.special_tokens_set) == encodings[name], name

@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "tiktoken_windows"]
+__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -139,6 +139,9 @@ class LangchainSplitter:
         offsets: bool = False,
     ) -> Optional[Tuple[List[str], Optional[List[int]], Optional[List[Tuple[int, int]]], List[int]]]: ...
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
+
+def tiktoken_encodings() -> Dict[str, List[str]]:
+    """The built-in tiktoken encodings: name -> its special tokens (sorted)."""
 
 def tiktoken_windows(
     encoding: str, text: str, chunk_size: int, chunk_overlap: int, allowed_special: List[str]

@@ -245,7 +245,7 @@ class _TiktokenLength:
 
     def __init__(self, encoding_name: str, allowed_special: Any, disallowed_special: Any) -> None:
         self.encoding_name = encoding_name
-        self.tokenizer = Tokenizer.tiktoken("r50k_base" if encoding_name == "gpt2" else encoding_name)
+        self.tokenizer = Tokenizer.tiktoken(encoding_name)
         specials = _TIKTOKEN_SPECIALS[encoding_name]
         allowed = specials if allowed_special == "all" else frozenset(allowed_special or ())
         disallowed = specials - allowed if disallowed_special == "all" else frozenset(disallowed_special)
@@ -286,16 +286,8 @@ class _TiktokenLength:
         return (_TiktokenLength, (self.encoding_name, self.allowed_special, self.disallowed_special))
 
 
-_TIKTOKEN_SPECIALS = {
-    "gpt2": frozenset({"<|endoftext|>"}),
-    "r50k_base": frozenset({"<|endoftext|>"}),
-    "p50k_base": frozenset({"<|endoftext|>"}),
-    "p50k_edit": frozenset({"<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"}),
-    "cl100k_base": frozenset(
-        {"<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|endofprompt|>"}
-    ),
-    "o200k_base": frozenset({"<|endoftext|>", "<|endofprompt|>"}),
-}
+# The built-in encodings and their special tokens: the core's list.
+_TIKTOKEN_SPECIALS = {name: frozenset(specials) for name, specials in _core.tiktoken_encodings().items()}
 
 # tiktoken's model -> encoding table (public interface data), used when the tiktoken package is absent.
 _MODEL_PREFIXES = [
@@ -733,7 +725,6 @@ class TokenTextSplitter(TextSplitter):
         """Windows of ``chunk_size`` tokens, ``chunk_size - chunk_overlap`` apart, decoded."""
         self._encoding.check(text)
         name, allowed = self._encoding.encode_args()
-        name = "r50k_base" if name == "gpt2" else name
         if self._chunk_size <= self._chunk_overlap:
             raise ValueError("tokens_per_chunk must be greater than chunk_overlap")
         out = _core.tiktoken_windows(name, text, self._chunk_size, self._chunk_overlap, allowed)

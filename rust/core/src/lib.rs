@@ -27,4 +27,5 @@ pub use boundary::Level;
 pub use error::ChunkError;
 pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy};
 pub use structure::{SpanInfo, Structure};
+pub use tiktoken::registry as tiktoken_encodings;
 pub use tokens::{CountFn, PieceRule, TokenCounter};

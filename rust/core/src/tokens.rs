@@ -33,15 +33,6 @@ pub trait CountFn: Send + Sync + fmt::Debug {
     fn count(&self, text: &str) -> usize;
 }
 
-/// The tiktoken encodings whose ranks are built in.
-pub const TIKTOKEN_ENCODINGS: [&str; 5] = [
-    "cl100k_base",
-    "o200k_base",
-    "p50k_base",
-    "r50k_base",
-    "gpt2",
-];
-
 enum Model {
     Hf(Box<tokenizers::Tokenizer>),
     /// A tiktoken encoding. `fast` counts it without the regex (the same counts, tested); `bpe.encode_ordinary`
@@ -215,32 +206,20 @@ impl TokenCounter {
         Ok(counter)
     }
 
-    /// A counter for a tiktoken encoding whose ranks are built in (see [`TIKTOKEN_ENCODINGS`]); no network.
+    /// A counter for a tiktoken encoding whose ranks are built in (see [`crate::tiktoken_encodings`]); no network.
+    /// Text that looks like a special token counts as ordinary text, as `encode_ordinary` does.
     pub fn tiktoken(name: &str) -> Result<Self, ChunkError> {
-        let bpe = match name {
-            "cl100k_base" => tiktoken_rs::cl100k_base_singleton(),
-            "o200k_base" => tiktoken_rs::o200k_base_singleton(),
-            "p50k_base" => tiktoken_rs::p50k_base_singleton(),
-            "r50k_base" | "gpt2" => tiktoken_rs::r50k_base_singleton(),
-            other => {
-                return Err(ChunkError::invalid(
-                    "encoding",
-                    format!(
-                        "encoding must be one of {}, got {other:?}",
-                        TIKTOKEN_ENCODINGS.map(|e| format!("'{e}'")).join(", ")
-                    ),
-                ))
-            }
-        };
+        let encoding = tiktoken::registry::BuiltIn::named("encoding", name)?;
+        let bpe = encoding.ranks();
         let mut counter = Self {
             model: Model::Tiktoken {
                 bpe,
-                fast: tiktoken::Encoding::named(name),
+                fast: tiktoken::Encoding::named(encoding.ordinary),
             },
             rule: PieceRule::Spaces { cjk_punct: true },
             added: None,
             specials: 0,
-            newline_cuts: matches!(name, "cl100k_base" | "o200k_base"),
+            newline_cuts: matches!(encoding.ordinary, "cl100k_base" | "o200k_base"),
             memo: Memo::new(),
             description: format!("tiktoken {name}"),
         };

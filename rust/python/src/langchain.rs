@@ -250,6 +250,16 @@ impl PyLangchainSplitter {
     }
 }
 
+/// The built-in tiktoken encodings: name -> its special tokens (sorted). The one list, kept in the core.
+#[pyfunction]
+pub fn tiktoken_encodings(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let out = pyo3::types::PyDict::new(py);
+    for e in &chunkwise_core::tiktoken_encodings::ENCODINGS {
+        out.set_item(e.name, e.special_tokens())?;
+    }
+    Ok(out)
+}
+
 /// LangChain's `TokenTextSplitter.split_text` on a built-in tiktoken encoding: the text encoded once (specials in
 /// `allowed_special` as special tokens), windows of `chunk_size` tokens every `chunk_size - chunk_overlap`, each
 /// decoded with invalid UTF-8 replaced, empty decodes dropped.

@@ -720,6 +720,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenizer>()?;
     m.add_class::<langchain::PyLangchainSplitter>()?;
     m.add_function(wrap_pyfunction!(langchain::tiktoken_windows, m)?)?;
+    m.add_function(wrap_pyfunction!(langchain::tiktoken_encodings, m)?)?;
     m.add("ChunkingError", m.py().get_type::<ChunkingError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

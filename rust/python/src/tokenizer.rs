@@ -148,7 +148,8 @@ impl PyTokenizer {
         Self::from_json(json, add_special_tokens, "tokenizer")
     }
 
-    /// A tiktoken encoding ("cl100k_base", "o200k_base", "p50k_base", "r50k_base" or "gpt2"); the ranks are
+    /// A tiktoken encoding ("cl100k_base", "o200k_base", "p50k_base", "p50k_edit", "r50k_base" or "gpt2"; the
+    /// list is ``chunkwise._core.tiktoken_encodings()``); the ranks are
     /// built into chunkwise, so no network is needed. Text that looks like a special token is counted as
     /// ordinary text, as ``encode_ordinary`` does.
     #[staticmethod]

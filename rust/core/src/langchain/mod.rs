@@ -572,19 +572,7 @@ pub fn tiktoken_windows(
     overlap: usize,
     allowed_special: &[String],
 ) -> Result<Vec<String>, ChunkError> {
-    let bpe = match encoding {
-        "gpt2" | "r50k_base" => tiktoken_rs::r50k_base_singleton(),
-        "p50k_base" => tiktoken_rs::p50k_base_singleton(),
-        "p50k_edit" => tiktoken_rs::p50k_edit_singleton(),
-        "cl100k_base" => tiktoken_rs::cl100k_base_singleton(),
-        "o200k_base" => tiktoken_rs::o200k_base_singleton(),
-        other => {
-            return Err(ChunkError::invalid(
-                "encoding_name",
-                format!("unknown encoding {other:?}"),
-            ))
-        }
-    };
+    let bpe = crate::tiktoken::registry::BuiltIn::named("encoding_name", encoding)?.ranks();
     if size <= overlap {
         return Err(ChunkError::invalid(
             "chunk_size",

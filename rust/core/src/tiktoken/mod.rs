@@ -9,6 +9,7 @@
 //! `encode_ordinary`, on the corpus, on generated texts of tricky characters, and around every code point.
 
 mod pieces;
+pub mod registry;
 mod unicode;
 
 use std::cmp::Reverse;
@@ -59,7 +60,7 @@ impl fmt::Debug for Encoding {
 }
 
 impl Encoding {
-    /// The encoding of that name (as in [`crate::tokens::TIKTOKEN_ENCODINGS`]), built on first use; `None` for one
+    /// The encoding of that name (an `ordinary` name of [`registry::ENCODINGS`]), built on first use; `None` for one
     /// without a pre-tokenizer here.
     pub(crate) fn named(name: &str) -> Option<&'static Self> {
         static R50K: OnceLock<Encoding> = OnceLock::new();
@@ -78,7 +79,7 @@ impl Encoding {
                 Pattern::O200k,
             ),
             "p50k_base" => (&P50K, tiktoken_rs::p50k_base_singleton as _, Pattern::R50k),
-            "r50k_base" | "gpt2" => (&R50K, tiktoken_rs::r50k_base_singleton as _, Pattern::R50k),
+            "r50k_base" => (&R50K, tiktoken_rs::r50k_base_singleton as _, Pattern::R50k),
             _ => return None,
         };
         Some(cell.get_or_init(|| Self::new(bpe(), pattern)))
