@@ -1026,3 +1026,23 @@ def test_works_without_langchain() -> None:
     py = ref.RecursiveCharacterTextSplitter.from_language(ref.Language.PYTHON, chunk_size=12, chunk_overlap=0)
     assert got["py"] == py.split_text(text)
     assert got["char"] == ref.CharacterTextSplitter(separator=" ", chunk_size=5, chunk_overlap=0).split_text(text)
+
+
+def test_a_fallback_to_python_says_why_at_debug_level(caplog):
+    # A call that runs in Python instead of the core says so on LangChain's logger, at DEBUG level.
+    import logging
+
+    from chunkwise import langchain as cw_langchain
+
+    with caplog.at_level(logging.DEBUG, logger="langchain_text_splitters.base"):
+        splitter = cw_langchain.RecursiveCharacterTextSplitter(
+            separators=[r"\w+"], is_separator_regex=True, chunk_size=5, chunk_overlap=0
+        )
+        splitter.split_text("some words here")
+        fast = cw_langchain.RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0)
+        fast.split_text("some words here")
+        fast.split_text("lone \ud800 surrogate")
+    messages = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+    assert any("RecursiveCharacterTextSplitter runs in Python" in m and "\\w" in m for m in messages), messages
+    assert any("split_text runs in Python" in m and "surrogates" in m for m in messages), messages
+    assert sum("runs in Python" in m for m in messages) == 3, messages  # the fast one on a plain str: silent

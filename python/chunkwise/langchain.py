@@ -555,8 +555,10 @@ class _CoreSplitter(TextSplitter):
                 character_join,
                 tokenizer,
             )
-        except (NotImplementedError, TypeError, OverflowError, UnicodeError):
-            self._core_splitter = None  # run in Python: a pattern Rust does not match as Python does, odd types, lone surrogates
+        except (NotImplementedError, TypeError, OverflowError, UnicodeError) as e:
+            # Run in Python: a pattern Rust does not match as Python does, odd types, lone surrogates.
+            self._core_splitter = None
+            logger.debug("chunkwise: %s runs in Python (slower, same chunks): %s", type(self).__name__, e)
 
     def _python_length(self, text: str) -> Any:
         """The length function the core must call back for ``text``; None when it measures natively."""
@@ -582,6 +584,12 @@ class _CoreSplitter(TextSplitter):
                         "Created a chunk of size %d, which is longer than the specified %d", total, self._chunk_size
                     )
                 return chunks, starts, spans
+            why = "the core handed it back (lone surrogates in the text, or a length it cannot take)"
+        elif core is not None:
+            why = f"the text is a {type(text).__name__}, not a str"
+        else:
+            why = "its arguments need Python (see the message when it was built)"
+        logger.debug("chunkwise: %s.split_text runs in Python (slower, same chunks): %s", type(self).__name__, why)
         return self._with_offsets(text, self._py_split(text), start_index, offsets)
 
     def split_text(self, text: str) -> List[str]:

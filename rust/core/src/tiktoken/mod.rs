@@ -279,20 +279,13 @@ pub(crate) mod testdata {
 
     /// The first `limit` bytes (cut at a char boundary) of each corpus file; a missing one is a failure.
     pub(crate) fn corpus(limit: usize) -> Vec<(&'static str, String)> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
-        let mut texts = Vec::new();
-        for name in ["en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"] {
-            let path = dir.join(name);
-            let mut text = std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("corpus file {}: {e}", path.display()));
-            let mut cut = text.len().min(limit);
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            text.truncate(cut);
-            texts.push((name, text));
-        }
-        texts
+        common::corpus(limit)
+    }
+
+    /// The integration tests' corpus reader (a path attribute in an inline module resolves from a folder that
+    /// does not exist, so the file is named from the crate root).
+    mod common {
+        include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/corpus.rs"));
     }
 
     /// Characters and strings that the pre-tokenizers treat differently: white space of every kind, digits of
