@@ -374,16 +374,9 @@ impl Splitter {
         &self.config
     }
 
-    /// The spans (byte offsets) of the chunks of `text`.
-    ///
-    /// # Panics
-    /// With the table strategy, on a text that is not a table: use [`Splitter::try_split`] there.
-    pub fn split(&self, text: &str) -> Vec<Span> {
-        self.try_split(text).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    /// The spans of the chunks of `text`, or why the text cannot be read (a table strategy's text is not a table).
-    pub fn try_split(&self, text: &str) -> Result<Vec<Span>, ChunkError> {
+    /// The spans (byte offsets) of the chunks of `text`, or why the text cannot be read (the table strategy's text
+    /// is not a table). Never panics on any input.
+    pub fn split(&self, text: &str) -> Result<Vec<Span>, ChunkError> {
         Ok(self.split_structured(text)?.0)
     }
 
@@ -479,11 +472,12 @@ impl Splitter {
         Ok(Some(s))
     }
 
-    /// The spans of many texts, in parallel on all cores.
-    ///
-    /// # Panics
-    /// As [`Splitter::split`].
-    pub fn split_batch<T: AsRef<str> + Sync>(&self, texts: &[T]) -> Vec<Vec<Span>> {
+    /// [`Splitter::split`] for many texts, in parallel on all cores: one result a text, so that a text that cannot
+    /// be read fails alone.
+    pub fn split_batch<T: AsRef<str> + Sync>(
+        &self,
+        texts: &[T],
+    ) -> Vec<Result<Vec<Span>, ChunkError>> {
         texts.par_iter().map(|t| self.split(t.as_ref())).collect()
     }
 

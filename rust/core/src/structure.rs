@@ -1219,7 +1219,7 @@ mod tests {
         for overlap in [5, 15, 30, 60] {
             config.overlap = overlap;
             let splitter = Splitter::new(config.clone()).expect("valid config");
-            let spans = splitter.split(&doc);
+            let spans = splitter.split(&doc).unwrap();
             for w in spans.windows(2) {
                 let (prev, next) = (w[0], w[1]);
                 if next.start < prev.end && next.start > table_start {

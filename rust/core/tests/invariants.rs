@@ -100,7 +100,7 @@ fn run_all(text: &str) {
     for strategy in STRATEGIES {
         for (size, overlap) in [(1, 0), (7, 2), (64, 0), (200, 40), (1000, 100)] {
             for trim in [true, false] {
-                let spans = splitter(strategy, size, overlap, trim).split(text);
+                let spans = splitter(strategy, size, overlap, trim).split(text).unwrap();
                 check(text, &spans, size as usize, overlap as usize, trim);
             }
         }
@@ -133,7 +133,9 @@ fn edge_cases() {
 fn sample_document() {
     let text = include_str!("../../../samples/sample.md");
     run_all(text);
-    let spans = splitter(Strategy::Recursive, 200, 0, true).split(text);
+    let spans = splitter(Strategy::Recursive, 200, 0, true)
+        .split(text)
+        .unwrap();
     // No chunk starts with closing or clause punctuation.
     for s in &spans {
         let first = text[s.start..].chars().next().unwrap();
@@ -151,7 +153,7 @@ fn corpus_files() {
         let text = text.as_str();
         for strategy in STRATEGIES {
             for (size, overlap) in [(256, 0), (512, 50), (2048, 0)] {
-                let spans = splitter(strategy, size, overlap, true).split(text);
+                let spans = splitter(strategy, size, overlap, true).split(text).unwrap();
                 check(text, &spans, size as usize, overlap as usize, true);
             }
         }
@@ -174,7 +176,7 @@ fn tables() {
                         c.table_format = format.to_owned();
                         c.rows_per_chunk = rows;
                     });
-                    let spans = splitter.try_split(text).expect("a table");
+                    let spans = splitter.split(text).expect("a table");
                     check(text, &spans, size as usize, overlap as usize, trim);
                 }
             }
@@ -185,7 +187,9 @@ fn tables() {
 #[test]
 fn greedy_prefers_strong_boundaries() {
     let text = "First paragraph here.\n\nSecond one, which is longer. It has two sentences.";
-    let s = splitter(Strategy::Recursive, 40, 0, true).split(text);
+    let s = splitter(Strategy::Recursive, 40, 0, true)
+        .split(text)
+        .unwrap();
     let pieces: Vec<&str> = s.iter().map(|s| &text[s.start..s.end]).collect();
     assert_eq!(
         pieces,
@@ -202,7 +206,9 @@ fn greedy_prefers_strong_boundaries() {
 #[test]
 fn overlap_is_whole_words() {
     let text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu";
-    let s = splitter(Strategy::Recursive, 30, 12, true).split(text);
+    let s = splitter(Strategy::Recursive, 30, 12, true)
+        .split(text)
+        .unwrap();
     for w in s.windows(2) {
         let overlap = &text[w[1].start..w[0].end.max(w[1].start)];
         assert!(overlap.is_empty() || text[w[1].start..].starts_with(overlap.trim_start()));
@@ -248,7 +254,7 @@ fn snapshots_of_the_sample_document() {
     ];
     for (name, strategy, size, overlap) in cases {
         let splitter = splitter(strategy, size, overlap, true);
-        let spans = splitter.split(text);
+        let spans = splitter.split(text).unwrap();
         check(text, &spans, size as usize, overlap as usize, true);
         let rendered = render(&splitter, text, &spans);
         let path = dir.join(format!("{name}.snap"));
@@ -275,6 +281,16 @@ fn batch_equals_one_at_a_time() {
     let batch = splitter.split_batch(&docs);
     assert_eq!(batch.len(), docs.len());
     for (doc, spans) in docs.iter().zip(&batch) {
-        assert_eq!(*spans, splitter.split(doc));
+        assert_eq!(spans.as_ref().unwrap(), &splitter.split(doc).unwrap());
     }
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let tables = splitter(Strategy::Table, 100, 0, true);
+    let err = tables.split("no table here").unwrap_err().to_string();
+    assert!(err.contains("table"), "{err}");
+    let batch = tables.split_batch(&["| a |\n|---|\n| 1 |\n", "prose"]);
+    assert_eq!(batch[0].as_ref().unwrap().len(), 1);
+    assert!(batch[1].is_err());
 }

@@ -86,7 +86,7 @@ fn unknown_names_are_refused_with_the_list() {
 }
 
 fn check(splitter: &Splitter, counter: &TokenCounter, text: &str, size: usize, overlap: usize) {
-    let spans = splitter.split(text);
+    let spans = splitter.split(text).unwrap();
     let mut prev_end = 0;
     for (i, s) in spans.iter().enumerate() {
         assert!(is_grapheme_boundary(text, s.start) && is_grapheme_boundary(text, s.end));
@@ -211,16 +211,16 @@ fn chunks_in_tokens_are_capped_in_characters() {
         Splitter::new(config)
     };
     // The default: 64 characters a token, and each chunk reports its exact count.
-    let spans = build(MaxChars::Auto).unwrap().split(&text);
+    let spans = build(MaxChars::Auto).unwrap().split(&text).unwrap();
     assert_eq!(spans.len(), 98);
     for s in &spans {
         assert!(text[s.start..s.end].chars().count() <= 16 * 64);
         assert_eq!(s.size, counter.count(&text[s.start..s.end]));
     }
     assert_eq!(spans.last().unwrap().size, 4); // "aa…a b b b": one [UNK] and three "b"
-    let spans = build(MaxChars::Limit(100)).unwrap().split(&text);
+    let spans = build(MaxChars::Limit(100)).unwrap().split(&text).unwrap();
     assert!(spans.iter().all(|s| s.end - s.start <= 100));
-    assert_eq!(build(MaxChars::Off).unwrap().split(&text).len(), 1);
+    assert_eq!(build(MaxChars::Off).unwrap().split(&text).unwrap().len(), 1);
     let err = build(MaxChars::Limit(15)).unwrap_err().to_string();
     assert!(
         err.contains("max_chars must be >= size (16), got 15"),

@@ -285,7 +285,10 @@ pub(crate) mod testdata {
     /// The integration tests' corpus reader (a path attribute in an inline module resolves from a folder that
     /// does not exist, so the file is named from the crate root).
     mod common {
-        include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/corpus.rs"));
+        include!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/common/corpus.rs"
+        ));
     }
 
     /// Characters and strings that the pre-tokenizers treat differently: white space of every kind, digits of
