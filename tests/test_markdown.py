@@ -671,8 +671,8 @@ def test_section_checker(pieces, apart, merged):
 
 @pytest.fixture(scope="module")
 def mixed_md() -> str:
-    # The whole 3 MB file: the reference parses it once (about 3 s, shared by the six cases) and the checker takes
-    # about a second per case, so no case needs a shorter slice.
+    # tests/data/mixed.md (86 KB of the shared corpus's 3 MB file; CHUNKWISE_CORPUS=../shared/corpus runs the whole
+    # file: the reference parses it once, about 3 s, and the checker takes about a second a case).
     return load("mixed.md")
 
 
@@ -688,8 +688,8 @@ def test_corpus(mixed_md, size, size_includes_context):
     # The corpus exercises the rules: blocks that must stay whole, and tables too long to, whose later pieces
     # repeat the header.
     ref = ref_for(text)
-    assert sum(b.end - b.start <= size for b in ref.structures) > 100
-    assert sum(b.kind == "table" and b.end - b.start > size for b in ref.structures) > 10
+    assert sum(b.end - b.start <= size for b in ref.structures) >= 20
+    assert sum(b.kind == "table" and b.end - b.start > size for b in ref.structures) >= 5
     assert any(c.metadata["chunk_type"] == "table" and "\n" in c.context for c in chunks)
 
 
