@@ -60,29 +60,17 @@ impl fmt::Debug for Encoding {
 }
 
 impl Encoding {
-    /// The encoding of that name (an `ordinary` name of [`registry::ENCODINGS`]), built on first use; `None` for one
-    /// without a pre-tokenizer here.
+    /// The counter of the built-in encoding of that name (see [`registry::ENCODINGS`]), built on first use and
+    /// shared by the encodings with the same ordinary tokens; `None` for a name that is not built in.
     pub(crate) fn named(name: &str) -> Option<&'static Self> {
-        static R50K: OnceLock<Encoding> = OnceLock::new();
-        static P50K: OnceLock<Encoding> = OnceLock::new();
-        static CL100K: OnceLock<Encoding> = OnceLock::new();
-        static O200K: OnceLock<Encoding> = OnceLock::new();
-        let (cell, bpe, pattern) = match name {
-            "cl100k_base" => (
-                &CL100K,
-                tiktoken_rs::cl100k_base_singleton as fn() -> &'static CoreBPE,
-                Pattern::Cl100k,
-            ),
-            "o200k_base" => (
-                &O200K,
-                tiktoken_rs::o200k_base_singleton as _,
-                Pattern::O200k,
-            ),
-            "p50k_base" => (&P50K, tiktoken_rs::p50k_base_singleton as _, Pattern::R50k),
-            "r50k_base" => (&R50K, tiktoken_rs::r50k_base_singleton as _, Pattern::R50k),
-            _ => return None,
-        };
-        Some(cell.get_or_init(|| Self::new(bpe(), pattern)))
+        const N: usize = registry::ENCODINGS.len();
+        static CELLS: [OnceLock<Encoding>; N] = [const { OnceLock::new() }; N];
+        let encoding = registry::ENCODINGS.iter().find(|e| e.name == name)?;
+        let i = registry::ENCODINGS
+            .iter()
+            .position(|e| e.name == encoding.ordinary)?;
+        let base = &registry::ENCODINGS[i];
+        Some(CELLS[i].get_or_init(|| Self::new(base.ranks(), base.pattern())))
     }
 
     /// The ordinary tokens of `bpe` (every rank that decodes, but the special tokens), cut with `pattern`.
@@ -437,13 +425,7 @@ mod tests {
     const ENCODINGS: [&str; 4] = ["cl100k_base", "o200k_base", "r50k_base", "p50k_base"];
 
     fn bpe(name: &str) -> &'static CoreBPE {
-        match name {
-            "cl100k_base" => tiktoken_rs::cl100k_base_singleton(),
-            "o200k_base" => tiktoken_rs::o200k_base_singleton(),
-            "r50k_base" => tiktoken_rs::r50k_base_singleton(),
-            "p50k_base" => tiktoken_rs::p50k_base_singleton(),
-            _ => unreachable!(),
-        }
+        registry::BuiltIn::named("encoding", name).unwrap().ranks()
     }
 
     fn assert_counts(name: &str, text: &str) {

@@ -3,6 +3,7 @@
 
 use tiktoken_rs::CoreBPE;
 
+use super::pieces::Pattern;
 use crate::error::ChunkError;
 
 /// A built-in tiktoken encoding.
@@ -14,6 +15,8 @@ pub struct BuiltIn {
     /// to (p50k_edit adds fill-in-the-middle tokens to p50k_base; gpt2 is r50k_base under its older name).
     pub ordinary: &'static str,
     ranks: fn() -> &'static CoreBPE,
+    /// Its pre-tokenizer.
+    pattern: Pattern,
 }
 
 /// Every built-in encoding, in the order error messages list them.
@@ -22,31 +25,37 @@ pub const ENCODINGS: [BuiltIn; 6] = [
         name: "cl100k_base",
         ordinary: "cl100k_base",
         ranks: tiktoken_rs::cl100k_base_singleton,
+        pattern: Pattern::Cl100k,
     },
     BuiltIn {
         name: "o200k_base",
         ordinary: "o200k_base",
         ranks: tiktoken_rs::o200k_base_singleton,
+        pattern: Pattern::O200k,
     },
     BuiltIn {
         name: "p50k_base",
         ordinary: "p50k_base",
         ranks: tiktoken_rs::p50k_base_singleton,
+        pattern: Pattern::R50k,
     },
     BuiltIn {
         name: "p50k_edit",
         ordinary: "p50k_base",
         ranks: tiktoken_rs::p50k_edit_singleton,
+        pattern: Pattern::R50k,
     },
     BuiltIn {
         name: "r50k_base",
         ordinary: "r50k_base",
         ranks: tiktoken_rs::r50k_base_singleton,
+        pattern: Pattern::R50k,
     },
     BuiltIn {
         name: "gpt2",
         ordinary: "r50k_base",
         ranks: tiktoken_rs::r50k_base_singleton,
+        pattern: Pattern::R50k,
     },
 ];
 
@@ -60,6 +69,11 @@ impl BuiltIn {
                 format!("{arg} must be one of {}, got {name:?}", names.join(", ")),
             )
         })
+    }
+
+    /// Its pre-tokenizer.
+    pub(crate) fn pattern(&self) -> Pattern {
+        self.pattern
     }
 
     /// Its ranks (loaded on first use, then shared).
