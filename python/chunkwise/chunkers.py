@@ -155,6 +155,12 @@ def join_pages(pages: Sequence[str]) -> str:
     return PAGE_BREAK.join(pages)
 
 
+def _given(args: Dict[str, Any]) -> Dict[str, Any]:
+    """A constructor's arguments, from its ``locals()`` taken before anything else is bound: the signature is the
+    one list of them (for repr, equality, pickling and the core)."""
+    return {k: v for k, v in args.items() if k not in ("self", "__class__")}
+
+
 def _restore(cls, kwargs):
     return cls(**kwargs)
 
@@ -223,18 +229,7 @@ class RecursiveChunker(BaseChunker):
             # list() would read it as one separator per character.
             raise TypeError("separators must be a list of str, not a str")
         separators = None if separators is None else list(separators)
-        public = dict(
-            size=size,
-            overlap=overlap,
-            separators=separators,
-            is_separator_regex=is_separator_regex,
-            keep_separator=keep_separator,
-            min_size=min_size,
-            trim=trim,
-            unit=unit,
-            tokenizer=tokenizer,
-            max_chars=max_chars,
-        )
+        public = _given(locals())
         super().__init__(public)
 
 
@@ -252,15 +247,7 @@ class _LevelChunker(BaseChunker):
         tokenizer: Optional[Tokenizer] = None,
         max_chars: Union[int, str, None] = "auto",
     ) -> None:
-        public = dict(
-            size=size,
-            overlap=overlap,
-            min_size=min_size,
-            trim=trim,
-            unit=unit,
-            tokenizer=tokenizer,
-            max_chars=max_chars,
-        )
+        public = _given(locals())
         super().__init__(public)
 
 
@@ -295,9 +282,7 @@ class FixedChunker(BaseChunker):
         tokenizer: Optional[Tokenizer] = None,
         max_chars: Union[int, str, None] = "auto",
     ) -> None:
-        public = dict(
-            size=size, overlap=overlap, snap=snap, trim=trim, unit=unit, tokenizer=tokenizer, max_chars=max_chars
-        )
+        public = _given(locals())
         super().__init__(public)
 
 
@@ -318,17 +303,7 @@ class _SectionChunker(BaseChunker):
         tokenizer: Optional[Tokenizer] = None,
         max_chars: Union[int, str, None] = "auto",
     ) -> None:
-        public = dict(
-            size=size,
-            overlap=overlap,
-            merge_sections=merge_sections,
-            size_includes_context=size_includes_context,
-            min_size=min_size,
-            trim=trim,
-            unit=unit,
-            tokenizer=tokenizer,
-            max_chars=max_chars,
-        )
+        public = _given(locals())
         super().__init__(public)
 
 
@@ -404,17 +379,7 @@ class TableChunker(BaseChunker):
             raise TypeError(f"rows_per_chunk must be an int or None, got {type(rows_per_chunk).__name__}")
         if rows_per_chunk is not None and rows_per_chunk < 1:
             raise _core.ChunkingError(f"rows_per_chunk must be >= 1, got {rows_per_chunk}")
-        public = dict(
-            size=size,
-            overlap=overlap,
-            rows_per_chunk=rows_per_chunk,
-            format=format,
-            size_includes_context=size_includes_context,
-            trim=trim,
-            unit=unit,
-            tokenizer=tokenizer,
-            max_chars=max_chars,
-        )
+        public = _given(locals())
         core: Dict[str, Any] = dict(size=_UNLIMITED if size is None else size, rows_per_chunk=rows_per_chunk or 0)
         if size is None:
             core["max_chars"] = None  # rows are the only limit
