@@ -5,6 +5,7 @@
 //! - [`assemble`]: the one engine that turns those positions into chunks (merge, overlap, trim, min size).
 //! - [`size`]: how a chunk is measured: the `Sizer` trait, and characters.
 //! - [`tokens`]: sizes in tokens (HF tokenizers, tiktoken, callables), exact, with a memo of pieces.
+//! - [`Span`]: a chunk as the engine gives it, in byte offsets.
 //! - [`offsets`]: byte offsets to Python `str` (code point) offsets, incrementally.
 //! - [`splitter`]: the strategies, as configurations of emitters for the engine.
 //! - [`structure`]: a document's structure (Markdown, provisions) and what each chunk learns from it.
@@ -17,14 +18,16 @@ pub mod error;
 pub mod langchain;
 pub mod offsets;
 pub mod size;
+mod span;
 pub mod splitter;
 pub mod structure;
 mod tiktoken;
 pub mod tokens;
 
-pub use assemble::{Mode, Span};
+pub use assemble::Mode;
 pub use boundary::Level;
 pub use error::ChunkError;
+pub use span::Span;
 pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy};
 pub use structure::{SpanInfo, Structure};
 pub use tiktoken::registry as tiktoken_encodings;

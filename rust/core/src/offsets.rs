@@ -1,7 +1,7 @@
 //! Byte offsets (the core's) to Python `str` offsets (code points), advanced incrementally: converting the offsets
 //! of all chunks of a text costs one pass over it, and nothing at all for ASCII text.
 
-use crate::assemble::Span;
+use crate::span::Span;
 
 /// Converts byte offsets into char offsets; cheapest when consecutive calls move forward.
 #[derive(Debug)]

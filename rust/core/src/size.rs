@@ -394,7 +394,6 @@ mod tests {
         use crate::assemble::{Assembler, Mode};
         use crate::boundary::{Emitter, Level};
         use crate::tokens::TokenCounter;
-        use std::cell::Cell;
         // WordPiece gives a word it cannot spell one [UNK]: "a" * 100_000 is 1 token, and so is every run of "a".
         let json = r###"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
             "normalizer":null,"pre_tokenizer":{"type":"BertPreTokenizer"},"post_processor":null,"decoder":null,
@@ -409,22 +408,8 @@ mod tests {
             (Emitter::Grapheme, Level::GRAPHEME),
         ];
         for mode in [Mode::Greedy, Mode::Fixed { snap: 0 }] {
-            let engine = Assembler {
-                emitters: &emitters,
-                levels: &[Level::WORD, Level::GRAPHEME],
-                sizer: &capped,
-                capacity: 16,
-                overlap: 0,
-                min_size: 0,
-                trim: true,
-                mode,
-                structure: None,
-                view: None,
-                eager: 0,
-                cap: Cell::new(16),
-                limit: Cell::new(usize::MAX),
-                stop: Default::default(),
-            };
+            let engine =
+                Assembler::new(&emitters, &[Level::WORD, Level::GRAPHEME], &capped, 16).mode(mode);
             let mut spans = Vec::new();
             engine.run(&text, &mut spans).unwrap();
             assert_eq!(spans.len(), 98, "{mode:?}"); // 100,000 / 1,024

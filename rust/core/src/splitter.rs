@@ -2,10 +2,11 @@
 
 use rayon::prelude::*;
 
-use crate::assemble::{Assembler, Mode, Span, Stop};
+use crate::assemble::{Assembler, Mode};
 pub use crate::boundary::KeepSeparator;
 use crate::boundary::{Emitter, Level};
 use crate::error::ChunkError;
+use crate::span::Span;
 use std::sync::Arc;
 
 use crate::size::{CharCapped, Chars, MaxChars, Sizer, Unit};
@@ -407,9 +408,9 @@ impl Splitter {
         };
         let structure = self.structure(text, view)?;
         let mut out = Vec::new();
-        let mut assembler = self.assembler(structure.as_ref(), view);
-        assembler.stop = Stop(stop);
-        assembler.run(text, &mut out)?;
+        self.assembler(structure.as_ref(), view)
+            .stop(stop)
+            .run(text, &mut out)?;
         if let Some(capped) = &self.capped {
             // The measure is the larger of tokens and the cap's share of the size: report tokens.
             for s in &mut out {
@@ -537,22 +538,18 @@ impl Splitter {
         structure: Option<&'a crate::structure::Structure>,
         view: Option<&'a str>,
     ) -> Assembler<'a> {
-        Assembler {
-            structure,
-            view,
-            cap: std::cell::Cell::new(self.capacity),
-            limit: std::cell::Cell::new(usize::MAX),
-            eager: self.eager,
-            emitters: &self.emitters,
-            levels: &self.levels,
-            sizer: self.sizer.as_ref(),
-            capacity: self.capacity,
-            overlap: self.overlap,
-            min_size: self.min_size,
-            trim: self.config.trim,
-            mode: self.mode,
-            stop: Stop::default(),
-        }
+        Assembler::new(
+            &self.emitters,
+            &self.levels,
+            self.sizer.as_ref(),
+            self.capacity,
+        )
+        .overlap(self.overlap)
+        .min_size(self.min_size)
+        .trim(self.config.trim)
+        .mode(self.mode)
+        .structure(structure, self.eager)
+        .view(view)
     }
 }
 

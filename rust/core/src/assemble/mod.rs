@@ -1,0 +1,363 @@
+//! THE assembly engine: every strategy turns its boundaries into chunks here.
+//!
+//! For each chunk, starting at `start`:
+//! 1. Greedy mode looks ahead through a window: two chunks' worth of text (sized in bytes from the text seen so far,
+//!    and grown when that falls short). Its strongest boundaries are emitted once and serve the chunks that start
+//!    inside it. Weaker levels are emitted lazily, only as far as one chunk can reach: words and graphemes are only
+//!    scanned when no stronger piece fits.
+//! 2. Greedy mode takes the strongest level whose first piece fits, then as many pieces of that level as fit. A
+//!    level is only abandoned inside a piece that does not fit; the end of that piece may then merge with what
+//!    follows. Fixed mode cuts after the most graphemes that fit, snapped back to a sentence or word boundary
+//!    within `snap`, and examines only the cut and its snap zone.
+//! 3. Overlap: the next chunk starts at the earliest boundary of the strongest level whose tail fits in `overlap`:
+//!    whole words at least in greedy mode (whole data rows inside a table), graphemes in fixed mode. A start that
+//!    brings no new content is dropped.
+//! 4. Trim: surrounding whitespace is left out of the span and of its size, unless `trim` is off.
+//!
+//! Work per chunk is bounded, so a text is processed in time linear in its length. The only allocations are
+//! buffers reused from chunk to chunk.
+//!
+//! Here: the settings and the run loop (the budget of each chunk, dropping starts that bring nothing new, merging
+//! small chunks). `window`: the look-ahead window of boundaries and the size of the chunk ending at each.
+//! `greedy`: where a greedy chunk ends and where the next one starts. `fixed`: fixed windows.
+
+mod fixed;
+mod greedy;
+#[cfg(test)]
+mod tests;
+mod window;
+
+use window::Window;
+
+use crate::boundary::{
+    is_grapheme_boundary, next_grapheme_boundary, prev_grapheme_boundary, Emitter, Level,
+};
+use crate::size::Sizer;
+pub use crate::span::Span;
+use crate::structure::Structure;
+
+/// How a chunk's end is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Merge the strongest pieces that fit.
+    Greedy,
+    /// Fill the window, then snap back to a sentence or word boundary within `snap` units.
+    Fixed {
+        /// How far back (in units) a cut may move to land on a stronger boundary.
+        snap: usize,
+    },
+}
+
+/// The settings of one run of the engine: built with [`Assembler::new`] and the setters after it.
+#[derive(Debug)]
+pub struct Assembler<'a> {
+    /// Every emitter with the level it reports at.
+    emitters: &'a [(Emitter, Level)],
+    /// The distinct levels of `emitters`, strongest first.
+    levels: &'a [Level],
+    /// The sizer measuring chunks.
+    sizer: &'a dyn Sizer,
+    /// Largest chunk size, in the sizer's unit.
+    capacity: usize,
+    /// Largest overlap between consecutive chunks, in the sizer's unit.
+    overlap: usize,
+    /// Chunks smaller than this merge into a neighbour when the result fits.
+    min_size: usize,
+    /// Leave surrounding whitespace out of chunks.
+    trim: bool,
+    /// Greedy or fixed windows.
+    mode: Mode,
+    /// The document's structure, for structural strategies (Markdown, provisions).
+    structure: Option<&'a Structure>,
+    /// The text's line view (see [`crate::boundary::breaks`]), when it is not the text itself: the line-based
+    /// (prose) emitters read it instead of the text.
+    view: Option<&'a str>,
+    /// How many of the strongest levels are emitted together (those only the structure reports).
+    eager: usize,
+    /// Asked every [`STOP_EVERY`] chunks whether to stop: a caller's way to interrupt a long split.
+    stop: Stop<'a>,
+}
+
+/// A caller's check whether a split should stop; `None` never stops.
+#[derive(Clone, Copy, Default)]
+struct Stop<'a>(Option<&'a (dyn Fn() -> bool + 'a)>);
+
+impl std::fmt::Debug for Stop<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Stop(Some)"
+        } else {
+            "Stop(None)"
+        })
+    }
+}
+
+/// How many chunks are made between two stop checks: often enough to stop within milliseconds even when each chunk
+/// is thousands of tokens, and rarely enough to cost nothing (the check is the caller's, and may read a clock).
+const STOP_EVERY: usize = 16;
+
+/// What the chunk being assembled may take. The structure changes it from one section to the next, so it is
+/// computed for each chunk and handed to the steps that choose its end.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    /// The chunk's capacity: `capacity`, less its context when the context counts.
+    cap: usize,
+    /// How far the chunk may reach (the end of its section, for structural strategies).
+    limit: usize,
+}
+
+/// A candidate end: a boundary with the size of the chunk that would end there.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    pos: usize,
+    level: Level,
+    /// Size of `text[start..pos]`.
+    size: usize,
+    /// End of the chunk trimmed of trailing whitespace, and its size.
+    trimmed_end: usize,
+    trimmed_size: usize,
+    /// The size `end_of` gives is exact (always, for additive units).
+    exact: bool,
+}
+
+impl<'a> Assembler<'a> {
+    /// An engine over `emitters` (reporting the distinct `levels`, strongest first) measuring with `sizer`, for
+    /// chunks of at most `capacity` units: greedy, trimmed, with no overlap, no minimum size, no structure, no line
+    /// view, and never stopped, until the setters below say otherwise.
+    pub fn new(
+        emitters: &'a [(Emitter, Level)],
+        levels: &'a [Level],
+        sizer: &'a dyn Sizer,
+        capacity: usize,
+    ) -> Self {
+        Self {
+            emitters,
+            levels,
+            sizer,
+            capacity,
+            overlap: 0,
+            min_size: 0,
+            trim: true,
+            mode: Mode::Greedy,
+            structure: None,
+            view: None,
+            eager: 0,
+            stop: Stop::default(),
+        }
+    }
+
+    /// The largest overlap between consecutive chunks, in the sizer's unit.
+    pub fn overlap(mut self, overlap: usize) -> Self {
+        self.overlap = overlap;
+        self
+    }
+
+    /// Chunks smaller than `min_size` merge into a neighbour when the result fits.
+    pub fn min_size(mut self, min_size: usize) -> Self {
+        self.min_size = min_size;
+        self
+    }
+
+    /// Whether surrounding whitespace is left out of chunks.
+    pub fn trim(mut self, trim: bool) -> Self {
+        self.trim = trim;
+        self
+    }
+
+    /// Greedy or fixed windows.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The document's structure (structural strategies), and how many of the strongest levels it alone reports
+    /// (they are emitted together).
+    pub fn structure(mut self, structure: Option<&'a Structure>, eager: usize) -> Self {
+        self.structure = structure;
+        self.eager = eager;
+        self
+    }
+
+    /// The text's line view (see [`crate::boundary::breaks`]) when it is not the text itself.
+    pub fn view(mut self, view: Option<&'a str>) -> Self {
+        self.view = view;
+        self
+    }
+
+    /// Asked every few chunks whether to stop ([`crate::ChunkError::Interrupted`]).
+    pub fn stop(mut self, stop: Option<&'a (dyn Fn() -> bool + 'a)>) -> Self {
+        self.stop = Stop(stop);
+        self
+    }
+
+    /// Appends the spans of `text` to `out`, or stops with [`ChunkError::Interrupted`] when `stop` says so.
+    pub fn run(&self, text: &str, out: &mut Vec<Span>) -> Result<(), crate::error::ChunkError> {
+        let first = out.len();
+        let mut win = Window::new();
+        let mut pos = 0;
+        // The previous chunk: where its boundary is, and where its content ends.
+        let (mut prev_cut, mut prev_end) = (0, 0);
+        loop {
+            let start = if self.trim {
+                // A byte order mark that starts the text is no content either.
+                let pos = if pos == 0 { bom_len(text) } else { pos };
+                // Whitespace that starts a cluster (" \u{301}") stays: a chunk never starts inside one.
+                floor_grapheme(text, skip_whitespace(text, pos))
+            } else {
+                pos
+            };
+            if start >= text.len() {
+                break;
+            }
+            if let Some(stop) = self.stop.0 {
+                if (out.len() - first) % STOP_EVERY == 0 && stop() {
+                    return Err(crate::error::ChunkError::Interrupted);
+                }
+            }
+            let mark = match self.mode {
+                Mode::Greedy => {
+                    if !self.reuse(text, start, &mut win) {
+                        self.open(text, start, &mut win);
+                    }
+                    let budget = self.budget(text, start);
+                    let mark = self.choose(text, &mut win, budget);
+                    self.fit_exactly(text, &mut win, mark, budget)
+                }
+                Mode::Fixed { snap } => self.fixed_cut(text, start, snap, &mut win.fresh),
+            };
+            let (end, size) = self.end_of(&mark);
+            if start < prev_cut && end <= prev_end {
+                // The overlap brought no new content: start after the previous chunk instead.
+                pos = prev_cut;
+                continue;
+            }
+            out.push(Span {
+                start,
+                end,
+                level: mark.level,
+                size,
+            });
+            (prev_cut, prev_end) = (mark.pos, end);
+            pos = match self.mode {
+                Mode::Greedy => self.next_start(text, &mut win, &mark),
+                Mode::Fixed { .. } => self.fixed_next(text, start, &mark),
+            };
+        }
+        if self.min_size > 0 {
+            self.merge_small(text, out, first);
+        }
+        Ok(())
+    }
+
+    /// What the chunk starting at `start` may take.
+    #[inline]
+    fn budget(&self, text: &str, start: usize) -> Budget {
+        match self.structure {
+            Some(s) => Budget {
+                cap: s.capacity_at(text, start, self.sizer, self.capacity),
+                limit: s.limit_at(text.len(), start),
+            },
+            None => Budget {
+                cap: self.capacity,
+                limit: usize::MAX,
+            },
+        }
+    }
+
+    /// What `emitter` reads: the line view for the line-based emitters, else the text.
+    fn source<'t>(&self, text: &'t str, emitter: &Emitter) -> &'t str
+    where
+        'a: 't,
+    {
+        match self.view {
+            Some(view) if emitter.is_prose() => view,
+            _ => text,
+        }
+    }
+
+    /// The end and size of the chunk that a mark closes.
+    #[inline]
+    fn end_of(&self, m: &Mark) -> (usize, usize) {
+        if self.trim {
+            (m.trimmed_end, m.trimmed_size)
+        } else {
+            (m.pos, m.size)
+        }
+    }
+
+    /// Merges each chunk smaller than `min_size` into the chunk before it (or the first into the next) when the
+    /// merged chunk fits.
+    fn merge_small(&self, text: &str, spans: &mut Vec<Span>, first: usize) {
+        let size = |a: usize, b: usize| self.sizer.size(&text[a..b]);
+        let mut k = first;
+        for i in first..spans.len() {
+            let cur = spans[i];
+            if k > first {
+                let prev = spans[k - 1];
+                let barrier = self.structure.is_some() && prev.level >= Level::SECTION;
+                let small = !barrier && (cur.size < self.min_size || prev.size < self.min_size);
+                let merged = if small {
+                    size(prev.start, cur.end)
+                } else {
+                    usize::MAX
+                };
+                let cap = self.structure.map_or(self.capacity, |s| {
+                    s.capacity_at(text, prev.start, self.sizer, self.capacity)
+                });
+                if merged <= cap {
+                    spans[k - 1] = Span {
+                        start: prev.start,
+                        end: cur.end,
+                        level: cur.level,
+                        size: merged,
+                    };
+                    continue;
+                }
+            }
+            spans[k] = cur;
+            k += 1;
+        }
+        spans.truncate(k);
+    }
+}
+
+/// The last grapheme cluster boundary at or before `pos`.
+fn floor_grapheme(text: &str, pos: usize) -> usize {
+    if is_grapheme_boundary(text, pos) {
+        pos
+    } else {
+        prev_grapheme_boundary(text, pos)
+    }
+}
+
+/// The first grapheme cluster boundary at or after `pos`.
+fn ceil_grapheme(text: &str, pos: usize) -> usize {
+    if is_grapheme_boundary(text, pos) {
+        pos
+    } else {
+        next_grapheme_boundary(text, pos)
+    }
+}
+
+/// The char boundary after the char at `pos` (or the text length).
+fn next_char(text: &str, pos: usize) -> usize {
+    text[pos..]
+        .chars()
+        .next()
+        .map_or(text.len(), |c| pos + c.len_utf8())
+}
+
+/// The length of the byte order mark that starts `text`, if any.
+fn bom_len(text: &str) -> usize {
+    if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    }
+}
+
+/// The first position at or after `pos` that is not whitespace (or the text length).
+fn skip_whitespace(text: &str, pos: usize) -> usize {
+    let rest = &text[pos..];
+    pos + (rest.len() - rest.trim_start().len())
+}

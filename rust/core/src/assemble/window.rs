@@ -1,0 +1,347 @@
+//! The look-ahead window of greedy mode: its boundaries, emitted level by level, and the size of the chunk that
+//! would end at each of them.
+
+use super::{Assembler, Mark};
+use crate::boundary::{is_grapheme_boundary, Boundary, Emitter, Level};
+use crate::offsets::ceil_char_boundary;
+
+/// Units scanned past the capacity: trailing whitespace that trimming removes, and context for look-ahead rules.
+const LOOKAHEAD: usize = 32;
+
+/// How many chunks' worth of text a greedy window holds: its strongest boundaries serve several chunks.
+const WINDOW_CHUNKS: f64 = 2.0;
+
+/// The longest run of whitespace (in bytes) a window is stretched over to find the boundary after it.
+const MAX_PADDING: usize = 64 * 1024;
+
+/// The boundaries of one look-ahead window, computed level by level.
+#[derive(Debug, Default)]
+pub(super) struct Window {
+    /// Where the chunk being assembled starts.
+    pub(super) start: usize,
+    scan_end: usize,
+    /// How many of the assembler's levels have been emitted.
+    computed: usize,
+    bounds: Vec<Boundary>,
+    /// Scratch buffer for the marks that a weaker level leaves unchanged.
+    tail: Vec<Mark>,
+    /// Scratch buffers for one emitter's output and for merging it in.
+    pub(super) fresh: Vec<Boundary>,
+    merged: Vec<Boundary>,
+    /// The candidate ends after `start`, in order.
+    pub(super) marks: Vec<Mark>,
+    /// Size of the whole window `text[start..scan_end]`.
+    units: usize,
+    /// Bytes per unit seen in earlier windows, to size the next one.
+    bytes_per_unit: f64,
+    /// The window is ASCII and the unit counts ASCII bytes: sizes are byte lengths.
+    ascii: bool,
+    /// Scratch buffers of `measure_estimated`.
+    fresh_ends: Vec<usize>,
+    sizes: Vec<(usize, bool)>,
+    pub(super) sizer_cache: crate::size::SizerCache,
+}
+
+impl Window {
+    /// An empty window, sized at first for text of one and a half bytes a unit.
+    pub(super) fn new() -> Self {
+        Window {
+            bytes_per_unit: 1.5,
+            ..Window::default()
+        }
+    }
+}
+
+impl Assembler<'_> {
+    /// Resets the window to start at `start`, reaching past every end that could fit, and emits the strongest
+    /// level. The window's byte length is estimated from the text seen so far; when it turns out to hold too few
+    /// units, it doubles and the level is emitted again.
+    pub(super) fn open(&self, text: &str, start: usize, win: &mut Window) {
+        let want = self.capacity.saturating_add(LOOKAHEAD);
+        // A window holds several chunks (see `reuse`).
+        let mut len = (want as f64 * win.bytes_per_unit * WINDOW_CHUNKS) as usize + 16;
+        let mut padded = false;
+        loop {
+            let mut end = ceil_char_boundary(text, start.saturating_add(len).min(text.len()));
+            if self.trim && ends_in_whitespace(text, end) {
+                // The window ends in a run of whitespace (padding, blank lines): trimmed away, it costs nothing, so
+                // look past it to the boundary that ends it, unless the run is huge (then the cut falls before it).
+                let limit = ceil_char_boundary(text, text.len().min(end + MAX_PADDING));
+                match text[end..limit].find(|c: char| !c.is_whitespace()) {
+                    Some(run) => end = ceil_char_boundary(text, (end + run + 16).min(text.len())),
+                    None if limit == text.len() => end = text.len(),
+                    None => {}
+                }
+                padded = end > start + len;
+            }
+            win.start = start;
+            win.scan_end = end;
+            win.ascii = self.sizer.ascii_is_bytes() && text.as_bytes()[start..end].is_ascii();
+            win.computed = 0;
+            win.bounds.clear();
+            win.marks.clear();
+            self.ensure(text, win, 0);
+            if win.units >= want || end == text.len() {
+                break;
+            }
+            len *= 2;
+        }
+        if win.units > 0 && !padded {
+            win.bytes_per_unit = (win.scan_end - start) as f64 / win.units as f64;
+        }
+    }
+
+    /// Moves the window's start forward to `start` when the rest of the window still reaches past every end that
+    /// could fit: its strongest boundaries stay valid and only their sizes shift. Weaker levels were only emitted
+    /// near the old start, so they are dropped, to be emitted again near the new one. False: open a new window.
+    pub(super) fn reuse(&self, text: &str, start: usize, win: &mut Window) -> bool {
+        if win.computed == 0 || start < win.start || start >= win.scan_end {
+            return false;
+        }
+        if !self.sizer.is_exact_sum() {
+            return false; // estimated sizes are not shifted: the window is measured again from the new start
+        }
+        let kept = win.marks.partition_point(|m| m.pos <= start);
+        let (from, from_size) = match kept.checked_sub(1) {
+            Some(i) => (win.marks[i].pos, win.marks[i].size),
+            None => (win.start, 0),
+        };
+        let gap = &text[from..start];
+        let base = from_size
+            + if win.ascii {
+                gap.len()
+            } else {
+                self.sizer.size(gap)
+            };
+        if win.units - base < self.capacity.saturating_add(LOOKAHEAD) && win.scan_end < text.len() {
+            return false;
+        }
+        win.marks.drain(..kept);
+        let dropped = win.bounds.partition_point(|b| b.pos <= start);
+        win.bounds.drain(..dropped);
+        let keep = self.eager.max(1);
+        if win.computed > keep {
+            let weakest = self.levels[keep - 1];
+            win.bounds.retain(|b| b.level >= weakest);
+            win.marks.retain(|m| m.level >= weakest);
+            win.computed = keep;
+        }
+        for m in &mut win.marks {
+            m.size -= base;
+            if m.trimmed_end <= start {
+                (m.trimmed_end, m.trimmed_size) = (start, 0);
+            } else {
+                m.trimmed_size -= base;
+            }
+        }
+        win.units -= base;
+        win.start = start;
+        true
+    }
+
+    /// Emits the boundaries of levels `0..=li` in the window, if not done yet, and recomputes the marks.
+    pub(super) fn ensure(&self, text: &str, win: &mut Window, li: usize) {
+        if win.computed > li {
+            return;
+        }
+        // Levels reported by the structure alone cost nothing to emit: they come all at once, measured once.
+        let li = if win.computed == 0 {
+            li.max(self.eager.max(1) - 1)
+        } else {
+            li
+        };
+        let lowest = self.levels[li];
+        let above = win.computed.checked_sub(1).map(|i| self.levels[i]);
+        let (start, mut scan_end) = (win.start, win.scan_end);
+        if win.computed > 0 {
+            // Below the strongest level, emit only as far as a chunk could reach: past the first boundary whose
+            // size is beyond it, there is nothing a weaker cut could do.
+            let reach = self.capacity.saturating_add(LOOKAHEAD);
+            let past = win.marks.partition_point(|m| m.size < reach);
+            scan_end = win.marks.get(past).map_or(scan_end, |m| m.pos);
+        }
+        let keep = |pos: usize| pos > start && (pos < scan_end || scan_end == text.len());
+        for (emitter, level) in self.emitters {
+            if *level < lowest || above.is_some_and(|a| *level >= a) {
+                continue;
+            }
+            // Each emitter's output is sorted: merge it into the sorted bounds rather than sort them again.
+            win.fresh.clear();
+            match (emitter, self.structure) {
+                (Emitter::Structure, Some(s)) => s.emit(start, scan_end, *level, &mut win.fresh),
+                _ => emitter.emit(
+                    self.source(text, emitter),
+                    start,
+                    scan_end,
+                    *level,
+                    &mut win.fresh,
+                ),
+            }
+            if let Some(s) = self.structure {
+                // Graphemes are the floor: a chunk that nothing else fits in may still end between two of them.
+                s.filter(&mut win.fresh, emitter);
+            }
+            let safe = emitter.grapheme_safe();
+            // A boundary at the edge of a window that stops short of the text end is an artefact of the window.
+            win.fresh
+                .retain(|b| keep(b.pos) && (safe || is_grapheme_boundary(text, b.pos)));
+            merge_max(&win.bounds, &win.fresh, &mut win.merged);
+            std::mem::swap(&mut win.bounds, &mut win.merged);
+        }
+        if win.computed == 0 && scan_end == text.len() && start < scan_end {
+            win.bounds.retain(|b| b.pos != scan_end);
+            win.bounds.push(Boundary {
+                pos: scan_end,
+                level: Level::END,
+            });
+        }
+        win.computed = li + 1;
+        self.measure(text, win, scan_end);
+    }
+
+    /// Computes the size of the chunk ending at each boundary of the window, in one pass.
+    /// Marks past `upto` are kept as they are: only boundaries up to it were added.
+    fn measure(&self, text: &str, win: &mut Window, upto: usize) {
+        if !self.sizer.is_exact_sum() {
+            self.measure_estimated(text, win);
+            return;
+        }
+        let whole = upto >= win.scan_end;
+        let past = win.marks.partition_point(|m| m.pos <= upto);
+        win.tail.clear();
+        if !whole {
+            win.tail.extend_from_slice(&win.marks[past..]);
+        }
+        win.marks.clear();
+        let (mut prev, mut size) = (win.start, 0);
+        let (mut trimmed_end, mut trimmed_size) = (win.start, 0);
+        let ascii = win.ascii;
+        let size_of = |s: &str| if ascii { s.len() } else { self.sizer.size(s) };
+        for b in win.bounds.iter().take_while(|b| whole || b.pos <= upto) {
+            let seg = &text[prev..b.pos];
+            let content = if ascii {
+                trim_ascii_end(seg)
+            } else {
+                seg.trim_end()
+            };
+            if content.is_empty() {
+                size += size_of(seg);
+            } else {
+                trimmed_size = size + size_of(content);
+                trimmed_end = prev + content.len();
+                size = trimmed_size + size_of(&seg[content.len()..]);
+            }
+            win.marks.push(Mark {
+                pos: b.pos,
+                level: b.level,
+                size,
+                trimmed_end,
+                trimmed_size,
+                exact: true,
+            });
+            prev = b.pos;
+        }
+        if whole {
+            win.units = size + size_of(&text[prev..win.scan_end]);
+        } else {
+            win.marks.extend_from_slice(&win.tail);
+        }
+    }
+
+    /// `measure` for units that do not add up (tokens): every mark's sizes come from one call of
+    /// [`Sizer::prefix_sizes`] over the window, which counts the window's pieces once.
+    fn measure_estimated(&self, text: &str, win: &mut Window) {
+        let start = win.start;
+        let mut ends = std::mem::take(&mut win.fresh_ends);
+        ends.clear();
+        let mut prev = start;
+        let mut content_ends = Vec::with_capacity(win.bounds.len());
+        let mut trimmed_end = start;
+        for b in &win.bounds {
+            let content = text[prev..b.pos].trim_end();
+            if !content.is_empty() {
+                trimmed_end = prev + content.len();
+            }
+            content_ends.push(trimmed_end);
+            ends.push(trimmed_end);
+            ends.push(b.pos);
+            prev = b.pos;
+        }
+        ends.push(win.scan_end);
+        let mut sizes = std::mem::take(&mut win.sizes);
+        self.sizer
+            .prefix_sizes(text, start, &ends, &mut sizes, &mut win.sizer_cache);
+        win.marks.clear();
+        for (i, b) in win.bounds.iter().enumerate() {
+            let ((trimmed_size, trimmed_exact), (size, exact)) = (sizes[2 * i], sizes[2 * i + 1]);
+            win.marks.push(Mark {
+                pos: b.pos,
+                level: b.level,
+                size,
+                trimmed_end: content_ends[i],
+                trimmed_size,
+                exact: if self.trim { trimmed_exact } else { exact },
+            });
+        }
+        win.units = sizes.last().map_or(0, |s| s.0);
+        win.fresh_ends = ends;
+        win.sizes = sizes;
+    }
+}
+
+/// Merges two sorted boundary lists into `out`, one boundary per position, at the higher level of the two.
+fn merge_max(a: &[Boundary], b: &[Boundary], out: &mut Vec<Boundary>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x.pos == y.pos => {
+                i += 1;
+                j += 1;
+                Boundary {
+                    pos: x.pos,
+                    level: x.level.max(y.level),
+                }
+            }
+            (Some(x), Some(y)) if x.pos < y.pos => {
+                i += 1;
+                *x
+            }
+            (Some(x), None) => {
+                i += 1;
+                *x
+            }
+            (_, Some(y)) => {
+                j += 1;
+                *y
+            }
+            (None, None) => unreachable!("loop condition"),
+        };
+        match out.last_mut() {
+            Some(last) if last.pos == next.pos => last.level = last.level.max(next.level),
+            _ => out.push(next),
+        }
+    }
+}
+
+/// `s` without trailing ASCII whitespace, as `str::trim_end` would strip it (vertical tab included).
+#[inline]
+fn trim_ascii_end(s: &str) -> &str {
+    let kept = s
+        .bytes()
+        .rev()
+        .skip_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
+        .count();
+    &s[..kept]
+}
+
+/// Whether a window ending at `end` (short of the text end) stops inside a run of whitespace.
+fn ends_in_whitespace(text: &str, end: usize) -> bool {
+    end < text.len()
+        && text[end..].chars().next().is_some_and(char::is_whitespace)
+        && text[..end]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_whitespace)
+}
