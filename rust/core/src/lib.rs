@@ -5,6 +5,7 @@
 //! - [`assemble`]: the one engine that turns those positions into chunks (merge, overlap, trim, min size).
 //! - [`size`]: how a chunk is measured: the `Sizer` trait, and characters.
 //! - [`tokens`]: sizes in tokens (HF tokenizers, tiktoken, callables), exact, with a memo of pieces.
+//! - [`chunk`]: a text's chunks as callers get them: `str` offsets, stable ids, pages.
 //! - [`offsets`]: byte offsets to Python `str` (code point) offsets, incrementally.
 //! - [`splitter`]: the strategies, as configurations of emitters for the engine.
 //! - [`structure`]: a document's structure (Markdown, provisions) and what each chunk learns from it.
@@ -13,6 +14,7 @@
 
 pub mod assemble;
 pub mod boundary;
+pub mod chunk;
 pub mod error;
 pub mod langchain;
 pub mod offsets;
@@ -24,6 +26,7 @@ pub mod tokens;
 
 pub use assemble::{Mode, Span};
 pub use boundary::Level;
+pub use chunk::{Chunk, ChunkOptions, Chunks};
 pub use error::ChunkError;
 pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy};
 pub use structure::{SpanInfo, Structure};

@@ -2,7 +2,7 @@
 //! for Python.
 
 use chunkwise_core::size::MaxChars;
-use chunkwise_core::{KeepSeparator, Span, Splitter, SplitterConfig, Strategy};
+use chunkwise_core::{ChunkOptions, KeepSeparator, Span, Splitter, SplitterConfig, Strategy};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
@@ -83,17 +83,11 @@ impl PySplitter {
     }
 
     /// Splits and prepares a text's chunks (offsets, ids) without the GIL when the text is large.
-    fn prepare(
-        &self,
-        py: Python<'_>,
-        text: &str,
-        doc_id: Option<&str>,
-        paged: bool,
-    ) -> PyResult<Prepared> {
+    fn prepare(&self, py: Python<'_>, text: &str, options: ChunkOptions<'_>) -> PyResult<Prepared> {
         let interrupt = Interrupt::new();
         let stop = self.stop(&interrupt);
         let prepared = run(py, self.detach(text), "splitting the text", || {
-            Prepared::split(&self.inner, text, doc_id, paged, &stop)
+            Prepared::split(&self.inner, text, options, &stop)
         })?;
         self.check()?;
         prepared.map_err(|e| interrupt.to_py(e))
@@ -277,7 +271,12 @@ impl PySplitter {
         let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
         let source = text;
         let text = borrow_str(py, "text", source)?;
-        let prepared = self.prepare(py, text, metadata::doc_id(meta)?.as_deref(), paged)?;
+        let doc_id = metadata::doc_id(meta)?;
+        let options = ChunkOptions {
+            doc_id: doc_id.as_deref(),
+            paged,
+        };
+        let prepared = self.prepare(py, text, options)?;
         let meta = (|| "metadata".to_owned(), meta);
         if prepared.count() < chunk::PAUSE_GC_CHUNKS {
             return self.build(py, source, &prepared, meta);
@@ -327,7 +326,13 @@ impl PySplitter {
                 py,
                 &strs,
                 &interrupt,
-                |i, t| Prepared::split(&self.inner, t, doc_ids[i].as_deref(), false, &stop),
+                |i, t| {
+                    let options = ChunkOptions {
+                        doc_id: doc_ids[i].as_deref(),
+                        paged: false,
+                    };
+                    Prepared::split(&self.inner, t, options, &stop)
+                },
                 |i, prepared| {
                     let prepared = prepared.map_err(|e| batch_error(i, e))?;
                     let meta = (|| format!("metadatas[{i}]"), metas[i]);
