@@ -155,7 +155,7 @@ mod tests {
     use crate::{SplitterConfig, Strategy};
 
     fn splitter(strategy: Strategy, size: usize) -> Splitter {
-        Splitter::new(SplitterConfig::new(strategy, size as i64)).unwrap()
+        Splitter::new(SplitterConfig::new(strategy, size)).unwrap()
     }
 
     #[test]

@@ -201,6 +201,14 @@ pub fn _panic_on(marker: Option<String>) -> PyResult<()> {
     Ok(())
 }
 
+/// [`int_arg`] for a count (a size, a number of rows): from `lo` to `i64::MAX`, as a `usize`.
+pub fn count_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<usize> {
+    let n = int_arg(arg, value, lo.max(0))?;
+    usize::try_from(n).map_err(|_| {
+        ChunkingError::new_err(format!("{arg} must be at most {}, got {n}", usize::MAX))
+    })
+}
+
 /// An int argument (an `int`, or an object with `__index__` such as a numpy integer; never a `bool`, which is an
 /// `int` to Python but a mistake here) from `lo` to `i64::MAX`, or an error naming it and the allowed range.
 pub fn int_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<i64> {

@@ -2,13 +2,13 @@
 //! for Python.
 
 use chunkwise_core::size::MaxChars;
-use chunkwise_core::{ChunkOptions, KeepSeparator, Span, Splitter, SplitterConfig, Strategy};
+use chunkwise_core::{ChunkOptions, Span, Splitter, SplitterConfig, Strategy};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
 use crate::batch::batch_error;
 use crate::chunk::{self, Prepared};
-use crate::errors::{int_arg, run, to_py, tripwire, wrong_type, ChunkingError, DETACH_BYTES};
+use crate::errors::{count_arg, run, to_py, tripwire, wrong_type, ChunkingError, DETACH_BYTES};
 use crate::interrupt::Interrupt;
 use crate::metadata;
 use crate::text::{borrow_all, borrow_str, collect};
@@ -30,8 +30,6 @@ fn flatten(splitter: &Splitter, text: &str, spans: &[Span]) -> (Vec<u8>, Vec<u8>
 #[derive(Debug)]
 pub struct PySplitter {
     pub(crate) inner: Splitter,
-    strategy: String,
-    keep_separator: String,
     tokenizer: Option<Py<PyTokenizer>>,
 }
 
@@ -165,7 +163,7 @@ impl MaxCharsArg<'_> {
         {
             return Err(wrong_type("max_chars", "'auto', an int or None", obj));
         }
-        int_arg("max_chars", obj, 1).map(MaxChars::Limit)
+        count_arg("max_chars", obj, 1).map(MaxChars::Limit)
     }
 }
 
@@ -182,8 +180,9 @@ impl PySplitter {
                              rows_per_chunk=None, max_chars='auto')")]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         strategy: &str,
-        size: &Bound<'_, PyAny>,
+        size: Option<&Bound<'_, PyAny>>,
         overlap: Option<&Bound<'_, PyAny>>,
         min_size: Option<&Bound<'_, PyAny>>,
         trim: bool,
@@ -199,21 +198,27 @@ impl PySplitter {
         rows_per_chunk: Option<&Bound<'_, PyAny>>,
         max_chars: MaxCharsArg<'_>,
     ) -> PyResult<Self> {
+        let strategy: Strategy = strategy.parse().map_err(to_py)?;
         // Ints checked here: pyo3's conversion raised OverflowError for 2**63 and took True as 1. The lower bounds
         // are the core's, with its messages; the core checks the bounds that depend on other arguments.
         let int = |arg: &str, value: Option<&Bound<'_, PyAny>>, lo: i64| match value {
-            Some(v) => int_arg(arg, v, lo),
+            Some(v) => count_arg(arg, v, lo),
             None => Ok(0),
         };
-        let (size, overlap, min_size) = (
-            int("size", Some(size), 1)?,
+        let size = match size {
+            Some(v) => Some(count_arg("size", v, 1)?),
+            // Rows alone may limit a table's chunks; every other strategy needs a size.
+            None if strategy == Strategy::Table => None,
+            None => return Err(wrong_type("size", "an int", &py.None().into_bound(py))),
+        };
+        let (overlap, min_size, snap) = (
             int("overlap", overlap, 0)?,
             int("min_size", min_size, 0)?,
-        );
-        let (snap, rows_per_chunk) = (
             int("snap", snap, 0)?,
-            int("rows_per_chunk", rows_per_chunk, 0)?,
         );
+        let rows_per_chunk = rows_per_chunk
+            .map(|v| count_arg("rows_per_chunk", v, 1))
+            .transpose()?;
         let tokenizer = match tokenizer {
             Some(t) if !t.is_none() => Some(
                 t.cast::<PyTokenizer>()
@@ -223,37 +228,26 @@ impl PySplitter {
             ),
             _ => None,
         };
-        let keep = match keep_separator {
-            "end" => KeepSeparator::End,
-            "start" => KeepSeparator::Start,
-            other => {
-                return Err(ChunkingError::new_err(format!(
-                    "keep_separator must be 'end' or 'start', got {other:?}"
-                )))
-            }
-        };
         let config = SplitterConfig {
-            strategy: Strategy::parse(strategy).map_err(to_py)?,
+            strategy,
             size,
             overlap,
             min_size,
             trim,
-            unit: unit.to_owned(),
+            unit: unit.parse().map_err(to_py)?,
             separators,
             separators_regex,
-            keep_separator: keep,
+            keep_separator: keep_separator.parse().map_err(to_py)?,
             snap,
             tokenizer: tokenizer.as_ref().map(|t| t.get().inner.clone()),
             merge_sections,
             size_includes_context,
-            table_format: format.to_owned(),
+            table_format: format.parse().map_err(to_py)?,
             rows_per_chunk,
             max_chars: max_chars.parse()?,
         };
         Ok(Self {
             inner: Splitter::new(config).map_err(to_py)?,
-            strategy: strategy.to_owned(),
-            keep_separator: keep_separator.to_owned(),
             tokenizer,
         })
     }
@@ -405,15 +399,15 @@ impl PySplitter {
     fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let c = self.inner.config();
         let d = PyDict::new(py);
-        d.set_item("strategy", &self.strategy)?;
+        d.set_item("strategy", c.strategy.name())?;
         d.set_item("size", c.size)?;
         d.set_item("overlap", c.overlap)?;
         d.set_item("min_size", c.min_size)?;
         d.set_item("trim", c.trim)?;
-        d.set_item("unit", &c.unit)?;
+        d.set_item("unit", c.unit.name())?;
         d.set_item("separators", c.separators.clone())?;
         d.set_item("separators_regex", c.separators_regex)?;
-        d.set_item("keep_separator", &self.keep_separator)?;
+        d.set_item("keep_separator", c.keep_separator.name())?;
         d.set_item("snap", c.snap)?;
         d.set_item(
             "tokenizer",
@@ -421,7 +415,7 @@ impl PySplitter {
         )?;
         d.set_item("merge_sections", c.merge_sections)?;
         d.set_item("size_includes_context", c.size_includes_context)?;
-        d.set_item("format", &c.table_format)?;
+        d.set_item("format", c.table_format.name())?;
         d.set_item("rows_per_chunk", c.rows_per_chunk)?;
         match c.max_chars {
             MaxChars::Auto => d.set_item("max_chars", "auto")?,
@@ -444,9 +438,12 @@ impl PySplitter {
 
     fn __repr__(&self) -> String {
         let c = self.inner.config();
+        let size = c.size.map_or_else(|| "None".to_owned(), |n| n.to_string());
         format!(
-            "Splitter(strategy={:?}, size={}, overlap={}, unit={:?})",
-            self.strategy, c.size, c.overlap, c.unit
+            "Splitter(strategy={:?}, size={size}, overlap={}, unit={:?})",
+            c.strategy.name(),
+            c.overlap,
+            c.unit.name()
         )
     }
 }
