@@ -67,7 +67,7 @@ class Splitter:
     def __new__(
         cls,
         strategy: str,
-        size: int,
+        size: Optional[int],
         overlap: Optional[int] = None,
         min_size: Optional[int] = None,
         trim: bool = True,

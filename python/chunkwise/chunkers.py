@@ -57,13 +57,12 @@ class BaseChunker:
     # Arguments the core spells differently.
     _core_names: Dict[str, str] = {}
 
-    def __init__(self, public: Dict[str, Any], **core: Any) -> None:
+    def __init__(self, public: Dict[str, Any]) -> None:
         # `public`: the constructor's own arguments (for repr, equality, pickling). The core gets them in its own
-        # spelling, with the unit resolved and `core` over them (values the core takes differently).
+        # spelling, with the unit resolved.
         self._kwargs = public
         args = {self._core_names.get(k, k): v for k, v in public.items()}
         args["unit"] = _unit(public.get("unit"), public.get("tokenizer"))
-        args.update(core)
         self._splitter = _core.Splitter(self._strategy, **args)
 
     # -- calls -----------------------------------------------------------------------------------------------------
@@ -333,10 +332,6 @@ class ClauseChunker(_SectionChunker):
     _strategy = "clause"
 
 
-# The size of a table chunk limited by rows only: larger than any text.
-_UNLIMITED = 1 << 50
-
-
 class TableChunker(BaseChunker):
     """One table (``format``: "markdown", "csv" or "tsv") cut between rows, never inside one unless a single row
     is over ``size``: at most ``rows_per_chunk`` data rows and ``size`` units per chunk (give either or both).
@@ -371,16 +366,5 @@ class TableChunker(BaseChunker):
         tokenizer: Optional[Tokenizer] = None,
         max_chars: Union[int, str, None] = "auto",
     ) -> None:
-        if size is None and rows_per_chunk is None:
-            raise _core.ChunkingError("TableChunker needs size or rows_per_chunk (or both), got neither")
-        if size is None and max_chars is not None and max_chars != "auto":
-            raise _core.ChunkingError("max_chars caps a chunk of size tokens: give size too, or leave max_chars out")
-        if rows_per_chunk is not None and (isinstance(rows_per_chunk, bool) or not isinstance(rows_per_chunk, int)):
-            raise TypeError(f"rows_per_chunk must be an int or None, got {type(rows_per_chunk).__name__}")
-        if rows_per_chunk is not None and rows_per_chunk < 1:
-            raise _core.ChunkingError(f"rows_per_chunk must be >= 1, got {rows_per_chunk}")
         public = _given(locals())
-        core: Dict[str, Any] = dict(size=_UNLIMITED if size is None else size, rows_per_chunk=rows_per_chunk or 0)
-        if size is None:
-            core["max_chars"] = None  # rows are the only limit
-        super().__init__(public, **core)
+        super().__init__(public)

@@ -9,11 +9,13 @@ fn main() {
     let path = args
         .next()
         .expect("usage: split_file PATH [SIZE] [STRATEGY]");
-    let size: i64 = args
+    let size: usize = args
         .next()
         .map_or(512, |s| s.parse().expect("SIZE must be an integer"));
-    let strategy =
-        Strategy::parse(&args.next().unwrap_or_else(|| "recursive".into())).expect("bad strategy");
+    let strategy: Strategy = args
+        .next()
+        .map_or(Ok(Strategy::Recursive), |s| s.parse())
+        .expect("bad strategy");
     let text = std::fs::read_to_string(&path).expect("cannot read PATH as UTF-8");
     let encoding = args.next();
     // A new splitter (and token memo) every round: the cold case.
@@ -22,7 +24,7 @@ fn main() {
         if let Some(encoding) = &encoding {
             let counter = chunkwise_core::TokenCounter::tiktoken(encoding).expect("bad encoding");
             config.tokenizer = Some(std::sync::Arc::new(counter));
-            config.unit = "tokens".into();
+            config.unit = chunkwise_core::Unit::Tokens;
         }
         Splitter::new(config).expect("bad config")
     };

@@ -6,6 +6,7 @@
 //! - [`size`]: how a chunk is measured: the `Sizer` trait, and characters.
 //! - [`tokens`]: sizes in tokens (HF tokenizers, tiktoken, callables), exact, with a memo of pieces.
 //! - [`Span`]: a chunk as the engine gives it, in byte offsets.
+//! - [`chunk`]: a text's chunks as callers get them: `str` offsets, stable ids, pages.
 //! - [`offsets`]: byte offsets to Python `str` (code point) offsets, incrementally.
 //! - [`splitter`]: the strategies, as configurations of emitters for the engine.
 //! - [`structure`]: a document's structure (Markdown, provisions) and what each chunk learns from it.
@@ -14,6 +15,7 @@
 
 pub mod assemble;
 pub mod boundary;
+pub mod chunk;
 pub mod error;
 pub mod langchain;
 pub mod offsets;
@@ -26,9 +28,11 @@ pub mod tokens;
 
 pub use assemble::Mode;
 pub use boundary::Level;
+pub use chunk::{Chunk, ChunkOptions, Chunks};
 pub use error::ChunkError;
+pub use size::{MaxChars, Unit};
 pub use span::Span;
-pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy};
+pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy, TableFormat};
 pub use structure::{SpanInfo, Structure};
 pub use tiktoken::registry as tiktoken_encodings;
 pub use tokens::{CountFn, PieceRule, TokenCounter};

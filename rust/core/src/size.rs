@@ -235,7 +235,7 @@ pub enum MaxChars {
     /// No cap: a run the tokenizer counts as (almost) nothing may make one chunk of any length.
     Off,
     /// At most this many characters a chunk (tokens only: in characters the size is the cap).
-    Limit(i64),
+    Limit(usize),
 }
 
 /// The units a splitter can measure in.
@@ -245,28 +245,6 @@ pub enum Unit {
     Chars,
     /// Tokens of the splitter's tokenizer.
     Tokens,
-}
-
-impl Unit {
-    /// Parses a unit name as the caller gives it.
-    pub fn parse(name: &str) -> Result<Self, ChunkError> {
-        match name {
-            "chars" | "characters" => Ok(Unit::Chars),
-            "tokens" => Ok(Unit::Tokens),
-            other => Err(ChunkError::invalid(
-                "unit",
-                format!("unit must be 'chars' or 'tokens', got {other:?}"),
-            )),
-        }
-    }
-
-    /// The unit's canonical name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Unit::Chars => "chars",
-            Unit::Tokens => "tokens",
-        }
-    }
 }
 
 #[cfg(test)]
@@ -300,7 +278,8 @@ mod tests {
                 }
             }
         }
-        assert!(Unit::parse("bytes")
+        assert!("bytes"
+            .parse::<Unit>()
             .unwrap_err()
             .to_string()
             .contains("unit must be"));

@@ -3,10 +3,12 @@
 use rayon::prelude::*;
 
 use crate::assemble::{Assembler, Mode};
+pub use crate::boundary::table::TableFormat;
 pub use crate::boundary::KeepSeparator;
 use crate::boundary::{Emitter, Level};
 use crate::error::ChunkError;
 use crate::span::Span;
+use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::size::{CharCapped, Chars, MaxChars, Sizer, Unit};
@@ -33,67 +35,120 @@ pub enum Strategy {
     Table,
 }
 
-impl Strategy {
-    /// Parses a strategy name.
-    pub fn parse(name: &str) -> Result<Self, ChunkError> {
-        match name {
-            "recursive" => Ok(Strategy::Recursive),
-            "sentence" => Ok(Strategy::Sentence),
-            "paragraph" => Ok(Strategy::Paragraph),
-            "fixed" => Ok(Strategy::Fixed),
-            "markdown" => Ok(Strategy::Markdown),
-            "clause" => Ok(Strategy::Clause),
-            "table" => Ok(Strategy::Table),
-            other => Err(ChunkError::invalid(
-                "strategy",
-                format!(
-                    "strategy must be one of 'recursive', 'sentence', 'paragraph', 'fixed', 'markdown', \
-                     'clause', 'table', got {other:?}"
-                ),
-            )),
+/// The names of the config's choices, as callers spell them: each enum's one list of (name, value), read both ways
+/// (parsing with an error that lists the names, and naming a value).
+macro_rules! names {
+    ($ty:ty, $arg:literal, $expected:literal, [$(($name:literal, $value:expr)),+ $(,)?]) => {
+        impl FromStr for $ty {
+            type Err = ChunkError;
+
+            fn from_str(name: &str) -> Result<Self, ChunkError> {
+                match name {
+                    $($name => Ok($value),)+
+                    other => Err(ChunkError::invalid(
+                        $arg,
+                        format!(concat!($arg, " must be ", $expected, ", got {:?}"), other),
+                    )),
+                }
+            }
         }
-    }
+
+        impl $ty {
+            /// The name callers give it.
+            pub fn name(self) -> &'static str {
+                // The first name of a value is its own (later ones are aliases).
+                [$(($name, $value)),+]
+                    .into_iter()
+                    .find(|&(_, v)| v == self)
+                    .map_or("", |(n, _)| n)
+            }
+        }
+    };
 }
 
-/// Everything a splitter is built from, as the caller gives it (unvalidated).
+names!(
+    Strategy,
+    "strategy",
+    "one of 'recursive', 'sentence', 'paragraph', 'fixed', 'markdown', 'clause', 'table'",
+    [
+        ("recursive", Strategy::Recursive),
+        ("sentence", Strategy::Sentence),
+        ("paragraph", Strategy::Paragraph),
+        ("fixed", Strategy::Fixed),
+        ("markdown", Strategy::Markdown),
+        ("clause", Strategy::Clause),
+        ("table", Strategy::Table),
+    ]
+);
+names!(
+    Unit,
+    "unit",
+    "'chars' or 'tokens'",
+    [
+        ("chars", Unit::Chars),
+        ("characters", Unit::Chars),
+        ("tokens", Unit::Tokens),
+    ]
+);
+names!(
+    KeepSeparator,
+    "keep_separator",
+    "'end' or 'start'",
+    [("end", KeepSeparator::End), ("start", KeepSeparator::Start)]
+);
+names!(
+    TableFormat,
+    "format",
+    "'markdown', 'csv' or 'tsv'",
+    [
+        ("markdown", TableFormat::Markdown),
+        ("csv", TableFormat::Csv),
+        ("tsv", TableFormat::Tsv),
+    ]
+);
+
+/// Everything a splitter is built from, as the caller gives it: typed, but not yet checked against each other
+/// (`overlap < size`...).
 #[derive(Debug, Clone)]
 pub struct SplitterConfig {
     pub strategy: Strategy,
-    pub size: i64,
-    pub overlap: i64,
-    pub min_size: i64,
+    /// The most units a chunk may hold. `None` only for the table strategy with `rows_per_chunk`: rows are then
+    /// the only limit.
+    pub size: Option<usize>,
+    pub overlap: usize,
+    pub min_size: usize,
     pub trim: bool,
-    pub unit: String,
+    pub unit: Unit,
     /// Custom separators, strongest first (recursive strategy only).
     pub separators: Option<Vec<String>>,
     pub separators_regex: bool,
     pub keep_separator: KeepSeparator,
     /// Fixed strategy: how far back a cut may snap to a sentence or word boundary.
-    pub snap: i64,
-    /// The tokenizer that measures `unit = "tokens"`.
+    pub snap: usize,
+    /// The tokenizer that measures `unit = Tokens`.
     pub tokenizer: Option<Arc<TokenCounter>>,
     /// Structural strategies: sibling sections may share a chunk.
     pub merge_sections: bool,
     /// Structural strategies: a chunk's context (heading path, table header) counts toward its size.
     pub size_includes_context: bool,
-    /// Table strategy: "markdown", "csv" or "tsv".
-    pub table_format: String,
-    /// Table strategy: at most this many data rows per chunk (0: no limit but the size).
-    pub rows_per_chunk: i64,
+    /// Table strategy: the table's format.
+    pub table_format: TableFormat,
+    /// Table strategy: at most this many data rows per chunk (at least 1; `None`: no limit but the size).
+    pub rows_per_chunk: Option<usize>,
     /// In tokens: the cap on a chunk's characters (tokens put no bound on them).
     pub max_chars: MaxChars,
 }
 
 impl SplitterConfig {
     /// A configuration with the defaults for everything but the strategy and the size.
-    pub fn new(strategy: Strategy, size: i64) -> Self {
+    pub fn new(strategy: Strategy, size: usize) -> Self {
         Self {
             strategy,
-            size,
+            size: Some(size),
             overlap: 0,
             min_size: 0,
             trim: true,
-            unit: "chars".to_owned(),
+            unit: Unit::Chars,
             separators: None,
             separators_regex: false,
             keep_separator: KeepSeparator::End,
@@ -101,12 +156,16 @@ impl SplitterConfig {
             tokenizer: None,
             merge_sections: true,
             size_includes_context: false,
-            table_format: "markdown".to_owned(),
-            rows_per_chunk: 0,
+            table_format: TableFormat::Markdown,
+            rows_per_chunk: None,
             max_chars: MaxChars::Auto,
         }
     }
 }
+
+/// The capacity of a chunk limited by rows only: larger than any text, and small enough that the engine's sums of
+/// sizes cannot overflow.
+const ROWS_ONLY_CAPACITY: usize = usize::MAX >> 2;
 
 /// A validated, immutable splitter: safe to share between threads.
 #[derive(Debug)]
@@ -141,36 +200,35 @@ fn prose() -> Vec<(Emitter, Level)> {
     ]
 }
 
-/// Parses a table format name.
-fn table_format(name: &str) -> Result<crate::boundary::table::TableFormat, ChunkError> {
-    use crate::boundary::table::TableFormat;
-    match name {
-        "markdown" => Ok(TableFormat::Markdown),
-        "csv" => Ok(TableFormat::Csv),
-        "tsv" => Ok(TableFormat::Tsv),
-        other => Err(ChunkError::invalid(
-            "format",
-            format!("format must be 'markdown', 'csv' or 'tsv', got {other:?}"),
-        )),
-    }
-}
-
-fn non_negative(arg: &'static str, value: i64) -> Result<usize, ChunkError> {
-    usize::try_from(value)
-        .map_err(|_| ChunkError::invalid(arg, format!("{arg} must be >= 0, got {value}")))
-}
-
 impl Splitter {
     /// Validates the configuration and builds the splitter.
     pub fn new(config: SplitterConfig) -> Result<Self, ChunkError> {
-        if config.size < 1 {
+        if config.rows_per_chunk == Some(0) {
             return Err(ChunkError::invalid(
-                "size",
-                format!("size must be >= 1, got {}", config.size),
+                "rows_per_chunk",
+                "rows_per_chunk must be >= 1, got 0",
             ));
         }
-        let capacity = config.size as usize;
-        let overlap = non_negative("overlap", config.overlap)?;
+        let capacity = match config.size {
+            Some(0) => return Err(ChunkError::invalid("size", "size must be >= 1, got 0")),
+            Some(size) => size,
+            None if config.strategy == Strategy::Table && config.rows_per_chunk.is_some() => {
+                return Self::rows_only(config);
+            }
+            None if config.strategy == Strategy::Table => {
+                return Err(ChunkError::invalid(
+                    "size",
+                    "TableChunker needs size or rows_per_chunk (or both), got neither",
+                ))
+            }
+            None => {
+                return Err(ChunkError::invalid(
+                    "size",
+                    "size may be left out only by the table strategy with rows_per_chunk",
+                ))
+            }
+        };
+        let overlap = config.overlap;
         if overlap >= capacity {
             return Err(ChunkError::invalid(
                 "overlap",
@@ -180,21 +238,41 @@ impl Splitter {
                 ),
             ));
         }
-        let min_size = non_negative("min_size", config.min_size)?;
+        let min_size = config.min_size;
         if min_size > capacity {
             return Err(ChunkError::invalid(
                 "min_size",
                 format!("min_size must be <= size (0..={capacity}), got {min_size}"),
             ));
         }
-        let snap = non_negative("snap", config.snap)?;
+        let snap = config.snap;
         if snap >= capacity {
             return Err(ChunkError::invalid(
                 "snap",
                 format!("snap must be < size (0..={}), got {snap}", capacity - 1),
             ));
         }
-        let unit = Unit::parse(&config.unit)?;
+        Self::build(config, capacity)
+    }
+
+    /// The table strategy limited by `rows_per_chunk` alone: no size, so no bound on overlap or min_size and no
+    /// character cap in tokens (a cap is a share of the size).
+    fn rows_only(mut config: SplitterConfig) -> Result<Self, ChunkError> {
+        config.max_chars =
+            match config.max_chars {
+                MaxChars::Auto | MaxChars::Off => MaxChars::Off,
+                MaxChars::Limit(_) => return Err(ChunkError::invalid(
+                    "max_chars",
+                    "max_chars caps a chunk of size tokens: give size too, or leave max_chars out",
+                )),
+            };
+        Self::build(config, ROWS_ONLY_CAPACITY)
+    }
+
+    /// Builds the splitter once `size`, `overlap`, `min_size` and `snap` are checked against each other.
+    fn build(config: SplitterConfig, capacity: usize) -> Result<Self, ChunkError> {
+        let (overlap, min_size, snap) = (config.overlap, config.min_size, config.snap);
+        let unit = config.unit;
         let sizer: Arc<dyn Sizer> = match (unit, &config.tokenizer) {
             (Unit::Chars, None) => Arc::new(Chars),
             (Unit::Tokens, Some(t)) => t.clone(),
@@ -225,12 +303,6 @@ impl Splitter {
                     capacity.saturating_mul(CharCapped::DEFAULT_CHARS_PER_UNIT),
                 )?)),
                 (Unit::Tokens, MaxChars::Limit(n)) => {
-                    let n = usize::try_from(n).map_err(|_| {
-                        ChunkError::invalid(
-                            "max_chars",
-                            format!("max_chars must be >= size ({capacity}), got {n}"),
-                        )
-                    })?;
                     Some(Arc::new(CharCapped::new(sizer.clone(), capacity, n)?))
                 }
             };
@@ -251,10 +323,6 @@ impl Splitter {
                 "separators are only used by the recursive strategy",
             ));
         }
-        if config.strategy == Strategy::Table {
-            table_format(&config.table_format)?;
-        }
-        non_negative("rows_per_chunk", config.rows_per_chunk)?;
         let emitters = Self::emitters(&config, snap)?;
         let mut levels: Vec<Level> = emitters.iter().map(|(_, l)| *l).collect();
         levels.sort_unstable_by(|a, b| b.cmp(a));
@@ -457,9 +525,10 @@ impl Splitter {
                 Structure::from_provisions(lines, crate::boundary::provisions::provisions(lines))
             }
             Strategy::Table => {
-                let format = table_format(&self.config.table_format)?;
+                let format = self.config.table_format;
                 let table = crate::boundary::table::parse_table(lines, format)?;
-                Structure::from_table(lines, &table, format, self.config.rows_per_chunk as usize)
+                let rows = self.config.rows_per_chunk.unwrap_or(0);
+                Structure::from_table(lines, &table, format, rows)
             }
             _ => return Ok(None),
         };
@@ -467,7 +536,7 @@ impl Splitter {
             // Positions read off the view that fall inside a multi-byte terminator move to a char boundary.
             s.snap_to_chars(text);
         }
-        s.merge_sections = self.config.merge_sections && self.config.rows_per_chunk == 0;
+        s.merge_sections = self.config.merge_sections && self.config.rows_per_chunk.is_none();
         s.size_includes_context = self.config.size_includes_context;
         s.seal(text, self.sizer.as_ref(), self.capacity);
         Ok(Some(s))
@@ -557,6 +626,63 @@ impl Splitter {
 mod tests {
     use super::*;
     use std::cell::Cell;
+
+    #[test]
+    fn names_parse_both_ways_with_the_errors_callers_see() {
+        for s in [
+            "recursive",
+            "sentence",
+            "paragraph",
+            "fixed",
+            "markdown",
+            "clause",
+            "table",
+        ] {
+            assert_eq!(s.parse::<Strategy>().unwrap().name(), s);
+        }
+        assert_eq!("characters".parse::<Unit>().unwrap().name(), "chars");
+        assert_eq!("start".parse::<KeepSeparator>().unwrap().name(), "start");
+        assert_eq!("tsv".parse::<TableFormat>().unwrap().name(), "tsv");
+        let err = |e: ChunkError| e.to_string();
+        assert_eq!(
+            err("xlsx".parse::<TableFormat>().unwrap_err()),
+            r#"format must be 'markdown', 'csv' or 'tsv', got "xlsx""#
+        );
+        assert_eq!(
+            err("both".parse::<KeepSeparator>().unwrap_err()),
+            r#"keep_separator must be 'end' or 'start', got "both""#
+        );
+        assert!(
+            err("Table".parse::<Strategy>().unwrap_err()).starts_with("strategy must be one of")
+        );
+    }
+
+    #[test]
+    fn a_table_may_be_limited_by_rows_alone() {
+        let text = "| a | b |\n|---|---|\n".to_owned() + &"| 1 | 2 |\n".repeat(5);
+        let rows = |size, rows_per_chunk, max_chars| {
+            let mut config = SplitterConfig::new(Strategy::Table, 1);
+            config.size = size;
+            config.rows_per_chunk = rows_per_chunk;
+            config.max_chars = max_chars;
+            config.overlap = 100;
+            Splitter::new(config).map(|s| s.split(&text).unwrap().len())
+        };
+        // No size: no bound on the overlap (one row of two repeated: rows 0-2, 1-3, 2-4, 3-5), no character cap.
+        assert_eq!(rows(None, Some(2), MaxChars::Auto), Ok(4));
+        assert_eq!(rows(None, Some(5), MaxChars::Off), Ok(1));
+        let message = |r: Result<usize, ChunkError>| r.unwrap_err().to_string();
+        assert!(message(rows(None, None, MaxChars::Auto)).contains("size or rows_per_chunk"));
+        assert!(message(rows(None, Some(2), MaxChars::Limit(500))).starts_with("max_chars caps"));
+        assert_eq!(
+            message(rows(Some(400), Some(0), MaxChars::Auto)),
+            "rows_per_chunk must be >= 1, got 0"
+        );
+        let mut config = SplitterConfig::new(Strategy::Recursive, 1);
+        config.size = None;
+        config.rows_per_chunk = Some(2);
+        assert!(Splitter::new(config).is_err());
+    }
 
     #[test]
     fn a_stop_check_interrupts_the_split() {

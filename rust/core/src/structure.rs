@@ -1111,11 +1111,11 @@ mod tests {
             .collect()
     }
 
-    fn config(format: &str, size: i64, overlap: i64, rows_per_chunk: i64) -> SplitterConfig {
+    fn config(format: &str, size: usize, overlap: usize, rows_per_chunk: usize) -> SplitterConfig {
         let mut c = SplitterConfig::new(Strategy::Table, size);
         c.overlap = overlap;
-        c.rows_per_chunk = rows_per_chunk;
-        c.table_format = format.to_owned();
+        c.rows_per_chunk = (rows_per_chunk > 0).then_some(rows_per_chunk);
+        c.table_format = format.parse().unwrap();
         c
     }
 

@@ -27,11 +27,11 @@ fn splitter_with(
     trim: bool,
     more: impl FnOnce(&mut SplitterConfig),
 ) -> Splitter {
-    let mut config = SplitterConfig::new(strategy, size);
-    config.overlap = overlap;
+    let mut config = SplitterConfig::new(strategy, size as usize);
+    config.overlap = overlap as usize;
     config.trim = trim;
     if strategy == Strategy::Fixed {
-        config.snap = size / 4;
+        config.snap = size as usize / 4;
     }
     more(&mut config);
     Splitter::new(config).expect("valid config")
@@ -173,8 +173,8 @@ fn tables() {
             for trim in [true, false] {
                 for rows in [0, 3] {
                     let splitter = splitter_with(Strategy::Table, size, overlap, trim, |c| {
-                        c.table_format = format.to_owned();
-                        c.rows_per_chunk = rows;
+                        c.table_format = format.parse().unwrap();
+                        c.rows_per_chunk = (rows > 0).then_some(rows);
                     });
                     let spans = splitter.split(text).expect("a table");
                     check(text, &spans, size as usize, overlap as usize, trim);

@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use chunkwise_core::boundary::is_grapheme_boundary;
-use chunkwise_core::{CountFn, PieceRule, Splitter, SplitterConfig, Strategy, TokenCounter};
+use chunkwise_core::{CountFn, PieceRule, Splitter, SplitterConfig, Strategy, TokenCounter, Unit};
 
 fn corpus() -> Vec<String> {
     let mut texts = vec![EDGES.to_owned()];
@@ -127,7 +127,7 @@ fn every_strategy_fits_in_exact_tokens() {
         for (size, overlap) in [(64, 0), (200, 20), (16, 4)] {
             let mut config = SplitterConfig::new(strategy, size);
             config.overlap = overlap;
-            config.unit = "tokens".into();
+            config.unit = Unit::Tokens;
             config.tokenizer = Some(counter.clone());
             if strategy == Strategy::Fixed {
                 config.snap = size / 4;
@@ -138,13 +138,7 @@ fn every_strategy_fits_in_exact_tokens() {
                 while !text.is_char_boundary(cut) {
                     cut -= 1;
                 }
-                check(
-                    &splitter,
-                    &counter,
-                    &text[..cut],
-                    size as usize,
-                    overlap as usize,
-                );
+                check(&splitter, &counter, &text[..cut], size, overlap);
             }
         }
     }
@@ -167,7 +161,7 @@ fn a_counter_of_whole_texts_is_exact_too() {
     let counter = Arc::new(TokenCounter::external(Arc::new(HalfWords), "half words"));
     for strategy in [Strategy::Recursive, Strategy::Fixed] {
         let mut config = SplitterConfig::new(strategy, 40);
-        config.unit = "tokens".into();
+        config.unit = Unit::Tokens;
         config.tokenizer = Some(counter.clone());
         let splitter = Splitter::new(config).unwrap();
         for text in corpus() {
@@ -183,7 +177,7 @@ fn a_counter_of_whole_texts_is_exact_too() {
 #[test]
 fn tokens_need_a_tokenizer_and_a_tokenizer_needs_tokens() {
     let mut config = SplitterConfig::new(Strategy::Recursive, 10);
-    config.unit = "tokens".into();
+    config.unit = Unit::Tokens;
     let err = Splitter::new(config).unwrap_err().to_string();
     assert!(err.contains("needs a tokenizer"), "{err}");
     let mut config = SplitterConfig::new(Strategy::Recursive, 10);
@@ -205,7 +199,7 @@ fn chunks_in_tokens_are_capped_in_characters() {
     let text = "a".repeat(100_000) + " b b b";
     let build = |max_chars| {
         let mut config = SplitterConfig::new(Strategy::Recursive, 16);
-        config.unit = "tokens".into();
+        config.unit = Unit::Tokens;
         config.tokenizer = Some(counter.clone());
         config.max_chars = max_chars;
         Splitter::new(config)

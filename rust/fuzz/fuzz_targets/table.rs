@@ -86,13 +86,14 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    let mut config = SplitterConfig::new(Strategy::Table, 1 + (h(1) << 8 | h(2)) as i64 % 300);
-    config.table_format = name.into();
-    config.rows_per_chunk = (h(3) % 5) as i64;
+    let size = 1 + (h(1) << 8 | h(2)) % 300;
+    let mut config = SplitterConfig::new(Strategy::Table, size);
+    config.table_format = format;
+    config.rows_per_chunk = Some(h(3) % 5).filter(|&n| n > 0);
     config.size_includes_context = h(3) & 8 != 0;
     config.trim = h(3) & 16 == 0;
     if h(3) & 32 != 0 {
-        config.overlap = config.size / 3;
+        config.overlap = size / 3;
     }
     let splitter = Splitter::new(config).expect("valid table configuration");
     chunkwise_fuzz::run(&splitter, &text);

@@ -11,7 +11,7 @@ use std::fmt;
 
 use chunkwise_core::boundary::markdown;
 use chunkwise_core::structure::{join, Structure};
-use chunkwise_core::{KeepSeparator, Span, Splitter, SplitterConfig, Strategy};
+use chunkwise_core::{KeepSeparator, Span, Splitter, SplitterConfig, Strategy, TableFormat};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// What an invalid UTF-8 byte of the text stands for: structure, every Unicode line terminator, the characters the
@@ -138,8 +138,8 @@ impl fmt::Debug for Input {
         let c = &self.config;
         write!(
             f,
-            "{:?} size={} overlap={} min_size={} trim={} snap={} merge_sections={} size_includes_context={} \
-             format={} rows_per_chunk={} separators={:?} regex={} keep={:?}\ntext={:?}",
+            "{:?} size={:?} overlap={} min_size={} trim={} snap={} merge_sections={} size_includes_context={} \
+             format={:?} rows_per_chunk={:?} separators={:?} regex={} keep={:?}\ntext={:?}",
             self.variant,
             c.size,
             c.overlap,
@@ -201,9 +201,9 @@ impl Input {
             Variant::Clause => Strategy::Clause,
             Variant::TableMarkdown | Variant::TableCsv | Variant::TableTsv => Strategy::Table,
         };
-        let mut config = SplitterConfig::new(strategy, size as i64);
-        config.overlap = overlap as i64;
-        config.min_size = min_size as i64;
+        let mut config = SplitterConfig::new(strategy, size);
+        config.overlap = overlap;
+        config.min_size = min_size;
         config.trim = flags & 1 == 0;
         config.merge_sections = flags & 2 == 0;
         config.size_includes_context = flags & 4 != 0;
@@ -223,13 +223,13 @@ impl Input {
                 );
                 config.separators_regex = true;
             }
-            Variant::FixedSnap if size > 1 => config.snap = (h(6) * size / 256).max(1) as i64,
-            Variant::TableCsv => config.table_format = "csv".into(),
-            Variant::TableTsv => config.table_format = "tsv".into(),
+            Variant::FixedSnap if size > 1 => config.snap = (h(6) * size / 256).max(1),
+            Variant::TableCsv => config.table_format = TableFormat::Csv,
+            Variant::TableTsv => config.table_format = TableFormat::Tsv,
             _ => {}
         }
         if h(7) >= 128 {
-            config.rows_per_chunk = ((h(7) - 128) % 9) as i64;
+            config.rows_per_chunk = Some((h(7) - 128) % 9).filter(|&n| n > 0);
         }
         Input {
             variant,
@@ -264,8 +264,8 @@ fn one_grapheme(piece: &str) -> bool {
 /// Checks the spans of `text` against the invariants of every strategy (unit: chars).
 pub fn check_spans(splitter: &Splitter, text: &str, spans: &[Span]) {
     let config = splitter.config();
-    let size = config.size as usize;
-    let overlap = config.overlap as usize;
+    let size = config.size.unwrap_or(usize::MAX);
+    let overlap = config.overlap;
     let graphemes = grapheme_boundaries(text);
     let mut prev: Option<&Span> = None;
     let mut covered = 0;
@@ -371,7 +371,7 @@ pub fn check_describe(splitter: &Splitter, text: &str, spans: &[Span], structure
     let infos = splitter.describe(text, spans, structure);
     assert_eq!(infos.len(), spans.len(), "one SpanInfo per span");
     let config = splitter.config();
-    let size = config.size as usize;
+    let size = config.size.unwrap_or(usize::MAX);
     for (i, (s, info)) in spans.iter().zip(&infos).enumerate() {
         for w in info.path.windows(2) {
             assert!(

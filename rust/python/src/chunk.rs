@@ -2,13 +2,12 @@
 //! Python cost ~4.5 us a chunk, three times the split itself (measured on en.txt at 512 chars). A chunk's text is
 //! made on first read: that made `chunk()` on 10,000 ~2 KB documents 20% faster (89 -> 70 ms).
 
-use chunkwise_core::{Span, SpanInfo, Splitter};
+use chunkwise_core::{ChunkOptions, SpanInfo, Splitter};
 use std::sync::OnceLock;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
-use xxhash_rust::xxh3::xxh3_64;
 
 use crate::errors::{int_arg, wrong_type, ChunkingError};
 use crate::metadata;
@@ -426,82 +425,13 @@ impl Chunk {
     }
 }
 
-/// The ids of the chunks `spans` of `text`: each a hash of the document, the chunk's text and which occurrence of
-/// that text it is among the document's chunks (0 for the first chunk with that exact text, 1 for the next...).
-/// Not of the offsets: an edit before a chunk shifts them, and its id must not change. `doc_id`: the document id
-/// from the metadata; without one, a digest of the whole text stands for the document, so that equal chunk texts
-/// of different documents do not collide (and every id changes with any edit).
-fn chunk_ids(text: &str, spans: &[Span], doc_id: Option<&str>) -> Vec<u64> {
-    use xxhash_rust::xxh3::xxh3_64_with_seed;
-    // Seeds keep a document id apart from a text that happens to hold the same bytes.
-    let doc = match doc_id {
-        Some(d) => xxh3_64_with_seed(d.as_bytes(), 1),
-        None => xxh3_64_with_seed(text.as_bytes(), 0),
-    };
-    let mut seen: std::collections::HashMap<u64, u64, Prehashed> =
-        std::collections::HashMap::with_capacity_and_hasher(spans.len(), Prehashed);
-    spans
-        .iter()
-        .map(|s| {
-            // One pass over the chunk's bytes, seeded with the document.
-            let id = xxh3_64_with_seed(&text.as_bytes()[s.start..s.end], doc);
-            let count = seen.entry(id).or_insert(0);
-            let occurrence = *count;
-            *count += 1;
-            if occurrence == 0 {
-                id
-            } else {
-                let mut key = [0u8; 16];
-                key[..8].copy_from_slice(&id.to_le_bytes());
-                key[8..].copy_from_slice(&occurrence.to_le_bytes());
-                xxh3_64(&key)
-            }
-        })
-        .collect()
-}
-
-/// A hasher for keys that are hashes already: their low bits, as they are.
-#[derive(Debug, Clone, Copy, Default)]
-struct Prehashed;
-
-impl std::hash::BuildHasher for Prehashed {
-    type Hasher = PrehashedHasher;
-    fn build_hasher(&self) -> PrehashedHasher {
-        PrehashedHasher(0)
-    }
-}
-
-#[derive(Debug)]
-struct PrehashedHasher(u64);
-
-impl std::hash::Hasher for PrehashedHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Only u64 keys are hashed here (`write_u64`); a fold of the bytes in case of anything else.
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
-        }
-    }
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
-}
-
-/// Everything about a text's chunks that needs no Python object: `str` offsets and ids. Computed without the GIL
-/// (in parallel for a batch), so that only object creation is left for [`build`].
+/// A text's chunks from the core (offsets, ids, pages: everything that needs no Python object), computed without
+/// the GIL (in parallel for a batch), so that only object creation is left for [`build`].
 #[derive(Debug)]
 pub struct Prepared {
-    spans: Vec<Span>,
-    offsets: Vec<(usize, usize)>,
-    ids: Vec<u64>,
+    chunks: Vec<chunkwise_core::Chunk>,
     /// What each chunk learns from the document's structure (structural strategies only), and the heading titles.
     structure: Option<Described>,
-    /// The first and last page of each chunk, for a paged text.
-    pages: Option<Vec<(usize, usize)>>,
 }
 
 /// Each chunk's [`SpanInfo`], and the document's headings (level, title).
@@ -510,42 +440,36 @@ type Described = (Vec<SpanInfo>, Vec<(u8, String)>);
 impl Prepared {
     /// The number of chunks.
     pub fn count(&self) -> usize {
-        self.spans.len()
+        self.chunks.len()
     }
 
-    /// Splits `text` and prepares its chunks. `paged`: number the pages even if the text holds no form feed (a
-    /// document given as pages); a text that holds form feeds is always numbered.
-    /// `stop`: asked every few chunks whether to give up (see `interrupt`).
+    /// Splits `text` and prepares its chunks (see [`ChunkOptions`]). `stop`: asked every few chunks whether to give
+    /// up (see `interrupt`).
     pub fn split(
         splitter: &Splitter,
         text: &str,
-        doc_id: Option<&str>,
-        paged: bool,
+        options: ChunkOptions<'_>,
         stop: &dyn Fn() -> bool,
     ) -> Result<Self, chunkwise_core::ChunkError> {
         crate::errors::tripwire::check(text);
-        let (spans, structure) = splitter.split_structured_until(text, Some(stop))?;
-        let mut prepared = Self::new(splitter, text, spans, doc_id);
-        prepared.pages = chunkwise_core::offsets::pages(text, &prepared.spans, paged);
-        if let Some(s) = structure {
-            let infos = splitter.describe(text, &prepared.spans, &s);
-            let headings = s.headings.into_iter().map(|h| (h.depth, h.title)).collect();
-            prepared.structure = Some((infos, headings));
-        }
-        Ok(prepared)
+        let chunks = splitter.chunks_until(text, options, Some(stop))?;
+        let structure = chunks.infos.map(|infos| {
+            let headings = chunks
+                .headings
+                .into_iter()
+                .map(|h| (h.depth, h.title))
+                .collect();
+            (infos, headings)
+        });
+        Ok(Self {
+            chunks: chunks.chunks,
+            structure,
+        })
     }
 
-    /// `doc_id`: the document id from the metadata (see [`chunk_ids`]).
-    pub fn new(splitter: &Splitter, text: &str, spans: Vec<Span>, doc_id: Option<&str>) -> Self {
-        let offsets = splitter.char_spans(text, &spans);
-        let ids = chunk_ids(text, &spans, doc_id);
-        Self {
-            spans,
-            offsets,
-            ids,
-            structure: None,
-            pages: None,
-        }
+    /// Whether the chunks carry page numbers.
+    fn paged(&self) -> bool {
+        self.chunks.first().is_some_and(|c| c.pages.is_some())
     }
 }
 
@@ -575,14 +499,14 @@ pub fn build<'py>(
     (arg, metadata): (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
     tokens: bool,
 ) -> PyResult<Vec<Bound<'py, Chunk>>> {
-    let ids = &prepared.ids;
+    let paged = prepared.paged();
     let copied = match metadata {
         Some(m) => {
             if prepared.structure.is_some() {
                 let why = "on the chunks of a structural strategy (markdown, clause, table)";
                 metadata::check_keys(&arg, m, &metadata::STRUCTURE_KEYS, why)?;
             }
-            if prepared.pages.is_some() {
+            if paged {
                 metadata::check_keys(
                     &arg,
                     m,
@@ -597,7 +521,7 @@ pub fn build<'py>(
     // The chunks of a text share one deep copy of the caller's metadata (its values are read-only by contract): a
     // copy per chunk would cost more than the split when the metadata holds a list or a dict. Chunks that add no key
     // of their own share one read-only dict; the others each have one, over the same values.
-    let own_keys = prepared.structure.is_some() || prepared.pages.is_some();
+    let own_keys = prepared.structure.is_some() || paged;
     let shared = match &copied {
         Some(c) if !own_keys => Some(metadata::frozen(c)?),
         _ => None,
@@ -613,14 +537,14 @@ pub fn build<'py>(
         None => Vec::new(),
     };
     let mut names: Vec<(u8, Bound<'py, PyString>)> = Vec::new();
-    let mut out = Vec::with_capacity(ids.len());
+    let mut out = Vec::with_capacity(prepared.count());
     let mut last_context: Option<Bound<'py, PyString>> = None;
-    for (i, (span, &(start, end))) in prepared.spans.iter().zip(&prepared.offsets).enumerate() {
-        let level = match names.iter().find(|(code, _)| *code == span.level.0) {
+    for (i, ch) in prepared.chunks.iter().enumerate() {
+        let level = match names.iter().find(|(code, _)| *code == ch.level.0) {
             Some((_, name)) => name.clone(),
             None => {
-                let name = level_string(py, level_name(span.level));
-                names.push((span.level.0, name.clone()));
+                let name = level_string(py, level_name(ch.level));
+                names.push((ch.level.0, name.clone()));
                 name
             }
         };
@@ -654,34 +578,34 @@ pub fn build<'py>(
                 .as_deref()
                 .map(|e| PyString::new(py, e).unbind());
         }
-        if let Some(pages) = &prepared.pages {
+        if let Some((first, last)) = ch.pages {
             let m = match &mut meta {
                 Some(m) => m,
                 None => meta.insert(metadata::new_frozen(py)?),
             };
-            m.set_item(pyo3::intern!(py, "page_start"), pages[i].0)?;
-            m.set_item(pyo3::intern!(py, "page_end"), pages[i].1)?;
+            m.set_item(pyo3::intern!(py, "page_start"), first)?;
+            m.set_item(pyo3::intern!(py, "page_end"), last)?;
         }
         let meta = meta.map(Bound::unbind);
         let chunk = Chunk {
             text: OnceLock::new(),
             source: std::sync::Mutex::new(Some(source.clone().unbind())),
-            start,
-            end,
+            start: ch.char_start,
+            end: ch.char_end,
             index: i,
-            size: span.size,
-            token_count: tokens.then_some(span.size),
+            size: ch.size,
+            token_count: tokens.then_some(ch.size),
             level: level.unbind(),
             metadata: meta,
             context: context.unbind(),
             context_sep: sep.clone().unbind(),
             embedding,
-            id: ChunkId::Hash(ids[i]),
-            prev_id: i.checked_sub(1).map(|p| ChunkId::Hash(ids[p])),
-            next_id: ids.get(i + 1).map(|&h| ChunkId::Hash(h)),
+            id: ChunkId::Hash(ch.id),
+            prev_id: ch.prev_id.map(ChunkId::Hash),
+            next_id: ch.next_id.map(ChunkId::Hash),
         };
         let chunk = Bound::new(py, chunk)?;
-        if metadata.is_none() && prepared.structure.is_none() && prepared.pages.is_none() {
+        if metadata.is_none() && !own_keys {
             gc::untrack(chunk.as_any());
         }
         out.push(chunk);

@@ -122,6 +122,31 @@ pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
     })
 }
 
+/// Texts shorter than this are worked on with the GIL held: releasing it costs more than the work.
+pub const DETACH_BYTES: usize = 16 * 1024;
+
+/// Runs core work `f` for a Python call: with the GIL released when `release` (only when no Python callback can run
+/// in `f`), and a panic caught on this thread and raised as a ChunkingError saying `what` was being done. The one
+/// way the bindings call into the core; work that calls back into Python goes through [`run_held`].
+pub fn run<T: Send>(
+    py: Python<'_>,
+    release: bool,
+    what: &str,
+    f: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    let work = || run_held(what, f);
+    if release {
+        py.detach(work)
+    } else {
+        work()
+    }
+}
+
+/// [`run`] with the GIL held, for work that calls Python (whose objects cannot cross into a released section).
+pub fn run_held<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
+    guard(f).map_err(|p| internal(what, &p))
+}
+
 /// The longest panic message an error repeats, in bytes.
 const MAX_PANIC_MESSAGE: usize = 1000;
 
@@ -161,6 +186,27 @@ pub mod tripwire {
             }
         }
     }
+}
+
+/// Test hook, not API: while armed, splitting a text that holds `marker` panics inside the core call, as a bug
+/// would (`None` disarms it). The tests use it to check that a panic becomes a ChunkingError naming the text and
+/// prints nothing.
+#[pyfunction]
+#[pyo3(signature = (marker))]
+pub fn _panic_on(marker: Option<String>) -> PyResult<()> {
+    if marker.as_deref() == Some("") {
+        return Err(ChunkingError::new_err("marker must not be empty"));
+    }
+    tripwire::set(marker);
+    Ok(())
+}
+
+/// [`int_arg`] for a count (a size, a number of rows): from `lo` to `i64::MAX`, as a `usize`.
+pub fn count_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<usize> {
+    let n = int_arg(arg, value, lo.max(0))?;
+    usize::try_from(n).map_err(|_| {
+        ChunkingError::new_err(format!("{arg} must be at most {}, got {n}", usize::MAX))
+    })
 }
 
 /// An int argument (an `int`, or an object with `__index__` such as a numpy integer; never a `bool`, which is an

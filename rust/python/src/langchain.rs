@@ -10,14 +10,9 @@ use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString, PyTuple};
 
-use crate::errors::{internal, to_py};
+use crate::errors::{run, run_held, to_py};
 use crate::text::{substring, try_utf8 as utf8};
 use crate::tokenizer::PyTokenizer;
-
-/// Runs `f`; a panic becomes an error instead of reaching Python.
-fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
-    crate::errors::guard(f).map_err(|p| internal(what, &p))
-}
 
 /// A Python `length_function`, called for each piece with the GIL held.
 struct PyLength<'a, 'py> {
@@ -158,7 +153,7 @@ impl PyLangchainSplitter {
                     source: text,
                     cursor: CharCursor::new(s, s.is_ascii()),
                 };
-                match guard("splitting a text", || self.inner.split(s, &mut m))? {
+                match run_held("splitting a text", || self.inner.split(s, &mut m))? {
                     Ok(out) => out,
                     Err(Failure::Measure(LengthError::Raised(e))) => return Err(e),
                     Err(Failure::Measure(LengthError::NotInt) | Failure::Fallback(_)) => {
@@ -169,34 +164,27 @@ impl PyLangchainSplitter {
             (None, Some(tok)) => {
                 let tok = tok.get();
                 let counter = &*tok.inner;
-                let out = if tok.calls_python() {
-                    // Counting calls back into Python: the GIL stays held.
-                    guard("splitting a text", || self.inner.split(s, &mut { counter }))?
-                } else {
-                    py.detach(|| {
-                        guard("splitting a text", || self.inner.split(s, &mut { counter }))
-                    })?
-                };
+                // Counting calls back into Python: the GIL stays held.
+                let release = !tok.calls_python();
+                let out = run(py, release, "splitting a text", || {
+                    self.inner.split(s, &mut { counter })
+                })?;
                 tok.check()?;
                 match out {
                     Ok(out) => out,
                     Err(_) => return Ok(None),
                 }
             }
-            (None, None) => match py.detach(|| {
-                guard("splitting a text", || {
-                    self.inner.split(s, &mut langchain::CharLen)
-                })
+            (None, None) => match run(py, true, "splitting a text", || {
+                self.inner.split(s, &mut langchain::CharLen)
             })? {
                 Ok(out) => out,
                 Err(_) => return Ok(None),
             },
         };
         let starts = if start_index {
-            Some(py.detach(|| {
-                guard("computing start indices", || {
-                    langchain::start_indices(s, &out.chunks, self.chunk_overlap)
-                })
+            Some(run(py, true, "computing start indices", || {
+                langchain::start_indices(s, &out.chunks, self.chunk_overlap)
             })?)
         } else {
             None
@@ -276,10 +264,8 @@ pub fn tiktoken_windows(
     let Some(s) = utf8(text) else {
         return Ok(None);
     };
-    py.detach(|| {
-        guard("splitting on tokens", || {
-            langchain::tiktoken_windows(encoding, s, chunk_size, chunk_overlap, &allowed_special)
-        })
+    run(py, true, "splitting on tokens", || {
+        langchain::tiktoken_windows(encoding, s, chunk_size, chunk_overlap, &allowed_special)
     })?
     .map(Some)
     .map_err(to_py)

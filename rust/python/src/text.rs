@@ -80,3 +80,27 @@ pub fn substring<'py>(
         Ok(Bound::from_owned_ptr_or_err(s.py(), ptr)?.cast_into_unchecked())
     }
 }
+
+/// The items of an iterable of `str`, borrowed as UTF-8.
+pub fn borrow_all<'a>(
+    py: Python<'_>,
+    arg: &str,
+    items: &'a [Bound<'_, PyAny>],
+) -> PyResult<Vec<&'a str>> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| borrow_item(py, || format!("{arg}[{i}]"), item))
+        .collect()
+}
+
+/// The items of an iterable of `str` (not a `str` itself, whose items are its characters).
+pub fn collect<'py>(arg: &str, iterable: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if iterable.is_instance_of::<pyo3::types::PyString>() {
+        return Err(wrong_type(arg, "a sequence of str, not a single", iterable));
+    }
+    iterable
+        .try_iter()
+        .map_err(|_| wrong_type(arg, "an iterable of str", iterable))?
+        .collect()
+}

@@ -7,11 +7,8 @@ use chunkwise_core::{CountFn, PieceRule, TokenCounter};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
-use crate::errors::{guard, internal, to_py, wrong_type, ChunkingError};
+use crate::errors::{run, to_py, wrong_type, ChunkingError, DETACH_BYTES};
 use crate::text::borrow_str;
-
-/// Texts shorter than this are counted with the GIL held.
-const DETACH_BYTES: usize = 16 * 1024;
 
 /// What the tokenizer was built from: enough to build it again when unpickled.
 #[derive(Debug)]
@@ -204,13 +201,8 @@ impl PyTokenizer {
     /// ``add_special_tokens=True``); a ChunkingError with Hugging Face's reason for text it cannot encode.
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
         let s = borrow_str(py, "text", text)?;
-        let run = || guard(|| self.inner.try_count(s));
-        let n = if s.len() >= DETACH_BYTES && !self.calls_python() {
-            py.detach(run)
-        } else {
-            run()
-        }
-        .map_err(|p| internal("counting tokens", &p))?;
+        let release = s.len() >= DETACH_BYTES && !self.calls_python();
+        let n = run(py, release, "counting tokens", || self.inner.try_count(s))?;
         self.check()?;
         n.map_err(to_py)
     }

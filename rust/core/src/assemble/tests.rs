@@ -5,7 +5,7 @@ use crate::boundary::next_grapheme_boundary;
 use crate::{Level, Span, Splitter, SplitterConfig, Strategy};
 
 /// A configuration of `strategy` at `size` chars, changed by `with`.
-fn config(strategy: Strategy, size: i64, with: impl FnOnce(&mut SplitterConfig)) -> SplitterConfig {
+fn config(strategy: Strategy, size: usize, with: impl FnOnce(&mut SplitterConfig)) -> SplitterConfig {
     let mut c = SplitterConfig::new(strategy, size);
     with(&mut c);
     c
@@ -14,7 +14,7 @@ fn config(strategy: Strategy, size: i64, with: impl FnOnce(&mut SplitterConfig))
 /// The spans of `text`, after checking what holds for every span: a non-empty slice at char boundaries, the size
 /// the sizer gives it (chars here), within the size unless it is one grapheme cluster.
 fn split(config: SplitterConfig, text: &str) -> Vec<Span> {
-    let size = config.size as usize;
+    let size = config.size.expect("a size");
     let spans = Splitter::new(config).unwrap().split(text).unwrap();
     for s in &spans {
         assert!(s.start < s.end && s.end <= text.len(), "{s:?}");
@@ -31,11 +31,11 @@ fn ranges(spans: &[Span]) -> Vec<(usize, usize)> {
     spans.iter().map(|s| (s.start, s.end)).collect()
 }
 
-fn greedy(size: i64) -> SplitterConfig {
+fn greedy(size: usize) -> SplitterConfig {
     config(Strategy::Recursive, size, |_| {})
 }
 
-fn fixed(size: i64) -> SplitterConfig {
+fn fixed(size: usize) -> SplitterConfig {
     config(Strategy::Fixed, size, |_| {})
 }
 

@@ -1,0 +1,234 @@
+//! A text's chunks as a caller receives them: the engine's spans with their `str` (code point) offsets, a stable id
+//! each, their neighbours' ids and, for a paged text, their pages. Every binding gets the same chunks from here.
+
+use rustc_hash::FxHashMap;
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
+
+use crate::assemble::Span;
+use crate::boundary::Level;
+use crate::error::ChunkError;
+use crate::splitter::Splitter;
+use crate::structure::{Heading, SpanInfo};
+
+/// One chunk of a text: `text[start..end]` in bytes, `chars[char_start..char_end]` in code points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// Byte offset of the chunk's first byte in the text.
+    pub start: usize,
+    /// Byte offset just past the chunk.
+    pub end: usize,
+    /// `start` in code points (a Python `str` index).
+    pub char_start: usize,
+    /// `end` in code points.
+    pub char_end: usize,
+    /// The chunk's size in the splitter's unit.
+    pub size: usize,
+    /// The strongest boundary the chunk ends at (see [`Splitter::level_name`]).
+    pub level: Level,
+    /// Stable id: see [`chunk_ids`].
+    pub id: u64,
+    /// Id of the previous chunk of the text.
+    pub prev_id: Option<u64>,
+    /// Id of the next chunk of the text.
+    pub next_id: Option<u64>,
+    /// For a paged text (pages separated by form feeds): the 1-based pages of the chunk's first and last byte.
+    pub pages: Option<(usize, usize)>,
+}
+
+impl Chunk {
+    /// The engine's span of the chunk (byte offsets, level, size).
+    pub fn span(&self) -> Span {
+        Span {
+            start: self.start,
+            end: self.end,
+            level: self.level,
+            size: self.size,
+        }
+    }
+}
+
+/// How a text is read into [`Chunks`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ChunkOptions<'a> {
+    /// The document's id (a caller's `doc_id`, `id` or `source`), which namespaces the chunk ids (see
+    /// [`chunk_ids`]).
+    pub doc_id: Option<&'a str>,
+    /// Number the pages even if the text holds no form feed (a document given as pages); a text that holds form
+    /// feeds is always numbered.
+    pub paged: bool,
+}
+
+/// The chunks of a text, with what a structural strategy learns about each.
+#[derive(Debug, Clone)]
+pub struct Chunks {
+    /// The chunks, in order.
+    pub chunks: Vec<Chunk>,
+    /// Structural strategies (markdown, clause, table): each chunk's description, in the order of `chunks`.
+    pub infos: Option<Vec<SpanInfo>>,
+    /// The document's headings, which [`SpanInfo::path`] indexes (empty without structure).
+    pub headings: Vec<Heading>,
+}
+
+impl Splitter {
+    /// The chunks of `text`, with ids, `str` offsets and pages. Never panics on any input.
+    pub fn chunks(&self, text: &str, options: ChunkOptions<'_>) -> Result<Chunks, ChunkError> {
+        self.chunks_until(text, options, None)
+    }
+
+    /// [`Splitter::chunks`], asking `stop` every few chunks whether to give up (see
+    /// [`Splitter::split_structured_until`]).
+    pub fn chunks_until(
+        &self,
+        text: &str,
+        options: ChunkOptions<'_>,
+        stop: Option<&dyn Fn() -> bool>,
+    ) -> Result<Chunks, ChunkError> {
+        let (spans, structure) = self.split_structured_until(text, stop)?;
+        let offsets = self.char_spans(text, &spans);
+        let ids = chunk_ids(text, &spans, options.doc_id);
+        let pages = crate::offsets::pages(text, &spans, options.paged);
+        let (infos, headings) = match structure {
+            Some(s) => (Some(self.describe(text, &spans, &s)), s.headings),
+            None => (None, Vec::new()),
+        };
+        let chunks = spans
+            .iter()
+            .zip(offsets)
+            .enumerate()
+            .map(|(i, (s, (char_start, char_end)))| Chunk {
+                start: s.start,
+                end: s.end,
+                char_start,
+                char_end,
+                size: s.size,
+                level: s.level,
+                id: ids[i],
+                prev_id: i.checked_sub(1).map(|p| ids[p]),
+                next_id: ids.get(i + 1).copied(),
+                pages: pages.as_ref().map(|p| p[i]),
+            })
+            .collect();
+        Ok(Chunks {
+            chunks,
+            infos,
+            headings,
+        })
+    }
+}
+
+/// The ids of the chunks `spans` of `text`: each a hash of the document, the chunk's text and which occurrence of
+/// that text it is among the document's chunks (0 for the first chunk with that exact text, 1 for the next...).
+/// Not of the offsets: an edit before a chunk shifts them, and its id must not change. `doc_id`: the document's
+/// id; without one, a digest of the whole text stands for the document, so that equal chunk texts of different
+/// documents do not collide (and every id changes with any edit).
+pub fn chunk_ids(text: &str, spans: &[Span], doc_id: Option<&str>) -> Vec<u64> {
+    // Seeds keep a document id apart from a text that happens to hold the same bytes.
+    let doc = match doc_id {
+        Some(d) => xxh3_64_with_seed(d.as_bytes(), 1),
+        None => xxh3_64_with_seed(text.as_bytes(), 0),
+    };
+    let mut seen: FxHashMap<u64, u64> = FxHashMap::default();
+    seen.reserve(spans.len());
+    spans
+        .iter()
+        .map(|s| {
+            // One pass over the chunk's bytes, seeded with the document.
+            let id = xxh3_64_with_seed(&text.as_bytes()[s.start..s.end], doc);
+            let count = seen.entry(id).or_insert(0);
+            let occurrence = *count;
+            *count += 1;
+            if occurrence == 0 {
+                id
+            } else {
+                let mut key = [0u8; 16];
+                key[..8].copy_from_slice(&id.to_le_bytes());
+                key[8..].copy_from_slice(&occurrence.to_le_bytes());
+                xxh3_64(&key)
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SplitterConfig, Strategy};
+
+    fn splitter(strategy: Strategy, size: usize) -> Splitter {
+        Splitter::new(SplitterConfig::new(strategy, size)).unwrap()
+    }
+
+    #[test]
+    fn chunks_carry_char_offsets_ids_and_neighbours() {
+        let text = "éé aa. éé aa. éé aa.";
+        let got = splitter(Strategy::Recursive, 7)
+            .chunks(text, ChunkOptions::default())
+            .unwrap();
+        assert!(got.infos.is_none() && got.headings.is_empty());
+        let chars: Vec<char> = text.chars().collect();
+        for (i, c) in got.chunks.iter().enumerate() {
+            let slice: String = chars[c.char_start..c.char_end].iter().collect();
+            assert_eq!(slice, &text[c.start..c.end]);
+            assert_eq!(c.prev_id, i.checked_sub(1).map(|p| got.chunks[p].id));
+            assert_eq!(c.next_id, got.chunks.get(i + 1).map(|n| n.id));
+            assert_eq!(c.pages, None);
+        }
+        // The same text three times: three occurrences, three ids.
+        let ids: std::collections::HashSet<u64> = got.chunks.iter().map(|c| c.id).collect();
+        assert_eq!((got.chunks.len(), ids.len()), (3, 3));
+    }
+
+    #[test]
+    fn ids_depend_on_the_document_not_the_offsets() {
+        let s = splitter(Strategy::Paragraph, 5);
+        let ids = |text: &str, doc_id| {
+            let opts = ChunkOptions {
+                doc_id,
+                paged: false,
+            };
+            let chunks = s.chunks(text, opts).unwrap().chunks;
+            chunks.iter().map(|c| c.id).collect::<Vec<_>>()
+        };
+        let (a, b) = (
+            ids("one\n\ntwo", Some("d")),
+            ids("zero\n\none\n\ntwo", Some("d")),
+        );
+        assert_eq!(a, b[1..]);
+        assert_ne!(ids("one\n\ntwo", Some("e")), a);
+        // Without a document id, the whole text stands for it: any edit changes every id.
+        assert_ne!(ids("one\n\ntwo", None)[0], ids("one\n\ntwo!", None)[0]);
+    }
+
+    #[test]
+    fn a_paged_text_numbers_pages() {
+        let s = splitter(Strategy::Recursive, 5);
+        let paged = ChunkOptions {
+            doc_id: None,
+            paged: true,
+        };
+        let pages = |text, options| {
+            let chunks = s.chunks(text, options).unwrap().chunks;
+            chunks.iter().map(|c| c.pages).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pages("one\x0ctwo", ChunkOptions::default()),
+            [Some((1, 1)), Some((2, 2))]
+        );
+        assert_eq!(pages("one", paged), [Some((1, 1))]);
+        assert_eq!(pages("one", ChunkOptions::default()), [None]);
+    }
+
+    #[test]
+    fn structural_strategies_describe_each_chunk() {
+        let got = splitter(Strategy::Markdown, 20)
+            .chunks(
+                "# Title\n\nSome text here.\n\n## Sub\n\nMore.",
+                ChunkOptions::default(),
+            )
+            .unwrap();
+        let infos = got.infos.unwrap();
+        assert_eq!(infos.len(), got.chunks.len());
+        assert_eq!(got.headings.len(), 2);
+        assert!(infos.iter().any(|i| i.path == [0, 1]));
+    }
+}

@@ -1,0 +1,458 @@
+//! `chunkwise._core.Splitter`: the core splitter behind every chunker, its arguments read and its results packed
+//! for Python.
+
+use chunkwise_core::size::MaxChars;
+use chunkwise_core::{ChunkOptions, Span, Splitter, SplitterConfig, Strategy};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
+
+use crate::batch::batch_error;
+use crate::chunk::{self, Prepared};
+use crate::errors::{count_arg, run, to_py, tripwire, wrong_type, ChunkingError, DETACH_BYTES};
+use crate::interrupt::Interrupt;
+use crate::metadata;
+use crate::text::{borrow_all, borrow_str, collect};
+use crate::tokenizer::PyTokenizer;
+
+/// Packs spans as (bytearray of native int64 [start, end] pairs in `str` offsets, bytes of level codes).
+fn flatten(splitter: &Splitter, text: &str, spans: &[Span]) -> (Vec<u8>, Vec<u8>) {
+    let mut offsets = Vec::with_capacity(spans.len() * 16);
+    for (start, end) in splitter.char_spans(text, spans) {
+        offsets.extend_from_slice(&(start as i64).to_ne_bytes());
+        offsets.extend_from_slice(&(end as i64).to_ne_bytes());
+    }
+    let levels = spans.iter().map(|s| s.level.0).collect();
+    (offsets, levels)
+}
+
+/// The core splitter. Immutable after construction, so threads may share it.
+#[pyclass(frozen, module = "chunkwise._core", name = "Splitter")]
+#[derive(Debug)]
+pub struct PySplitter {
+    pub(crate) inner: Splitter,
+    tokenizer: Option<Py<PyTokenizer>>,
+}
+
+impl PySplitter {
+    /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error, Ctrl-C
+    /// a KeyboardInterrupt within [`INTERVAL`].
+    fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Span>> {
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let spans = run(py, self.detach(text), "splitting the text", || {
+            self.try_split(text, &stop)
+        })?;
+        self.check()?;
+        spans.map_err(|e| interrupt.to_py(e))
+    }
+
+    /// The core's split, behind the test hook.
+    pub(crate) fn try_split(
+        &self,
+        text: &str,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<Span>, chunkwise_core::ChunkError> {
+        tripwire::check(text);
+        Ok(self.inner.split_structured_until(text, Some(stop))?.0)
+    }
+
+    /// The core's stop check for a call: Ctrl-C (see [`Interrupt`]), or a Python tokenizer callable that raised
+    /// (the rest of the split would be lost anyway).
+    pub(crate) fn stop<'a>(&'a self, interrupt: &'a Interrupt) -> impl Fn() -> bool + Sync + 'a {
+        move || interrupt.check() || self.tokenizer.as_ref().is_some_and(|t| t.get().failed())
+    }
+
+    /// Whether to release the GIL for `text`: for large texts, unless sizes come from a Python callable.
+    fn detach(&self, text: &str) -> bool {
+        text.len() >= DETACH_BYTES && !self.calls_python()
+    }
+
+    pub(crate) fn calls_python(&self) -> bool {
+        self.tokenizer
+            .as_ref()
+            .is_some_and(|t| t.get().calls_python())
+    }
+    /// Raises what a Python tokenizer callable raised while splitting.
+    pub(crate) fn check(&self) -> PyResult<()> {
+        match &self.tokenizer {
+            Some(t) => t.get().check(),
+            None => Ok(()),
+        }
+    }
+
+    /// Splits and prepares a text's chunks (offsets, ids) without the GIL when the text is large.
+    fn prepare(&self, py: Python<'_>, text: &str, options: ChunkOptions<'_>) -> PyResult<Prepared> {
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let prepared = run(py, self.detach(text), "splitting the text", || {
+            Prepared::split(&self.inner, text, options, &stop)
+        })?;
+        self.check()?;
+        prepared.map_err(|e| interrupt.to_py(e))
+    }
+
+    /// `arg`: the name of the metadata argument, made only for an error.
+    pub(crate) fn build<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Bound<'py, PyAny>,
+        prepared: &Prepared,
+        metadata: (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
+    ) -> PyResult<Bound<'py, PyList>> {
+        let source = source.cast::<pyo3::types::PyString>()?;
+        let tokens = self.tokenizer.is_some();
+        let chunks = chunk::build(
+            py,
+            source,
+            prepared,
+            |l| self.inner.level_name(l),
+            metadata,
+            tokens,
+        )?;
+        PyList::new(py, chunks)
+    }
+}
+
+/// `arg`: the argument's name, made only for an error.
+fn metadata_arg<'a, 'py>(
+    arg: impl FnOnce() -> String,
+    value: &'a Option<Bound<'py, PyAny>>,
+) -> PyResult<Option<&'a Bound<'py, PyDict>>> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => v
+            .cast::<PyDict>()
+            .map(Some)
+            .map_err(|_| wrong_type(&arg(), "a dict or None", v)),
+    }
+}
+
+/// The `max_chars` argument as given (`None`: left out, "auto"); read in [`MaxCharsArg::parse`] so that its errors
+/// are this crate's own.
+struct MaxCharsArg<'py>(Option<Bound<'py, PyAny>>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for MaxCharsArg<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(Self(Some(obj.to_owned())))
+    }
+}
+
+impl MaxCharsArg<'_> {
+    /// "auto", an int (at least 1; the core checks it against the size) or None (no cap).
+    fn parse(&self) -> PyResult<MaxChars> {
+        let Some(obj) = &self.0 else {
+            return Ok(MaxChars::Auto);
+        };
+        if obj.is_none() {
+            return Ok(MaxChars::Off);
+        }
+        if let Ok(s) = obj.cast::<pyo3::types::PyString>() {
+            return match s.to_cow()?.as_ref() {
+                "auto" => Ok(MaxChars::Auto),
+                _ => Err(ChunkingError::new_err(format!(
+                    "max_chars must be 'auto', an int or None, got {}",
+                    obj.repr()?
+                ))),
+            };
+        }
+        if obj.is_instance_of::<pyo3::types::PyBool>()
+            || !obj.is_instance_of::<pyo3::types::PyInt>()
+        {
+            return Err(wrong_type("max_chars", "'auto', an int or None", obj));
+        }
+        count_arg("max_chars", obj, 1).map(MaxChars::Limit)
+    }
+}
+
+#[pymethods]
+impl PySplitter {
+    #[new]
+    #[pyo3(signature = (strategy, size, overlap=None, min_size=None, trim=true, unit="chars", separators=None,
+                        separators_regex=false, keep_separator="end", snap=None, tokenizer=None,
+                        merge_sections=true, size_includes_context=true, format="markdown",
+                        rows_per_chunk=None, max_chars=MaxCharsArg(None)),
+           text_signature = "(strategy, size, overlap=None, min_size=None, trim=True, unit='chars', separators=None, \
+                             separators_regex=False, keep_separator='end', snap=None, tokenizer=None, \
+                             merge_sections=True, size_includes_context=True, format='markdown', \
+                             rows_per_chunk=None, max_chars='auto')")]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        strategy: &str,
+        size: Option<&Bound<'_, PyAny>>,
+        overlap: Option<&Bound<'_, PyAny>>,
+        min_size: Option<&Bound<'_, PyAny>>,
+        trim: bool,
+        unit: &str,
+        separators: Option<Vec<String>>,
+        separators_regex: bool,
+        keep_separator: &str,
+        snap: Option<&Bound<'_, PyAny>>,
+        tokenizer: Option<Bound<'_, PyAny>>,
+        merge_sections: bool,
+        size_includes_context: bool,
+        format: &str,
+        rows_per_chunk: Option<&Bound<'_, PyAny>>,
+        max_chars: MaxCharsArg<'_>,
+    ) -> PyResult<Self> {
+        let strategy: Strategy = strategy.parse().map_err(to_py)?;
+        // Ints checked here: pyo3's conversion raised OverflowError for 2**63 and took True as 1. The lower bounds
+        // are the core's, with its messages; the core checks the bounds that depend on other arguments.
+        let int = |arg: &str, value: Option<&Bound<'_, PyAny>>, lo: i64| match value {
+            Some(v) => count_arg(arg, v, lo),
+            None => Ok(0),
+        };
+        let size = match size {
+            Some(v) => Some(count_arg("size", v, 1)?),
+            // Rows alone may limit a table's chunks; every other strategy needs a size.
+            None if strategy == Strategy::Table => None,
+            None => return Err(wrong_type("size", "an int", &py.None().into_bound(py))),
+        };
+        let (overlap, min_size, snap) = (
+            int("overlap", overlap, 0)?,
+            int("min_size", min_size, 0)?,
+            int("snap", snap, 0)?,
+        );
+        let rows_per_chunk = rows_per_chunk
+            .map(|v| count_arg("rows_per_chunk", v, 1))
+            .transpose()?;
+        let tokenizer = match tokenizer {
+            Some(t) if !t.is_none() => Some(
+                t.cast::<PyTokenizer>()
+                    .map_err(|_| wrong_type("tokenizer", "a chunkwise.Tokenizer", &t))?
+                    .clone()
+                    .unbind(),
+            ),
+            _ => None,
+        };
+        let config = SplitterConfig {
+            strategy,
+            size,
+            overlap,
+            min_size,
+            trim,
+            unit: unit.parse().map_err(to_py)?,
+            separators,
+            separators_regex,
+            keep_separator: keep_separator.parse().map_err(to_py)?,
+            snap,
+            tokenizer: tokenizer.as_ref().map(|t| t.get().inner.clone()),
+            merge_sections,
+            size_includes_context,
+            table_format: format.parse().map_err(to_py)?,
+            rows_per_chunk,
+            max_chars: max_chars.parse()?,
+        };
+        Ok(Self {
+            inner: Splitter::new(config).map_err(to_py)?,
+            tokenizer,
+        })
+    }
+
+    /// The chunks of `text` as `Chunk` objects; `metadata` (a dict) is copied into each. `paged`: the text is a
+    /// document's pages joined by form feeds, numbered even when there is one page.
+    #[pyo3(signature = (text, metadata=None, paged=false))]
+    fn chunk<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        metadata: Option<Bound<'py, PyAny>>,
+        paged: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
+        let source = text;
+        let text = borrow_str(py, "text", source)?;
+        let doc_id = metadata::doc_id(meta)?;
+        let options = ChunkOptions {
+            doc_id: doc_id.as_deref(),
+            paged,
+        };
+        let prepared = self.prepare(py, text, options)?;
+        let meta = (|| "metadata".to_owned(), meta);
+        if prepared.count() < chunk::PAUSE_GC_CHUNKS {
+            return self.build(py, source, &prepared, meta);
+        }
+        chunk::gc_paused(py, || self.build(py, source, &prepared, meta))
+    }
+
+    /// `chunk` for many texts: split in parallel on all cores with the GIL released.
+    #[pyo3(signature = (texts, metadatas=None))]
+    fn chunk_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        metadatas: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let items = collect("texts", texts)?;
+        let metas = match &metadatas {
+            Some(m) if !m.is_none() => {
+                let metas: Vec<Option<Bound<'py, PyAny>>> =
+                    collect("metadatas", m)?.into_iter().map(Some).collect();
+                if metas.len() != items.len() {
+                    return Err(ChunkingError::new_err(format!(
+                        "metadatas must have one entry per text ({}), got {}",
+                        items.len(),
+                        metas.len()
+                    )));
+                }
+                metas
+            }
+            _ => vec![None; items.len()],
+        };
+        let metas = metas
+            .iter()
+            .enumerate()
+            .map(|(i, m)| metadata_arg(|| format!("metadatas[{i}]"), m))
+            .collect::<PyResult<Vec<_>>>()?;
+        let doc_ids = metas
+            .iter()
+            .map(|m| metadata::doc_id(*m))
+            .collect::<PyResult<Vec<_>>>()?;
+        let strs = borrow_all(py, "texts", &items)?;
+        let mut lists = Vec::with_capacity(items.len());
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        chunk::gc_paused(py, || {
+            self.pipeline(
+                py,
+                &strs,
+                &interrupt,
+                |i, t| {
+                    let options = ChunkOptions {
+                        doc_id: doc_ids[i].as_deref(),
+                        paged: false,
+                    };
+                    Prepared::split(&self.inner, t, options, &stop)
+                },
+                |i, prepared| {
+                    let prepared = prepared.map_err(|e| batch_error(i, e))?;
+                    let meta = (|| format!("metadatas[{i}]"), metas[i]);
+                    lists.push(self.build(py, &items[i], &prepared, meta)?);
+                    Ok(())
+                },
+            )?;
+            PyList::new(py, lists)
+        })
+    }
+
+    /// (offsets, levels): offsets a bytearray of native int64 (start, end) pairs in `str` indices, levels a bytes
+    /// object with one level code per chunk (see `level_name`).
+    fn spans<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyBytes>)> {
+        let text = borrow_str(py, "text", text)?;
+        let spans = self.split(py, text)?;
+        let (offsets, levels) = flatten(&self.inner, text, &spans);
+        Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &levels)))
+    }
+
+    /// `spans` for many texts, in parallel on all cores with the GIL released, packed for all texts at once:
+    /// (offsets of every text one after the other, as in `spans`; the number of chunks of each text, native int64).
+    /// Three objects for the whole batch, not three per text: building those under the GIL was the serial part.
+    fn spans_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyBytes>)> {
+        let items = collect("texts", texts)?;
+        let strs = borrow_all(py, "texts", &items)?;
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let packed = self.for_all(py, &strs, &interrupt, |_, t| {
+            self.try_split(t, &stop)
+                .map(|spans| flatten(&self.inner, t, &spans).0)
+        })?;
+        let packed = packed
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| p.map_err(|e| batch_error(i, e)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let (offsets, counts) = py.detach(|| {
+            let total = packed.iter().map(Vec::len).sum();
+            let mut offsets = Vec::with_capacity(total);
+            let mut counts = Vec::with_capacity(packed.len() * 8);
+            for o in &packed {
+                offsets.extend_from_slice(o);
+                counts.extend_from_slice(&((o.len() / 16) as i64).to_ne_bytes());
+            }
+            (offsets, counts)
+        });
+        Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &counts)))
+    }
+
+    /// The name of a level code: "paragraph", "line", "sentence", "clause", "wrap", "word", "grapheme", "separator", "end".
+    fn level_name(&self, level: u8) -> &'static str {
+        self.inner.level_name(chunkwise_core::Level(level))
+    }
+
+    /// The size of `text` in the splitter's unit.
+    fn size_of(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
+        Ok(self.inner.size_of(borrow_str(py, "text", text)?))
+    }
+
+    /// The arguments the splitter was built with.
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.inner.config();
+        let d = PyDict::new(py);
+        d.set_item("strategy", c.strategy.name())?;
+        d.set_item("size", c.size)?;
+        d.set_item("overlap", c.overlap)?;
+        d.set_item("min_size", c.min_size)?;
+        d.set_item("trim", c.trim)?;
+        d.set_item("unit", c.unit.name())?;
+        d.set_item("separators", c.separators.clone())?;
+        d.set_item("separators_regex", c.separators_regex)?;
+        d.set_item("keep_separator", c.keep_separator.name())?;
+        d.set_item("snap", c.snap)?;
+        d.set_item(
+            "tokenizer",
+            self.tokenizer.as_ref().map(|t| t.clone_ref(py)),
+        )?;
+        d.set_item("merge_sections", c.merge_sections)?;
+        d.set_item("size_includes_context", c.size_includes_context)?;
+        d.set_item("format", c.table_format.name())?;
+        d.set_item("rows_per_chunk", c.rows_per_chunk)?;
+        match c.max_chars {
+            MaxChars::Auto => d.set_item("max_chars", "auto")?,
+            MaxChars::Off => d.set_item("max_chars", py.None())?,
+            MaxChars::Limit(n) => d.set_item("max_chars", n)?,
+        }
+        Ok(d)
+    }
+
+    /// Pickled as its `config`: one list of arguments for both.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let rebuild = py
+            .import("chunkwise._core")?
+            .getattr("_splitter_from_config")?;
+        Ok((rebuild, PyTuple::new(py, [slf.get().config(py)?])?))
+    }
+
+    fn __repr__(&self) -> String {
+        let c = self.inner.config();
+        let size = c.size.map_or_else(|| "None".to_owned(), |n| n.to_string());
+        format!(
+            "Splitter(strategy={:?}, size={size}, overlap={}, unit={:?})",
+            c.strategy.name(),
+            c.overlap,
+            c.unit.name()
+        )
+    }
+}
+
+/// A splitter from its `config` (how a pickled splitter is restored).
+#[pyfunction]
+pub fn _splitter_from_config<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyAny>> {
+    py.get_type::<PySplitter>().call((), Some(config))
+}
