@@ -20,6 +20,7 @@
 use crate::boundary::{
     is_grapheme_boundary, next_grapheme_boundary, prev_grapheme_boundary, Boundary, Emitter, Level,
 };
+use crate::levels::{Row, Source};
 use crate::offsets::{ceil_char_boundary, floor_char_boundary};
 use crate::size::Sizer;
 use crate::structure::Structure;
@@ -52,8 +53,8 @@ pub enum Mode {
 /// The settings of one run of the engine.
 #[derive(Debug)]
 pub struct Assembler<'a> {
-    /// Every emitter with the level it reports at.
-    pub emitters: &'a [(Emitter, Level)],
+    /// Every source of cuts with the level it reports at (the rows of the strategy's level table).
+    pub emitters: &'a [Row],
     /// The distinct levels of `emitters`, strongest first.
     pub levels: &'a [Level],
     /// The sizer measuring chunks.
@@ -336,27 +337,28 @@ impl<'a> Assembler<'a> {
             scan_end = win.marks.get(past).map_or(scan_end, |m| m.pos);
         }
         let keep = |pos: usize| pos > start && (pos < scan_end || scan_end == text.len());
-        for (emitter, level) in self.emitters {
+        for (source, level, _) in self.emitters {
             if *level < lowest || above.is_some_and(|a| *level >= a) {
                 continue;
             }
-            // Each emitter's output is sorted: merge it into the sorted bounds rather than sort them again.
+            // Each source's output is sorted: merge it into the sorted bounds rather than sort them again.
             win.fresh.clear();
-            match (emitter, self.structure) {
-                (Emitter::Structure, Some(s)) => s.emit(start, scan_end, *level, &mut win.fresh),
-                _ => emitter.emit(
+            match (source, self.structure) {
+                (Source::Emitter(emitter), _) => emitter.emit(
                     self.source(text, emitter),
                     start,
                     scan_end,
                     *level,
                     &mut win.fresh,
                 ),
+                (Source::Structure, Some(s)) => s.emit(start, scan_end, *level, &mut win.fresh),
+                (Source::Structure, None) => {}
             }
             if let Some(s) = self.structure {
                 // Graphemes are the floor: a chunk that nothing else fits in may still end between two of them.
-                s.filter(&mut win.fresh, emitter);
+                s.filter(&mut win.fresh, source);
             }
-            let safe = emitter.grapheme_safe();
+            let safe = source.grapheme_safe();
             // A boundary at the edge of a window that stops short of the text end is an artefact of the window.
             win.fresh
                 .retain(|b| keep(b.pos) && (safe || is_grapheme_boundary(text, b.pos)));
@@ -693,7 +695,14 @@ impl<'a> Assembler<'a> {
                 .min(cut);
             let from_pos = floor_char_boundary(text, zone.saturating_sub(32).max(start));
             let to = ceil_char_boundary(text, (cut + 16).min(text.len()));
-            for (emitter, l) in self.emitters.iter().filter(|(_, l)| *l > Level::GRAPHEME) {
+            for (source, l, _) in self
+                .emitters
+                .iter()
+                .filter(|(_, l, _)| *l > Level::GRAPHEME)
+            {
+                let Source::Emitter(emitter) = source else {
+                    continue; // fixed windows read no structure
+                };
                 let from = scratch.len();
                 emitter.emit(self.source(text, emitter), from_pos, to, *l, scratch);
                 if !emitter.grapheme_safe() {

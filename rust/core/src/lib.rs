@@ -6,8 +6,11 @@
 //! - [`size`]: how a chunk is measured: the `Sizer` trait, and characters.
 //! - [`tokens`]: sizes in tokens (HF tokenizers, tiktoken, callables), exact, with a memo of pieces.
 //! - [`offsets`]: byte offsets to Python `str` (code point) offsets, incrementally.
-//! - [`splitter`]: the strategies, as configurations of emitters for the engine.
-//! - [`structure`]: a document's structure (Markdown, provisions) and what each chunk learns from it.
+//! - [`structure`]: a document's structure (Markdown, tables, provisions): its model, one parser per format, the
+//!   rules the engine asks of it, and what each chunk learns from it.
+//! - [`levels`]: a strategy's table of levels: the source of each level's cuts (an emitter, or the structure) and
+//!   its name.
+//! - [`splitter`]: the strategies, each one table of levels for the engine.
 
 #![forbid(unsafe_code)]
 
@@ -15,6 +18,7 @@ pub mod assemble;
 pub mod boundary;
 pub mod error;
 pub mod langchain;
+pub mod levels;
 pub mod offsets;
 pub mod size;
 pub mod splitter;
@@ -26,6 +30,6 @@ pub use assemble::{Mode, Span};
 pub use boundary::Level;
 pub use error::ChunkError;
 pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy};
-pub use structure::{SpanInfo, Structure};
+pub use structure::{Description, SpanInfo, Structure};
 pub use tiktoken::registry as tiktoken_encodings;
 pub use tokens::{CountFn, PieceRule, TokenCounter};

@@ -2,7 +2,9 @@
 //! Python cost ~4.5 us a chunk, three times the split itself (measured on en.txt at 512 chars). A chunk's text is
 //! made on first read: that made `chunk()` on 10,000 ~2 KB documents 20% faster (89 -> 70 ms).
 
-use chunkwise_core::{Span, SpanInfo, Splitter};
+use chunkwise_core::levels::Name;
+use chunkwise_core::structure::ChunkType;
+use chunkwise_core::{Description, Span, SpanInfo, Splitter};
 use std::sync::OnceLock;
 
 use pyo3::prelude::*;
@@ -498,14 +500,11 @@ pub struct Prepared {
     spans: Vec<Span>,
     offsets: Vec<(usize, usize)>,
     ids: Vec<u64>,
-    /// What each chunk learns from the document's structure (structural strategies only), and the heading titles.
-    structure: Option<Described>,
+    /// What each chunk learns from the document's structure (structural strategies only).
+    structure: Option<Description>,
     /// The first and last page of each chunk, for a paged text.
     pages: Option<Vec<(usize, usize)>>,
 }
-
-/// Each chunk's [`SpanInfo`], and the document's headings (level, title).
-type Described = (Vec<SpanInfo>, Vec<(u8, String)>);
 
 impl Prepared {
     /// The number of chunks.
@@ -527,11 +526,7 @@ impl Prepared {
         let (spans, structure) = splitter.split_structured_until(text, Some(stop))?;
         let mut prepared = Self::new(splitter, text, spans, doc_id);
         prepared.pages = chunkwise_core::offsets::pages(text, &prepared.spans, paged);
-        if let Some(s) = structure {
-            let infos = splitter.describe(text, &prepared.spans, &s);
-            let headings = s.headings.into_iter().map(|h| (h.depth, h.title)).collect();
-            prepared.structure = Some((infos, headings));
-        }
+        prepared.structure = structure.map(|s| splitter.describe(text, &prepared.spans, &s));
         Ok(prepared)
     }
 
@@ -571,7 +566,7 @@ pub fn build<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyString>,
     prepared: &Prepared,
-    level_name: impl Fn(chunkwise_core::Level) -> &'static str,
+    level_name: impl Fn(chunkwise_core::Level) -> Name,
     (arg, metadata): (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
     tokens: bool,
 ) -> PyResult<Vec<Bound<'py, Chunk>>> {
@@ -609,7 +604,11 @@ pub fn build<'py>(
         pyo3::intern!(py, "\n").clone(),
     );
     let titles = match &prepared.structure {
-        Some((_, headings)) => headings.iter().map(|(_, t)| PyString::new(py, t)).collect(),
+        Some(d) => d
+            .headings
+            .iter()
+            .map(|h| PyString::new(py, &h.title))
+            .collect(),
         None => Vec::new(),
     };
     let mut names: Vec<(u8, Bound<'py, PyString>)> = Vec::new();
@@ -630,16 +629,16 @@ pub fn build<'py>(
             (None, None) => None,
         };
         let (mut context, mut sep, mut embedding) = (empty.clone(), &blank_line, None);
-        if let Some((infos, headings)) = &prepared.structure {
-            let info = &infos[i];
+        if let Some(d) = &prepared.structure {
+            let info = &d.chunks[i];
             let m = match &mut meta {
                 Some(m) => m,
                 None => meta.insert(metadata::new_frozen(py)?),
             };
-            describe(py, m, info, &titles, headings)?;
+            describe(py, m, info, &titles, d)?;
             if !info.context.is_empty() {
                 // Neighbouring chunks mostly share their context (the same section): one string for them all.
-                let same = i > 0 && infos[i - 1].context == info.context;
+                let same = i > 0 && d.chunks[i - 1].context == info.context;
                 context = match (&last_context, same) {
                     (Some(c), true) => c.clone(),
                     _ => PyString::new(py, &info.context),
@@ -689,32 +688,23 @@ pub fn build<'py>(
     Ok(out)
 }
 
-/// Adds what a chunk learns from the structure to its metadata: `title_path`, `headings`, `chunk_type`, and the
-/// table rows or code language of a chunk of one table or code block.
+/// Adds a chunk's description to its metadata: `title_path` (from `titles`, the Python strings of the headings'
+/// titles), `headings`, `chunk_type`, and the table rows or code language of a chunk of one table or code block.
 fn describe(
     py: Python<'_>,
     meta: &Bound<'_, PyDict>,
     info: &SpanInfo,
     titles: &[Bound<'_, PyString>],
-    headings: &[(u8, String)],
+    description: &Description,
 ) -> PyResult<()> {
     use pyo3::intern;
     let path = pyo3::types::PyList::new(py, info.path.iter().map(|&h| &titles[h]))?;
-    let levels = pyo3::types::PyList::new(py, info.path.iter().map(|&h| headings[h].0))?;
+    let depths = info.path.iter().map(|&h| description.headings[h].depth);
+    let levels = pyo3::types::PyList::new(py, depths)?;
     // Interned keys and types: one string each for all the chunks, not one per chunk.
     meta.set_item(intern!(py, "title_path"), path)?;
     meta.set_item(intern!(py, "headings"), levels)?;
-    let kind = match info.kind {
-        "text" => intern!(py, "text"),
-        "heading" => intern!(py, "heading"),
-        "table" => intern!(py, "table"),
-        "code" => intern!(py, "code"),
-        "list" => intern!(py, "list"),
-        "quote" => intern!(py, "quote"),
-        "clause" => intern!(py, "clause"),
-        other => &PyString::intern(py, other),
-    };
-    meta.set_item(intern!(py, "chunk_type"), kind)?;
+    meta.set_item(intern!(py, "chunk_type"), chunk_type_string(py, info.kind))?;
     if let Some((first, past, total)) = info.rows {
         meta.set_item(intern!(py, "row_start"), first)?;
         meta.set_item(intern!(py, "row_end"), past)?;
@@ -729,25 +719,39 @@ fn describe(
     Ok(())
 }
 
-/// The string of a level name, made once for the process.
-fn level_string<'py>(py: Python<'py>, name: &'static str) -> Bound<'py, PyString> {
-    use pyo3::intern;
-    match name {
-        "end" => intern!(py, "end"),
-        "paragraph" => intern!(py, "paragraph"),
-        "line" => intern!(py, "line"),
-        "sentence" => intern!(py, "sentence"),
-        "clause" => intern!(py, "clause"),
-        "wrap" => intern!(py, "wrap"),
-        "word" => intern!(py, "word"),
-        "grapheme" => intern!(py, "grapheme"),
-        "separator" => intern!(py, "separator"),
-        "section" => intern!(py, "section"),
-        "block" => intern!(py, "block"),
-        "item" => intern!(py, "item"),
-        other => return PyString::intern(py, other),
-    }
+/// The Python string of a level name, made once for the process.
+fn level_string<'py>(py: Python<'py>, name: Name) -> Bound<'py, PyString> {
+    static NAMES: Interned = Interned::new();
+    interned(py, &NAMES, || Name::ALL.map(Name::as_str).to_vec())[name.index()]
+        .bind(py)
+        .clone()
+}
+
+/// The Python string of a chunk type, made once for the process.
+fn chunk_type_string<'py>(py: Python<'py>, kind: ChunkType) -> Bound<'py, PyString> {
+    static TYPES: Interned = Interned::new();
+    interned(py, &TYPES, || {
+        ChunkType::ALL.map(ChunkType::as_str).to_vec()
+    })[kind.index()]
+    .bind(py)
     .clone()
+}
+
+/// Python strings for one of the core's lists of names, in the list's order.
+type Interned = pyo3::sync::PyOnceLock<Vec<Py<PyString>>>;
+
+/// The strings of `cell`, interned from `names` on first use.
+fn interned<'a>(
+    py: Python<'_>,
+    cell: &'a Interned,
+    names: impl FnOnce() -> Vec<&'static str>,
+) -> &'a [Py<PyString>] {
+    cell.get_or_init(py, || {
+        names()
+            .into_iter()
+            .map(|n| PyString::intern(py, n).unbind())
+            .collect()
+    })
 }
 
 /// Below this many chunks a text's objects are built with the collector left alone: pausing and resuming it costs
