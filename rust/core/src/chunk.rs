@@ -4,11 +4,11 @@
 use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
-use crate::assemble::Span;
 use crate::boundary::Level;
 use crate::error::ChunkError;
+use crate::span::Span;
 use crate::splitter::Splitter;
-use crate::structure::{Heading, SpanInfo};
+use crate::structure::Description;
 
 /// One chunk of a text: `text[start..end]` in bytes, `chars[char_start..char_end]` in code points.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,10 +63,9 @@ pub struct ChunkOptions<'a> {
 pub struct Chunks {
     /// The chunks, in order.
     pub chunks: Vec<Chunk>,
-    /// Structural strategies (markdown, clause, table): each chunk's description, in the order of `chunks`.
-    pub infos: Option<Vec<SpanInfo>>,
-    /// The document's headings, which [`SpanInfo::path`] indexes (empty without structure).
-    pub headings: Vec<Heading>,
+    /// Structural strategies (markdown, clause, table): what each chunk learns from the structure, in the order
+    /// of `chunks`, and the document's headings.
+    pub description: Option<Description>,
 }
 
 impl Splitter {
@@ -87,10 +86,7 @@ impl Splitter {
         let offsets = self.char_spans(text, &spans);
         let ids = chunk_ids(text, &spans, options.doc_id);
         let pages = crate::offsets::pages(text, &spans, options.paged);
-        let (infos, headings) = match structure {
-            Some(s) => (Some(self.describe(text, &spans, &s)), s.headings),
-            None => (None, Vec::new()),
-        };
+        let description = structure.map(|s| self.describe(text, &spans, &s));
         let chunks = spans
             .iter()
             .zip(offsets)
@@ -110,8 +106,7 @@ impl Splitter {
             .collect();
         Ok(Chunks {
             chunks,
-            infos,
-            headings,
+            description,
         })
     }
 }
@@ -164,7 +159,7 @@ mod tests {
         let got = splitter(Strategy::Recursive, 7)
             .chunks(text, ChunkOptions::default())
             .unwrap();
-        assert!(got.infos.is_none() && got.headings.is_empty());
+        assert!(got.description.is_none());
         let chars: Vec<char> = text.chars().collect();
         for (i, c) in got.chunks.iter().enumerate() {
             let slice: String = chars[c.char_start..c.char_end].iter().collect();
@@ -226,9 +221,9 @@ mod tests {
                 ChunkOptions::default(),
             )
             .unwrap();
-        let infos = got.infos.unwrap();
-        assert_eq!(infos.len(), got.chunks.len());
-        assert_eq!(got.headings.len(), 2);
-        assert!(infos.iter().any(|i| i.path == [0, 1]));
+        let description = got.description.unwrap();
+        assert_eq!(description.chunks.len(), got.chunks.len());
+        assert_eq!(description.headings.len(), 2);
+        assert!(description.chunks.iter().any(|i| i.path == [0, 1]));
     }
 }

@@ -8,8 +8,11 @@
 //! - [`Span`]: a chunk as the engine gives it, in byte offsets.
 //! - [`chunk`]: a text's chunks as callers get them: `str` offsets, stable ids, pages.
 //! - [`offsets`]: byte offsets to Python `str` (code point) offsets, incrementally.
-//! - [`splitter`]: the strategies, as configurations of emitters for the engine.
-//! - [`structure`]: a document's structure (Markdown, provisions) and what each chunk learns from it.
+//! - [`structure`]: a document's structure (Markdown, tables, provisions): its model, one parser per format, the
+//!   rules the engine asks of it, and what each chunk learns from it.
+//! - [`levels`]: a strategy's table of levels: the source of each level's cuts (an emitter, or the structure) and
+//!   its name.
+//! - [`splitter`]: the strategies, each one table of levels for the engine.
 
 #![forbid(unsafe_code)]
 
@@ -18,6 +21,7 @@ pub mod boundary;
 pub mod chunk;
 pub mod error;
 pub mod langchain;
+pub mod levels;
 pub mod offsets;
 pub mod size;
 mod span;
@@ -33,6 +37,6 @@ pub use error::ChunkError;
 pub use size::{MaxChars, Unit};
 pub use span::Span;
 pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy, TableFormat};
-pub use structure::{SpanInfo, Structure};
+pub use structure::{Description, SpanInfo, Structure};
 pub use tiktoken::registry as tiktoken_encodings;
 pub use tokens::{CountFn, PieceRule, TokenCounter};

@@ -372,6 +372,7 @@ mod tests {
     fn the_engine_cuts_a_run_of_one_token_at_the_char_cap() {
         use crate::assemble::{Assembler, Mode};
         use crate::boundary::{Emitter, Level};
+        use crate::levels::{Name, Source};
         use crate::tokens::TokenCounter;
         // WordPiece gives a word it cannot spell one [UNK]: "a" * 100_000 is 1 token, and so is every run of "a".
         let json = r###"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
@@ -383,8 +384,12 @@ mod tests {
         assert_eq!(tokens.count(&text), 1);
         let capped = CharCapped::new(tokens, 16, 16 * 64).unwrap();
         let emitters = [
-            (Emitter::Word, Level::WORD),
-            (Emitter::Grapheme, Level::GRAPHEME),
+            (Source::Emitter(Emitter::Word), Level::WORD, Name::Word),
+            (
+                Source::Emitter(Emitter::Grapheme),
+                Level::GRAPHEME,
+                Name::Grapheme,
+            ),
         ];
         for mode in [Mode::Greedy, Mode::Fixed { snap: 0 }] {
             let engine =

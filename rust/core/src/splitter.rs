@@ -1,13 +1,16 @@
-//! Strategies as configurations of the one engine: which emitters run, at which levels, in which mode.
+//! Strategies as configurations of the one engine: each is one table of levels (which source reports cuts at
+//! which level, and the level's name) and a mode.
 
 use rayon::prelude::*;
 
 use crate::assemble::{Assembler, Mode};
-pub use crate::boundary::table::TableFormat;
 pub use crate::boundary::KeepSeparator;
 use crate::boundary::{Emitter, Level};
 use crate::error::ChunkError;
+use crate::levels::{Levels, Name, Row, Source};
 use crate::span::Span;
+pub use crate::structure::table::TableFormat;
+use crate::structure::{self, Description, Structure};
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -175,29 +178,43 @@ pub struct Splitter {
     overlap: usize,
     min_size: usize,
     mode: Mode,
-    emitters: Vec<(Emitter, Level)>,
-    levels: Vec<Level>,
+    /// Which source reports cuts at which level, and the name of each level.
+    levels: Levels,
     unit: Unit,
     /// What the engine measures with: the unit's sizer, under the character cap in tokens.
     sizer: Arc<dyn Sizer>,
     /// The character cap, when there is one: chunks the cap measured get their exact size back from it.
     capped: Option<Arc<CharCapped>>,
-    /// How many of the strongest levels only the structure reports (emitted together, at no cost).
-    eager: usize,
+}
+
+/// A row of an emitter at `level`, named after the emitter.
+fn scan(emitter: Emitter, level: Level) -> Row {
+    let name = Name::of(&emitter);
+    (Source::Emitter(emitter), level, name)
+}
+
+/// A row of the structure's cuts at `level`.
+fn parsed(level: Level, name: Name) -> Row {
+    (Source::Structure, level, name)
 }
 
 /// The text levels: blank lines, lines, sentences, clauses, soft wraps, words (graphemes are added to every
 /// strategy).
-fn prose() -> Vec<(Emitter, Level)> {
+fn prose() -> Vec<Row> {
     use Emitter::*;
     vec![
-        (Paragraph, Level::PARAGRAPH),
-        (Line, Level::LINE),
-        (Sentence, Level::SENTENCE),
-        (Clause, Level::CLAUSE),
-        (Wrap, Level::WRAP),
-        (Word, Level::WORD),
+        scan(Paragraph, Level::PARAGRAPH),
+        scan(Line, Level::LINE),
+        scan(Sentence, Level::SENTENCE),
+        scan(Clause, Level::CLAUSE),
+        scan(Wrap, Level::WRAP),
+        scan(Word, Level::WORD),
     ]
+}
+
+/// The six heading levels of a structure, H1 first.
+fn sections() -> impl Iterator<Item = Row> {
+    (1..=6).map(|d| parsed(Level::heading(d), Name::Section))
 }
 
 impl Splitter {
@@ -323,19 +340,7 @@ impl Splitter {
                 "separators are only used by the recursive strategy",
             ));
         }
-        let emitters = Self::emitters(&config, snap)?;
-        let mut levels: Vec<Level> = emitters.iter().map(|(_, l)| *l).collect();
-        levels.sort_unstable_by(|a, b| b.cmp(a));
-        levels.dedup();
-        let eager = levels
-            .iter()
-            .take_while(|&&l| {
-                emitters
-                    .iter()
-                    .filter(|(_, el)| *el == l)
-                    .all(|(e, _)| matches!(e, Emitter::Structure))
-            })
-            .count();
+        let levels = Self::levels_of(&config, snap)?;
         let mode = match config.strategy {
             Strategy::Fixed => Mode::Fixed { snap },
             _ => Mode::Greedy,
@@ -346,16 +351,15 @@ impl Splitter {
             overlap,
             min_size,
             mode,
-            emitters,
             levels,
             unit,
             sizer,
             capped,
-            eager,
         })
     }
 
-    fn emitters(config: &SplitterConfig, snap: usize) -> Result<Vec<(Emitter, Level)>, ChunkError> {
+    /// The strategy's table of levels.
+    fn levels_of(config: &SplitterConfig, snap: usize) -> Result<Levels, ChunkError> {
         use Emitter::*;
         let mut out = match (config.strategy, &config.separators) {
             (Strategy::Recursive, Some(seps)) => {
@@ -375,7 +379,7 @@ impl Splitter {
                             config.keep_separator,
                             i,
                         )?;
-                        Ok((
+                        Ok(scan(
                             Separator(Box::new(sep)),
                             Level(Level::SEPARATOR_BASE.0 + (n - 1 - i) as u8),
                         ))
@@ -383,59 +387,51 @@ impl Splitter {
                     .collect::<Result<Vec<_>, ChunkError>>()?
             }
             (Strategy::Recursive, None) => prose(),
+            // Line and paragraph ends count as sentence ends, and are named so.
             (Strategy::Sentence, _) => vec![
-                (Paragraph, Level::SENTENCE),
-                (Line, Level::SENTENCE),
-                (Sentence, Level::SENTENCE),
-                (Clause, Level::CLAUSE),
-                (Wrap, Level::WRAP),
-                (Word, Level::WORD),
+                (Source::Emitter(Paragraph), Level::SENTENCE, Name::Sentence),
+                (Source::Emitter(Line), Level::SENTENCE, Name::Sentence),
+                scan(Sentence, Level::SENTENCE),
+                scan(Clause, Level::CLAUSE),
+                scan(Wrap, Level::WRAP),
+                scan(Word, Level::WORD),
             ],
             (Strategy::Paragraph, _) => vec![
-                (Paragraph, Level::PARAGRAPH),
-                (Sentence, Level::SENTENCE),
-                (Clause, Level::CLAUSE),
-                (Wrap, Level::WRAP),
-                (Word, Level::WORD),
+                scan(Paragraph, Level::PARAGRAPH),
+                scan(Sentence, Level::SENTENCE),
+                scan(Clause, Level::CLAUSE),
+                scan(Wrap, Level::WRAP),
+                scan(Word, Level::WORD),
             ],
             (Strategy::Fixed, _) if snap > 0 => {
-                vec![(Sentence, Level::SENTENCE), (Word, Level::WORD)]
+                vec![scan(Sentence, Level::SENTENCE), scan(Word, Level::WORD)]
             }
             (Strategy::Fixed, _) => vec![],
             (Strategy::Table, _) => vec![
-                (Structure, Level::LINE),
-                (Structure, Level::WRAP),
-                (Word, Level::WORD),
+                parsed(Level::LINE, Name::Row),
+                // The weak cuts around the header row (taken when the header and the first row do not fit
+                // together) are no text level: they read as the floor.
+                parsed(Level::WRAP, Name::Grapheme),
+                scan(Word, Level::WORD),
             ],
-            (Strategy::Clause, _) => {
-                let mut out: Vec<(Emitter, Level)> =
-                    (1..=6).map(|d| (Structure, Level::heading(d))).collect();
-                out.extend(prose());
-                out
-            }
-            (Strategy::Markdown, _) => {
-                let mut out: Vec<(Emitter, Level)> = (1..=6)
-                    .map(|d| (Structure, Level::heading(d)))
-                    .chain(
-                        [
-                            Level::THEMATIC,
-                            Level::BLOCK,
-                            Level::ITEM,
-                            Level::NESTED,
-                            Level::DEFINITION,
-                            Level::PARAGRAPH,
-                            Level::LINE,
-                            Level::WRAP,
-                        ]
-                        .map(|l| (Structure, l)),
-                    )
-                    .collect();
-                out.extend(prose());
-                out
-            }
+            (Strategy::Clause, _) => sections().chain(prose()).collect(),
+            (Strategy::Markdown, _) => sections()
+                .chain([
+                    parsed(Level::THEMATIC, Name::ThematicBreak),
+                    parsed(Level::BLOCK, Name::Block),
+                    parsed(Level::ITEM, Name::Item),
+                    parsed(Level::NESTED, Name::NestedBlock),
+                    parsed(Level::DEFINITION, Name::Definition),
+                    // Blank lines, lines and soft wraps of code blocks.
+                    parsed(Level::PARAGRAPH, Name::Paragraph),
+                    parsed(Level::LINE, Name::Line),
+                    parsed(Level::WRAP, Name::Wrap),
+                ])
+                .chain(prose())
+                .collect(),
         };
-        out.push((Grapheme, Level::GRAPHEME));
-        Ok(out)
+        out.push(scan(Grapheme, Level::GRAPHEME));
+        Ok(Levels::new(out))
     }
 
     /// The configuration the splitter was built from.
@@ -453,7 +449,7 @@ impl Splitter {
     pub fn split_structured(
         &self,
         text: &str,
-    ) -> Result<(Vec<Span>, Option<crate::structure::Structure>), ChunkError> {
+    ) -> Result<(Vec<Span>, Option<Structure>), ChunkError> {
         self.split_structured_until(text, None)
     }
 
@@ -463,7 +459,7 @@ impl Splitter {
         &self,
         text: &str,
         stop: Option<&dyn Fn() -> bool>,
-    ) -> Result<(Vec<Span>, Option<crate::structure::Structure>), ChunkError> {
+    ) -> Result<(Vec<Span>, Option<Structure>), ChunkError> {
         // The line-based readers see every line terminator as LF (a copy only for the rare text that needs it).
         let view = if self.reads_lines() {
             crate::boundary::breaks::line_view(text)
@@ -488,13 +484,8 @@ impl Splitter {
         Ok((out, structure))
     }
 
-    /// What each span learns from the structure: title path, context, chunk type.
-    pub fn describe(
-        &self,
-        text: &str,
-        spans: &[Span],
-        structure: &crate::structure::Structure,
-    ) -> Vec<crate::structure::SpanInfo> {
+    /// What each span learns from the structure: title path, context, chunk type, table rows.
+    pub fn describe(&self, text: &str, spans: &[Span], structure: &Structure) -> Description {
         structure.describe(text, spans, self.sizer.as_ref(), self.capacity)
     }
 
@@ -506,29 +497,21 @@ impl Splitter {
         )
     }
 
-    /// Whether any emitter reads lines (and so needs the text's line view).
+    /// Whether any source reads lines (and so needs the text's line view).
     fn reads_lines(&self) -> bool {
-        self.is_structural() || self.emitters.iter().any(|(e, _)| e.is_prose())
+        self.is_structural() || self.levels.reads_prose()
     }
 
     /// The document's structure, parsed from the line view when there is one (`view`).
-    fn structure(
-        &self,
-        text: &str,
-        view: Option<&str>,
-    ) -> Result<Option<crate::structure::Structure>, ChunkError> {
-        use crate::structure::Structure;
+    fn structure(&self, text: &str, view: Option<&str>) -> Result<Option<Structure>, ChunkError> {
         let lines = view.unwrap_or(text);
         let mut s = match self.config.strategy {
-            Strategy::Markdown => crate::boundary::markdown::parse(lines),
-            Strategy::Clause => {
-                Structure::from_provisions(lines, crate::boundary::provisions::provisions(lines))
-            }
+            Strategy::Markdown => structure::markdown::parse(lines),
+            Strategy::Clause => structure::provisions::parse(lines),
             Strategy::Table => {
                 let format = self.config.table_format;
-                let table = crate::boundary::table::parse_table(lines, format)?;
                 let rows = self.config.rows_per_chunk.unwrap_or(0);
-                Structure::from_table(lines, &table, format, rows)
+                structure::table::parse(lines, format, rows)?
             }
             _ => return Ok(None),
         };
@@ -551,31 +534,14 @@ impl Splitter {
         texts.par_iter().map(|t| self.split(t.as_ref())).collect()
     }
 
+    /// The strategy's table of levels: which source reports cuts at which level, and each level's name.
+    pub fn levels(&self) -> &Levels {
+        &self.levels
+    }
+
     /// The name of a level as chunks report it: "paragraph", "sentence", ..., "separator", "end".
     pub fn level_name(&self, level: Level) -> &'static str {
-        if level == Level::END {
-            return "end";
-        }
-        if self.is_structural() && level > Level::PARAGRAPH {
-            return match level {
-                l if l >= Level::SECTION => "section",
-                Level::THEMATIC => "thematic_break",
-                Level::BLOCK => "block",
-                Level::ITEM => "item",
-                Level::NESTED => "nested_block",
-                _ => "definition",
-            };
-        }
-        if self.config.strategy == Strategy::Table && level == Level::LINE {
-            return "row";
-        }
-        if self.config.strategy == Strategy::Sentence && level == Level::SENTENCE {
-            return "sentence";
-        }
-        self.emitters
-            .iter()
-            .find(|(e, l)| *l == level && !matches!(e, Emitter::Structure))
-            .map_or("grapheme", |(e, _)| e.name())
+        self.levels.name(level).as_str()
     }
 
     /// The `str` (code point) offsets of `spans` of `text`. In characters a span's size is its length, so only the
@@ -604,12 +570,12 @@ impl Splitter {
 
     fn assembler<'a>(
         &'a self,
-        structure: Option<&'a crate::structure::Structure>,
+        structure: Option<&'a Structure>,
         view: Option<&'a str>,
     ) -> Assembler<'a> {
         Assembler::new(
-            &self.emitters,
-            &self.levels,
+            self.levels.rows(),
+            self.levels.order(),
             self.sizer.as_ref(),
             self.capacity,
         )
@@ -617,7 +583,7 @@ impl Splitter {
         .min_size(self.min_size)
         .trim(self.config.trim)
         .mode(self.mode)
-        .structure(structure, self.eager)
+        .structure(structure, self.levels.eager())
         .view(view)
     }
 }

@@ -2,8 +2,8 @@
 //! the context budget read every part of the structure) and asked for the path at every cut.
 #![no_main]
 
-use chunkwise_core::boundary::markdown;
 use chunkwise_core::size::Chars;
+use chunkwise_core::structure::markdown;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let text = chunkwise_fuzz::decode_text(data);

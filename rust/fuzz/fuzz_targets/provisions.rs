@@ -2,8 +2,8 @@
 //! inside that line, depths 1 to 6, titles as the source has them; then the structure built from them.
 #![no_main]
 
-use chunkwise_core::boundary::provisions::provisions;
 use chunkwise_core::size::Chars;
+use chunkwise_core::structure::provisions::provisions;
 use chunkwise_core::Structure;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! CSV/TSV record keeps its column count; then the table strategy over the same text.
 #![no_main]
 
-use chunkwise_core::boundary::table::{
+use chunkwise_core::structure::table::{
     delimited_cells, markdown_cells, parse_table, render_markdown_row, TableFormat,
 };
 use chunkwise_core::{Splitter, SplitterConfig, Strategy};

@@ -9,8 +9,7 @@
 
 use std::fmt;
 
-use chunkwise_core::boundary::markdown;
-use chunkwise_core::structure::{join, Structure};
+use chunkwise_core::structure::{join, markdown, Structure};
 use chunkwise_core::{KeepSeparator, Span, Splitter, SplitterConfig, Strategy, TableFormat};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -368,7 +367,7 @@ pub fn check_spans(splitter: &Splitter, text: &str, spans: &[Span]) {
 /// Checks what [`Splitter::describe`] says of each span: paths are heading ancestries, table rows are in range, and
 /// with `size_includes_context` a context and its text fit the size together.
 pub fn check_describe(splitter: &Splitter, text: &str, spans: &[Span], structure: &Structure) {
-    let infos = splitter.describe(text, spans, structure);
+    let infos = splitter.describe(text, spans, structure).chunks;
     assert_eq!(infos.len(), spans.len(), "one SpanInfo per span");
     let config = splitter.config();
     let size = config.size.unwrap_or(usize::MAX);

@@ -2,7 +2,9 @@
 //! Python cost ~4.5 us a chunk, three times the split itself (measured on en.txt at 512 chars). A chunk's text is
 //! made on first read: that made `chunk()` on 10,000 ~2 KB documents 20% faster (89 -> 70 ms).
 
-use chunkwise_core::{ChunkOptions, SpanInfo, Splitter};
+use chunkwise_core::levels::Name;
+use chunkwise_core::structure::ChunkType;
+use chunkwise_core::{ChunkOptions, Description, SpanInfo, Splitter};
 use std::sync::OnceLock;
 
 use pyo3::prelude::*;
@@ -430,12 +432,9 @@ impl Chunk {
 #[derive(Debug)]
 pub struct Prepared {
     chunks: Vec<chunkwise_core::Chunk>,
-    /// What each chunk learns from the document's structure (structural strategies only), and the heading titles.
-    structure: Option<Described>,
+    /// What each chunk learns from the document's structure (structural strategies only).
+    structure: Option<Description>,
 }
-
-/// Each chunk's [`SpanInfo`], and the document's headings (level, title).
-type Described = (Vec<SpanInfo>, Vec<(u8, String)>);
 
 impl Prepared {
     /// The number of chunks.
@@ -453,17 +452,9 @@ impl Prepared {
     ) -> Result<Self, chunkwise_core::ChunkError> {
         crate::errors::tripwire::check(text);
         let chunks = splitter.chunks_until(text, options, Some(stop))?;
-        let structure = chunks.infos.map(|infos| {
-            let headings = chunks
-                .headings
-                .into_iter()
-                .map(|h| (h.depth, h.title))
-                .collect();
-            (infos, headings)
-        });
         Ok(Self {
             chunks: chunks.chunks,
-            structure,
+            structure: chunks.description,
         })
     }
 
@@ -495,7 +486,7 @@ pub fn build<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyString>,
     prepared: &Prepared,
-    level_name: impl Fn(chunkwise_core::Level) -> &'static str,
+    level_name: impl Fn(chunkwise_core::Level) -> Name,
     (arg, metadata): (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
     tokens: bool,
 ) -> PyResult<Vec<Bound<'py, Chunk>>> {
@@ -533,7 +524,11 @@ pub fn build<'py>(
         pyo3::intern!(py, "\n").clone(),
     );
     let titles = match &prepared.structure {
-        Some((_, headings)) => headings.iter().map(|(_, t)| PyString::new(py, t)).collect(),
+        Some(d) => d
+            .headings
+            .iter()
+            .map(|h| PyString::new(py, &h.title))
+            .collect(),
         None => Vec::new(),
     };
     let mut names: Vec<(u8, Bound<'py, PyString>)> = Vec::new();
@@ -554,16 +549,16 @@ pub fn build<'py>(
             (None, None) => None,
         };
         let (mut context, mut sep, mut embedding) = (empty.clone(), &blank_line, None);
-        if let Some((infos, headings)) = &prepared.structure {
-            let info = &infos[i];
+        if let Some(d) = &prepared.structure {
+            let info = &d.chunks[i];
             let m = match &mut meta {
                 Some(m) => m,
                 None => meta.insert(metadata::new_frozen(py)?),
             };
-            describe(py, m, info, &titles, headings)?;
+            describe(py, m, info, &titles, d)?;
             if !info.context.is_empty() {
                 // Neighbouring chunks mostly share their context (the same section): one string for them all.
-                let same = i > 0 && infos[i - 1].context == info.context;
+                let same = i > 0 && d.chunks[i - 1].context == info.context;
                 context = match (&last_context, same) {
                     (Some(c), true) => c.clone(),
                     _ => PyString::new(py, &info.context),
@@ -613,32 +608,23 @@ pub fn build<'py>(
     Ok(out)
 }
 
-/// Adds what a chunk learns from the structure to its metadata: `title_path`, `headings`, `chunk_type`, and the
-/// table rows or code language of a chunk of one table or code block.
+/// Adds a chunk's description to its metadata: `title_path` (from `titles`, the Python strings of the headings'
+/// titles), `headings`, `chunk_type`, and the table rows or code language of a chunk of one table or code block.
 fn describe(
     py: Python<'_>,
     meta: &Bound<'_, PyDict>,
     info: &SpanInfo,
     titles: &[Bound<'_, PyString>],
-    headings: &[(u8, String)],
+    description: &Description,
 ) -> PyResult<()> {
     use pyo3::intern;
     let path = pyo3::types::PyList::new(py, info.path.iter().map(|&h| &titles[h]))?;
-    let levels = pyo3::types::PyList::new(py, info.path.iter().map(|&h| headings[h].0))?;
+    let depths = info.path.iter().map(|&h| description.headings[h].depth);
+    let levels = pyo3::types::PyList::new(py, depths)?;
     // Interned keys and types: one string each for all the chunks, not one per chunk.
     meta.set_item(intern!(py, "title_path"), path)?;
     meta.set_item(intern!(py, "headings"), levels)?;
-    let kind = match info.kind {
-        "text" => intern!(py, "text"),
-        "heading" => intern!(py, "heading"),
-        "table" => intern!(py, "table"),
-        "code" => intern!(py, "code"),
-        "list" => intern!(py, "list"),
-        "quote" => intern!(py, "quote"),
-        "clause" => intern!(py, "clause"),
-        other => &PyString::intern(py, other),
-    };
-    meta.set_item(intern!(py, "chunk_type"), kind)?;
+    meta.set_item(intern!(py, "chunk_type"), chunk_type_string(py, info.kind))?;
     if let Some((first, past, total)) = info.rows {
         meta.set_item(intern!(py, "row_start"), first)?;
         meta.set_item(intern!(py, "row_end"), past)?;
@@ -653,25 +639,39 @@ fn describe(
     Ok(())
 }
 
-/// The string of a level name, made once for the process.
-fn level_string<'py>(py: Python<'py>, name: &'static str) -> Bound<'py, PyString> {
-    use pyo3::intern;
-    match name {
-        "end" => intern!(py, "end"),
-        "paragraph" => intern!(py, "paragraph"),
-        "line" => intern!(py, "line"),
-        "sentence" => intern!(py, "sentence"),
-        "clause" => intern!(py, "clause"),
-        "wrap" => intern!(py, "wrap"),
-        "word" => intern!(py, "word"),
-        "grapheme" => intern!(py, "grapheme"),
-        "separator" => intern!(py, "separator"),
-        "section" => intern!(py, "section"),
-        "block" => intern!(py, "block"),
-        "item" => intern!(py, "item"),
-        other => return PyString::intern(py, other),
-    }
+/// The Python string of a level name, made once for the process.
+fn level_string<'py>(py: Python<'py>, name: Name) -> Bound<'py, PyString> {
+    static NAMES: Interned = Interned::new();
+    interned(py, &NAMES, || Name::ALL.map(Name::as_str).to_vec())[name.index()]
+        .bind(py)
+        .clone()
+}
+
+/// The Python string of a chunk type, made once for the process.
+fn chunk_type_string<'py>(py: Python<'py>, kind: ChunkType) -> Bound<'py, PyString> {
+    static TYPES: Interned = Interned::new();
+    interned(py, &TYPES, || {
+        ChunkType::ALL.map(ChunkType::as_str).to_vec()
+    })[kind.index()]
+    .bind(py)
     .clone()
+}
+
+/// Python strings for one of the core's lists of names, in the list's order.
+type Interned = pyo3::sync::PyOnceLock<Vec<Py<PyString>>>;
+
+/// The strings of `cell`, interned from `names` on first use.
+fn interned<'a>(
+    py: Python<'_>,
+    cell: &'a Interned,
+    names: impl FnOnce() -> Vec<&'static str>,
+) -> &'a [Py<PyString>] {
+    cell.get_or_init(py, || {
+        names()
+            .into_iter()
+            .map(|n| PyString::intern(py, n).unbind())
+            .collect()
+    })
 }
 
 /// Below this many chunks a text's objects are built with the collector left alone: pausing and resuming it costs

@@ -105,7 +105,7 @@ impl PySplitter {
             py,
             source,
             prepared,
-            |l| self.inner.level_name(l),
+            |l| self.inner.levels().name(l),
             metadata,
             tokens,
         )?;

@@ -5,6 +5,7 @@ use super::{ceil_grapheme, floor_grapheme, next_char, skip_whitespace, Assembler
 use crate::boundary::{
     is_grapheme_boundary, next_grapheme_boundary, prev_grapheme_boundary, Boundary, Level,
 };
+use crate::levels::Source;
 use crate::offsets::{ceil_char_boundary, floor_char_boundary};
 
 impl Assembler<'_> {
@@ -46,7 +47,14 @@ impl Assembler<'_> {
                 .min(cut);
             let from_pos = floor_char_boundary(text, zone.saturating_sub(32).max(start));
             let to = ceil_char_boundary(text, (cut + 16).min(text.len()));
-            for (emitter, l) in self.emitters.iter().filter(|(_, l)| *l > Level::GRAPHEME) {
+            for (source, l, _) in self
+                .emitters
+                .iter()
+                .filter(|(_, l, _)| *l > Level::GRAPHEME)
+            {
+                let Source::Emitter(emitter) = source else {
+                    continue; // fixed windows read no structure
+                };
                 let from = scratch.len();
                 emitter.emit(self.source(text, emitter), from_pos, to, *l, scratch);
                 if !emitter.grapheme_safe() {

@@ -32,6 +32,7 @@ use window::Window;
 use crate::boundary::{
     is_grapheme_boundary, next_grapheme_boundary, prev_grapheme_boundary, Emitter, Level,
 };
+use crate::levels::Row;
 use crate::size::Sizer;
 pub use crate::span::Span;
 use crate::structure::Structure;
@@ -51,8 +52,8 @@ pub enum Mode {
 /// The settings of one run of the engine: built with [`Assembler::new`] and the setters after it.
 #[derive(Debug)]
 pub struct Assembler<'a> {
-    /// Every emitter with the level it reports at.
-    emitters: &'a [(Emitter, Level)],
+    /// Every source of cuts with the level it reports at (the rows of the strategy's level table).
+    emitters: &'a [Row],
     /// The distinct levels of `emitters`, strongest first.
     levels: &'a [Level],
     /// The sizer measuring chunks.
@@ -125,7 +126,7 @@ impl<'a> Assembler<'a> {
     /// chunks of at most `capacity` units: greedy, trimmed, with no overlap, no minimum size, no structure, no line
     /// view, and never stopped, until the setters below say otherwise.
     pub fn new(
-        emitters: &'a [(Emitter, Level)],
+        emitters: &'a [Row],
         levels: &'a [Level],
         sizer: &'a dyn Sizer,
         capacity: usize,

@@ -5,7 +5,11 @@ use crate::boundary::next_grapheme_boundary;
 use crate::{Level, Span, Splitter, SplitterConfig, Strategy};
 
 /// A configuration of `strategy` at `size` chars, changed by `with`.
-fn config(strategy: Strategy, size: usize, with: impl FnOnce(&mut SplitterConfig)) -> SplitterConfig {
+fn config(
+    strategy: Strategy,
+    size: usize,
+    with: impl FnOnce(&mut SplitterConfig),
+) -> SplitterConfig {
     let mut c = SplitterConfig::new(strategy, size);
     with(&mut c);
     c

@@ -2,7 +2,8 @@
 //! would end at each of them.
 
 use super::{Assembler, Mark};
-use crate::boundary::{is_grapheme_boundary, Boundary, Emitter, Level};
+use crate::boundary::{is_grapheme_boundary, Boundary, Level};
+use crate::levels::Source;
 use crate::offsets::ceil_char_boundary;
 
 /// Units scanned past the capacity: trailing whitespace that trimming removes, and context for look-ahead rules.
@@ -161,27 +162,28 @@ impl Assembler<'_> {
             scan_end = win.marks.get(past).map_or(scan_end, |m| m.pos);
         }
         let keep = |pos: usize| pos > start && (pos < scan_end || scan_end == text.len());
-        for (emitter, level) in self.emitters {
+        for (source, level, _) in self.emitters {
             if *level < lowest || above.is_some_and(|a| *level >= a) {
                 continue;
             }
-            // Each emitter's output is sorted: merge it into the sorted bounds rather than sort them again.
+            // Each source's output is sorted: merge it into the sorted bounds rather than sort them again.
             win.fresh.clear();
-            match (emitter, self.structure) {
-                (Emitter::Structure, Some(s)) => s.emit(start, scan_end, *level, &mut win.fresh),
-                _ => emitter.emit(
+            match (source, self.structure) {
+                (Source::Emitter(emitter), _) => emitter.emit(
                     self.source(text, emitter),
                     start,
                     scan_end,
                     *level,
                     &mut win.fresh,
                 ),
+                (Source::Structure, Some(s)) => s.emit(start, scan_end, *level, &mut win.fresh),
+                (Source::Structure, None) => {}
             }
             if let Some(s) = self.structure {
                 // Graphemes are the floor: a chunk that nothing else fits in may still end between two of them.
-                s.filter(&mut win.fresh, emitter);
+                s.filter(&mut win.fresh, source);
             }
-            let safe = emitter.grapheme_safe();
+            let safe = source.grapheme_safe();
             // A boundary at the edge of a window that stops short of the text end is an artefact of the window.
             win.fresh
                 .retain(|b| keep(b.pos) && (safe || is_grapheme_boundary(text, b.pos)));

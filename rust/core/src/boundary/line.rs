@@ -56,7 +56,7 @@ fn emit_kind(
 ///
 /// Text after more than [`MAX_GAP`] bytes of blank lines starts anew, whatever it starts with: every break in a run
 /// of blank lines asks this, and reading each time to the end of a run of megabytes made the run quadratic.
-pub(super) fn starts_with_pause(next_line: &str) -> bool {
+pub(crate) fn starts_with_pause(next_line: &str) -> bool {
     let gap = next_line
         .bytes()
         .take(MAX_GAP + 1)

@@ -12,16 +12,14 @@ mod chars;
 mod clause;
 mod grapheme;
 mod line;
-pub mod markdown;
 mod paragraph;
-pub mod provisions;
 mod sentence;
 mod separator;
-pub mod table;
 mod word;
 
 pub use chars::{is_closing, is_opening, is_pause};
 pub use grapheme::{is_grapheme_boundary, next_grapheme_boundary, prev_grapheme_boundary};
+pub(crate) use line::starts_with_pause;
 pub use separator::{KeepSeparator, Separator};
 
 /// The rank of a boundary: higher cuts are preferred. Strategies may assign their own values (user separators).
@@ -97,9 +95,6 @@ pub enum Emitter {
     Grapheme,
     /// A user separator, literal or regex.
     Separator(Box<Separator>),
-    /// The boundaries of the document's structure at one level (Markdown blocks and headings, provisions). They
-    /// come from the text's [`crate::structure::Structure`], which the engine holds: `emit` reports nothing.
-    Structure,
 }
 
 impl Emitter {
@@ -114,7 +109,6 @@ impl Emitter {
             Emitter::Word => word::emit(text, from, to, level, out),
             Emitter::Grapheme => grapheme::emit(text, from, to, level, out),
             Emitter::Separator(sep) => sep.emit(text, from, to, level, out),
-            Emitter::Structure => {}
         }
     }
 
@@ -124,21 +118,6 @@ impl Emitter {
     /// grapheme cluster.
     pub fn grapheme_safe(&self) -> bool {
         matches!(self, Emitter::Grapheme)
-    }
-
-    /// The name a chunk reports for a cut at this emitter's level.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Emitter::Paragraph => "paragraph",
-            Emitter::Line => "line",
-            Emitter::Wrap => "wrap",
-            Emitter::Sentence => "sentence",
-            Emitter::Clause => "clause",
-            Emitter::Word => "word",
-            Emitter::Grapheme => "grapheme",
-            Emitter::Separator(_) => "separator",
-            Emitter::Structure => "structure",
-        }
     }
 
     /// Whether this emitter reads prose (sentences, lines, blank lines): it is silenced inside code and tables.

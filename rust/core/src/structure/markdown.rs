@@ -7,9 +7,8 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::line::starts_with_pause;
-use super::Level;
-use crate::structure::{Block, BlockKind, Heading, Structure};
+use super::{Block, BlockKind, Heading, Structure};
+use crate::boundary::{starts_with_pause, Boundary, Level};
 
 /// Words that start a top-level definition in common languages: a cut before them is a good cut in code.
 const DEFINITIONS: &[&str] = &[
@@ -141,7 +140,7 @@ fn next_line(text: &str, pos: usize) -> usize {
 fn nested_child(text: &str, s: &mut Structure, w: &Walk, pos: usize, level: Level) {
     if let Some(parent) = w.open.last() {
         if memchr::memchr(b'\n', &text.as_bytes()[parent.start.min(pos)..pos]).is_some() {
-            s.bounds.push(super::Boundary { pos, level });
+            s.bounds.push(Boundary { pos, level });
         }
     }
 }
@@ -349,7 +348,7 @@ fn code_cuts(text: &str, s: &mut Structure, block: &Range<usize>, body: usize, f
             } else {
                 Level::LINE
             };
-            s.bounds.push(super::Boundary { pos: line, level });
+            s.bounds.push(Boundary { pos: line, level });
         }
         prev = line;
         line = next_line(text, line);
@@ -406,7 +405,7 @@ fn top_level_cuts(text: &str, s: &mut Structure, w: &Walk) {
                 }
                 _ => Level::BLOCK,
             };
-            s.bounds.push(super::Boundary { pos, level });
+            s.bounds.push(Boundary { pos, level });
         }
         prev = Some((i, top));
     }
@@ -492,7 +491,7 @@ mod tests {
             .collect();
         assert_eq!(titles, vec![(1, "A"), (2, "B x"), (2, "Setext")]);
         let b = text.find("## B").unwrap();
-        assert!(s.bounds.contains(&super::super::Boundary {
+        assert!(s.bounds.contains(&super::Boundary {
             pos: b,
             level: Level::heading(2)
         }));

@@ -50,6 +50,9 @@
 
 use memchr::memchr;
 
+use super::{Block, BlockKind, Heading, Structure};
+use crate::boundary::{Boundary, Level};
+
 mod numbering;
 
 use numbering::{Follow, Number};
@@ -1149,6 +1152,52 @@ fn roman_value(token: &[u8]) -> Option<u16> {
         }
     }
     (value > 0 && pos == token.len()).then_some(value)
+}
+
+/// Finds the numbered provisions of `text` and returns its structure (see [`Structure::from_provisions`]).
+pub fn parse(text: &str) -> Structure {
+    Structure::from_provisions(text, provisions(text))
+}
+
+impl Structure {
+    /// The structure of a legal text from its numbered provisions: each provision a section at its depth, the
+    /// numbering hierarchy its title path.
+    pub fn from_provisions(text: &str, provisions: Vec<Provision>) -> Self {
+        let mut s = Structure::default();
+        let first = provisions.first().map_or(text.len(), |p| p.start);
+        let preamble = text[..first].trim_end().len();
+        if !text[..preamble].trim_start().is_empty() {
+            s.blocks.push(Block {
+                range: 0..preamble,
+                kind: BlockKind::Text,
+                keep_whole: false,
+                nested: false,
+            });
+        }
+        for (i, p) in provisions.iter().enumerate() {
+            let next = provisions.get(i + 1).map_or(text.len(), |n| n.start);
+            let end = p.start + text[p.start..next].trim_end().len();
+            s.blocks.push(Block {
+                range: p.start..end,
+                kind: BlockKind::Clause,
+                keep_whole: false,
+                nested: false,
+            });
+            s.bounds.push(Boundary {
+                pos: p.start,
+                level: Level::heading(p.depth),
+            });
+            s.headings.push(Heading {
+                start: p.start,
+                content: p.marker,
+                end: p.title_end,
+                depth: p.depth,
+                title: p.title.clone(),
+            });
+        }
+        s.finish(text);
+        s
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,28 @@
+//! Document structure: what a parser finds in one text (sections, blocks, title paths), the rules the engine asks
+//! of it, and what each chunk learns from it. Parsers never assemble chunks.
+//!
+//! - `model`: the [`Structure`] a parser fills, in byte offsets: cuts ranked by [`Level`](crate::Level),
+//!   verbatim ranges (code, tables) where prose emitters are silenced, blocks (with what their pieces need to be
+//!   read alone: a table's header, a fence line, a list's lead-in) and headings.
+//! - `rules`: what the engine asks, chunk by chunk: the cuts of a level, the cuts of other sources to drop, how far
+//!   a chunk may reach, where a merge of sections stops, the capacity a chunk's context leaves, table overlap.
+//! - `describe`: the description of each chunk ([`Description`]): title path, context, type, table rows.
+//! - One file per parser: [`markdown`] (pulldown-cmark), [`table`] (Markdown, CSV, TSV), [`provisions`]
+//!   (numbered provisions of legal text). Each ends with a `Structure`.
+//!
+//! The engine sees only a `Structure`, and a strategy declares the levels it reports as
+//! [`Source::Structure`](crate::levels::Source) rows of its level table. So the next two members are one file and
+//! one table each, the engine untouched: a code-syntax parser (tree-sitter) that makes definitions headings (the
+//! title path "class A > def f") and their bodies code blocks cut at statements; a structured-elements input (typed
+//! elements: headings with levels, paragraphs, tables, pages) that fills the same model from the elements' ranges
+//! in the joined text instead of parsing it, with form feeds between pages as page numbering reads them.
+
+mod describe;
+pub mod markdown;
+mod model;
+pub mod provisions;
+mod rules;
+pub mod table;
+
+pub use describe::{join, ChunkType, Description, SpanInfo};
+pub use model::{Block, BlockKind, Heading, Rendered, Structure};
