@@ -10,10 +10,15 @@ merge, oversized last-level pieces returned unstripped, ``start_index`` found wi
 langchain-core installed, the classes subclass LangChain's own ``TextSplitter`` (or ``BaseDocumentTransformer``)
 and return its ``Document``; without it, a small ``Document`` of ours with ``page_content`` and ``metadata``.
 
-The separators are found, the pieces measured and merged, and ``start_index`` computed in Rust. Three cases run a
-pure-Python loop instead, so the answer never differs: a separator regex outside the subset Rust matches exactly as
-Python's ``re`` does (see ``rust/core/src/langchain/pyre.rs``), a text holding lone surrogates, and a length function
-returning something other than an ``int``.
+The separators are found, the pieces measured and merged, and ``start_index`` computed in Rust. A separator regex
+outside the subset Rust matches exactly as Python's ``re`` does (see ``rust/core/src/langchain/pyre.rs``) is matched
+by ``re`` (``matching.py``), the rest still in Rust. Three cases run a pure-Python loop (``python_loop.py``) instead,
+so the answer never differs: a separator with capturing groups of its own (``re.split`` returns the captures as
+pieces), a text holding lone surrogates, and a length function returning something other than an ``int``.
+
+The modules: ``_compat`` (LangChain's classes or our stand-ins), ``base`` (``TextSplitter``: arguments and document
+methods), ``character`` (the splitters the core computes), ``token`` (``TokenTextSplitter``), ``lengths``
+(tokenizer length functions), ``separators`` (per-language lists), ``markdown`` (``MarkdownHeaderTextSplitter``).
 
 One addition, off by default: ``exact_offsets=True`` adds ``metadata["start"]`` and ``metadata["end"]``, the chunk's
 true ``str`` span in its text (LangChain's ``start_index`` is -1 or another occurrence on repeated text).

@@ -11,6 +11,7 @@ from chunkwise.langchain._compat import Language
 from chunkwise.langchain.base import TextSplitter, _keep_mode
 from chunkwise.langchain.lengths import _HuggingFaceLength, _TiktokenLength
 from chunkwise.langchain.log import logger
+from chunkwise.langchain.matching import _PyMatches
 from chunkwise.langchain.python_loop import _py_split_regex, _PyLoop
 from chunkwise.langchain.separators import _SEPARATORS
 
@@ -18,14 +19,19 @@ class _CoreSplitter(TextSplitter):
     """A splitter whose chunks come from ``_core.LangchainSplitter`` (or the Python loop where it cannot)."""
 
     _core_splitter: Optional[Any]
+    _matcher: Optional[_PyMatches] = None
 
     def _build(self, separators: List[str], is_regex: bool, character_join: Optional[str]) -> None:
         measure = self._length_function
         tokenizer = None
+        allowed: List[str] = []
+        disallowed: List[str] = []
         if isinstance(measure, Tokenizer):
             tokenizer = measure
         elif isinstance(measure, (_TiktokenLength, _HuggingFaceLength)):
             tokenizer = measure.tokenizer
+        if isinstance(measure, _TiktokenLength):
+            allowed, disallowed = measure.special_args()
         try:
             self._core_splitter = _core.LangchainSplitter(
                 list(separators),
@@ -36,29 +42,39 @@ class _CoreSplitter(TextSplitter):
                 bool(self._strip_whitespace),
                 character_join,
                 tokenizer,
+                allowed,
+                disallowed,
             )
         except (NotImplementedError, TypeError, OverflowError, UnicodeError) as e:
-            # Run in Python: a pattern Rust does not match as Python does, odd types, lone surrogates.
+            # Run in Python: odd types, lone surrogates in a separator.
             self._core_splitter = None
             logger.debug("chunkwise: %s runs in Python (slower, same chunks): %s", type(self).__name__, e)
+            return
+        external = self._core_splitter.external_separators()
+        if external:
+            self._matcher = _PyMatches(separators, is_regex, self._keep_separator)
+            for separator, why in external:
+                logger.debug(
+                    "chunkwise: %s matches the separator %r with Python's re (%s); splitting and merging stay in "
+                    "Rust",
+                    type(self).__name__,
+                    separator,
+                    why,
+                )
 
-    def _python_length(self, text: str) -> Any:
-        """The length function the core must call back for ``text``; None when it measures natively."""
+    def _python_length(self) -> Any:
+        """The length function the core must call back; None when it measures natively."""
         measure = self._length_function
-        if measure is len or isinstance(measure, Tokenizer):
+        if measure is len or isinstance(measure, (Tokenizer, _TiktokenLength)):
             return None
-        if isinstance(measure, (_TiktokenLength, _HuggingFaceLength)):
-            if measure.native_for(text) and all(measure.native_for(s) for s in self._separator_strings()):
-                return None
+        if isinstance(measure, _HuggingFaceLength) and measure.tokenizer is not None:
+            return None
         return measure
-
-    def _separator_strings(self) -> List[str]:
-        raise NotImplementedError
 
     def _chunks(self, text: str, start_index: bool, offsets: bool) -> Tuple[list, Optional[list], Optional[list]]:
         core = self._core_splitter
         if core is not None and type(text) is str:
-            result = core.split(text, self._python_length(text), start_index, offsets)
+            result = core.split(text, self._python_length(), start_index, offsets, self._matcher)
             if result is not None:
                 chunks, starts, spans, warnings = result
                 for total in warnings:
@@ -66,7 +82,10 @@ class _CoreSplitter(TextSplitter):
                         "Created a chunk of size %d, which is longer than the specified %d", total, self._chunk_size
                     )
                 return chunks, starts, spans
-            why = "the core handed it back (lone surrogates in the text, or a length it cannot take)"
+            why = (
+                "the core handed it back (lone surrogates in the text, a length that is not an int, or a separator "
+                "with capturing groups of its own, whose captures re.split returns as pieces)"
+            )
         elif core is not None:
             why = f"the text is a {type(text).__name__}, not a str"
         else:
@@ -97,9 +116,6 @@ class RecursiveCharacterTextSplitter(_CoreSplitter):
         self._separators = separators or ["\n\n", "\n", " ", ""]
         self._is_separator_regex = is_separator_regex
         self._build(self._separators, is_separator_regex, None)
-
-    def _separator_strings(self) -> List[str]:
-        return list(self._separators)
 
     def _py_split(self, text: str) -> List[str]:
         return _PyLoop(self).recursive(text, self._separators)
@@ -135,9 +151,6 @@ class CharacterTextSplitter(_CoreSplitter):
             self._separator.startswith(p) for p in ("(?=", "(?<!", "(?<=", "(?!")
         )
         return "" if (self._keep_separator or lookaround) else self._separator
-
-    def _separator_strings(self) -> List[str]:
-        return [self._separator]
 
     def _py_split(self, text: str) -> List[str]:
         loop = _PyLoop(self)

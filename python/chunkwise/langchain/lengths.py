@@ -11,8 +11,8 @@ from chunkwise._core import Tokenizer
 class _TiktokenLength:
     """``len(encoding.encode(text, allowed_special=..., disallowed_special=...))``, counted natively.
 
-    Text holding no special-token string is counted by the built-in encoding; text holding one is checked and split
-    around the specials as tiktoken does (a disallowed special raises tiktoken's ``ValueError``).
+    The splitters hand the encoding and the two sets to the core, which checks and counts each piece as tiktoken
+    does (a disallowed special raises tiktoken's ``ValueError``); calling it counts one text the same way.
     """
 
     def __init__(self, encoding_name: str, allowed_special: Any, disallowed_special: Any) -> None:
@@ -24,12 +24,15 @@ class _TiktokenLength:
         self.allowed_special = allowed_special
         self.disallowed_special = disallowed_special
         self._allowed = allowed
+        self._disallowed = disallowed
+        self._specials = specials
         self._disallowed_re = _specials_regex(disallowed)
-        self._allowed_re = _specials_regex(allowed)
+        self._allowed_re = _specials_regex(allowed & specials)  # tiktoken ignores other strings
 
-    def native_for(self, text: str) -> bool:
-        """Whether ``text`` (and pieces of it) can be counted by the plain encoding: no special-token string."""
-        return "<|" not in text
+    def special_args(self) -> Tuple[list, list]:
+        """The allowed special tokens (those of the encoding: tiktoken ignores other strings) and the disallowed
+        strings, for the core's counter."""
+        return sorted(self._allowed & self._specials), sorted(self._disallowed)
 
     def check(self, text: str) -> None:
         if self._disallowed_re is not None:
@@ -50,9 +53,6 @@ class _TiktokenLength:
             total += self.tokenizer.count(text[pos : m.start()]) + 1
             pos = m.end()
         return total + self.tokenizer.count(text[pos:])
-
-    def encode_args(self) -> Tuple[str, list]:
-        return self.encoding_name, sorted(self._allowed)
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
         return (_TiktokenLength, (self.encoding_name, self.allowed_special, self.disallowed_special))
@@ -148,9 +148,6 @@ class _HuggingFaceLength:
                 self.tokenizer = Tokenizer.from_huggingface(tokenizer)
             except Exception:  # an unusual backend: counted by transformers itself
                 self.tokenizer = None
-
-    def native_for(self, text: str) -> bool:
-        return self.tokenizer is not None
 
     def __call__(self, text: str) -> int:
         return len(self.hf.tokenize(text))

@@ -50,14 +50,16 @@ class TokenTextSplitter(TextSplitter):
 
     def split_text(self, text: str) -> List[str]:
         """Windows of ``chunk_size`` tokens, ``chunk_size - chunk_overlap`` apart, decoded."""
-        self._encoding.check(text)
-        name, allowed = self._encoding.encode_args()
+        name = self._encoding.encoding_name
+        allowed, disallowed = self._encoding.special_args()
         if self._chunk_size <= self._chunk_overlap:
+            self._encoding.check(text)  # tiktoken refuses the text before LangChain checks the sizes
             raise ValueError("tokens_per_chunk must be greater than chunk_overlap")
-        out = _core.tiktoken_windows(name, text, self._chunk_size, self._chunk_overlap, allowed)
+        size, overlap = self._chunk_size, self._chunk_overlap
+        out = _core.tiktoken_windows(name, text, size, overlap, allowed, disallowed)
         if out is None:  # lone surrogates: tiktoken pairs what pairs up and makes the rest U+FFFD
             fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-            out = _core.tiktoken_windows(name, fixed, self._chunk_size, self._chunk_overlap, allowed)
+            out = _core.tiktoken_windows(name, fixed, size, overlap, allowed, disallowed)
         if out is None:  # no lone surrogate is left in `fixed`
             raise _core.ChunkingError("internal error in chunkwise: the text could not be encoded; please report it")
         return out
