@@ -1028,10 +1028,10 @@ def test_works_without_langchain() -> None:
     assert got["char"] == ref.CharacterTextSplitter(separator=" ", chunk_size=5, chunk_overlap=0).split_text(text)
 
 
+@chunkwise_only
 def test_a_fallback_to_python_says_why_at_debug_level(caplog):
-    # A call that runs in Python instead of the core says so on LangChain's logger, at DEBUG level.
-    import logging
-
+    # A call that runs in Python instead of the core, or a separator Python's re matches for the core, says so on
+    # LangChain's logger, at DEBUG level.
     from chunkwise import langchain as cw_langchain
 
     with caplog.at_level(logging.DEBUG, logger="langchain_text_splitters.base"):
@@ -1042,7 +1042,132 @@ def test_a_fallback_to_python_says_why_at_debug_level(caplog):
         fast = cw_langchain.RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0)
         fast.split_text("some words here")
         fast.split_text("lone \ud800 surrogate")
+        groups = cw_langchain.RecursiveCharacterTextSplitter(
+            separators=[r"(\.)"], is_separator_regex=True, chunk_size=1, chunk_overlap=0
+        )
+        groups.split_text("a.b.c")
     messages = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
-    assert any("RecursiveCharacterTextSplitter runs in Python" in m and "\\w" in m for m in messages), messages
+    assert any("matches the separator" in m and "\\w" in m and "Python's re" in m for m in messages), messages
     assert any("split_text runs in Python" in m and "surrogates" in m for m in messages), messages
-    assert sum("runs in Python" in m for m in messages) == 3, messages  # the fast one on a plain str: silent
+    assert any("split_text runs in Python" in m and "capturing groups" in m for m in messages), messages
+    # The \w splitter and the fast one on a plain str run in Rust: only the surrogates and the groups do not.
+    assert sum("runs in Python" in m for m in messages) == 2, messages
+
+
+def _no_python_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Makes the pure-Python loop fail, so a test shows that the core did the work."""
+    from chunkwise.langchain import character
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the Python loop ran")
+
+    monkeypatch.setattr(character, "_PyLoop", refuse)
+
+
+@chunkwise_only
+@pytest.mark.parametrize(
+    "kwargs, text",
+    [
+        (dict(separators=[r"(?<=\w)\. ", " ", ""], chunk_size=12, chunk_overlap=4), "One. Two three. 4. Five six."),
+        (dict(separators=[r"(?<=\w)\. ", " ", ""], chunk_size=12, chunk_overlap=0, keep_separator="end"),
+         "One. Two three. 4. Five six."),
+        (dict(separators=[r"(?<=\w)\. ", " ", ""], chunk_size=12, chunk_overlap=0, keep_separator=False),
+         "One. Two three. 4. Five six."),
+        (dict(separators=[r"\b", ""], chunk_size=6, chunk_overlap=2), "héllo wörld, 中文 ok"),
+        (dict(separators=[r"(?<=\w[.!?]) ", " ", ""], chunk_size=10, chunk_overlap=0), "A b. C d!  E f?   G"),
+        (dict(separators=[r"(?i)\nSECTION", "\n", ""], chunk_size=14, chunk_overlap=0, keep_separator=False),
+         "a\nsection b\nSection c d e"),
+        (dict(separators=[r"\W+", ""], chunk_size=5, chunk_overlap=1, keep_separator=False), "ab, cd; ef..gh ij"),
+    ],
+)
+def test_separators_python_matches_are_merged_in_rust(monkeypatch, kwargs, text) -> None:
+    # Patterns the core does not translate (lookbehind of variable width, \b, \w, \W, flags) are matched by
+    # Python's re and split, merged and indexed in Rust: LangChain's chunks and start indices, no Python loop.
+    _no_python_loop(monkeypatch)
+    cw = impl.RecursiveCharacterTextSplitter(is_separator_regex=True, add_start_index=True, **kwargs)
+    assert cw._matcher is not None
+    lc = ref.RecursiveCharacterTextSplitter(is_separator_regex=True, add_start_index=True, **kwargs)
+    same(lambda: lc.split_text(text), lambda: cw.split_text(text), "split_text")
+    same(lambda: docs_view(lc.create_documents([text])), lambda: docs_view(cw.create_documents([text])), "docs")
+
+
+@chunkwise_only
+@pytest.mark.parametrize(
+    "separator, keep",
+    [(r"(?<=\w)\.", False), (r"(?<=\w)\.", True), (r"(?<=\w{2})", False), (r"\s+(?=\w)", "end")],
+)
+def test_character_splitter_python_matches(monkeypatch, separator, keep) -> None:
+    _no_python_loop(monkeypatch)
+    text = "ab.cd. ef.g. hij.  k"
+    kwargs = dict(separator=separator, is_separator_regex=True, keep_separator=keep, chunk_size=5, chunk_overlap=0)
+    cw, lc = impl.CharacterTextSplitter(**kwargs), ref.CharacterTextSplitter(**kwargs)
+    same(lambda: lc.split_text(text), lambda: cw.split_text(text), "split_text")
+
+
+@chunkwise_only
+def test_python_matched_errors_are_langchains(monkeypatch) -> None:
+    # An invalid pattern raises re.error when LangChain would search it; a global flag inside the group that a kept
+    # separator is wrapped in raises at the split, as in LangChain.
+    _no_python_loop(monkeypatch)
+    for kwargs, text in [
+        (dict(separators=["(", ""]), "a(b"),
+        (dict(separators=["(?m)^#", ""]), "a\n#b"),
+        (dict(separators=["\n", "(?m)^#"]), "ab\n#cdefgh"),
+    ]:
+        cw = impl.RecursiveCharacterTextSplitter(is_separator_regex=True, chunk_size=3, chunk_overlap=0, **kwargs)
+        lc = ref.RecursiveCharacterTextSplitter(is_separator_regex=True, chunk_size=3, chunk_overlap=0, **kwargs)
+        same(lambda: lc.split_text(text), lambda: cw.split_text(text), repr(kwargs))
+
+
+@chunkwise_only
+@pytest.mark.parametrize(
+    "allowed, disallowed, text",
+    [
+        ("all", "all", "a <|endoftext|> b\n\n<|endoftext|><|endoftext|> c d e f g h <|endoftext|>"),
+        ({"<|endoftext|>"}, (), "x <|endoftext|> <|fim_prefix|> y " * 5),
+        (None, (), "<|endoftext|> is text here " * 4),
+        (None, {"<|endoftext|>"}, "fine text " * 5 + "<|endoftext|>"),
+        (None, "all", "no specials at all, only <| and |> " * 3),
+        (None, "all", "a\n\n<|endoftext|>"),
+    ],
+)
+def test_tiktoken_special_tokens_counted_in_rust(monkeypatch, allowed, disallowed, text) -> None:
+    # allowed_special / disallowed_special are applied by the core's counter: the Python length is never called,
+    # and lengths, chunks and errors are tiktoken's, through LangChain's own splitter.
+    if tiktoken_encoding("cl100k_base") is None:
+        pytest.skip("tiktoken's cl100k_base is not available offline")
+    from chunkwise.langchain import lengths
+
+    def refuse(self: Any, text: str) -> int:
+        raise AssertionError("the Python length ran")
+
+    monkeypatch.setattr(lengths._TiktokenLength, "__call__", refuse)
+    kwargs = dict(encoding_name="cl100k_base", allowed_special=allowed, disallowed_special=disallowed)
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    cw = impl.RecursiveCharacterTextSplitter.from_tiktoken_encoder(chunk_size=6, chunk_overlap=2, **kwargs)
+    lc = ref.RecursiveCharacterTextSplitter.from_tiktoken_encoder(chunk_size=6, chunk_overlap=2, **kwargs)
+    kind, _ = same(lambda: lc.split_text(text), lambda: cw.split_text(text), "split_text")
+    if allowed is None and disallowed == "all" and "<|endoftext|>" in text:
+        assert kind == RAISED
+    cw_char = impl.CharacterTextSplitter.from_tiktoken_encoder(separator=" ", chunk_size=6, chunk_overlap=0, **kwargs)
+    lc_char = ref.CharacterTextSplitter.from_tiktoken_encoder(separator=" ", chunk_size=6, chunk_overlap=0, **kwargs)
+    same(lambda: lc_char.split_text(text), lambda: cw_char.split_text(text), "character split_text")
+
+
+@chunkwise_only
+@pytest.mark.parametrize("text", ["a <|endoftext|> b", "x <|fim_suffix|> y <|endoftext|>", "plain text, <| no |> special"])
+def test_token_splitter_checks_specials_in_rust(monkeypatch, text) -> None:
+    # TokenTextSplitter refuses a disallowed special token in the core, with tiktoken's message.
+    if tiktoken_encoding("cl100k_base") is None:
+        pytest.skip("tiktoken's cl100k_base is not available offline")
+    from chunkwise.langchain import lengths
+
+    def refuse(self: Any, text: str) -> None:
+        raise AssertionError("the Python check ran")
+
+    monkeypatch.setattr(lengths._TiktokenLength, "check", refuse)
+    fim_only = {"<|fim_suffix|>"}
+    for kwargs in [dict(encoding_name="cl100k_base"), dict(encoding_name="cl100k_base", disallowed_special=fim_only)]:
+        cw = impl.TokenTextSplitter(chunk_size=3, chunk_overlap=1, **kwargs)
+        lc = ref.TokenTextSplitter(chunk_size=3, chunk_overlap=1, **kwargs)
+        same(lambda: lc.split_text(text), lambda: cw.split_text(text), repr(kwargs))

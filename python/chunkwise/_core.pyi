@@ -130,6 +130,8 @@ class LangchainSplitter:
         strip_whitespace: bool,
         character_join: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
+        allowed_special: List[str] = ...,
+        disallowed_special: List[str] = ...,
     ) -> "LangchainSplitter": ...
     def split(
         self,
@@ -137,14 +139,21 @@ class LangchainSplitter:
         length_function: Optional[Callable[[str], int]] = None,
         start_index: bool = False,
         offsets: bool = False,
+        matcher: Optional[Any] = None,
     ) -> Optional[Tuple[List[str], Optional[List[int]], Optional[List[Tuple[int, int]]], List[int]]]: ...
+    def external_separators(self) -> List[Tuple[str, str]]: ...
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]: ...
 
 def tiktoken_encodings() -> Dict[str, List[str]]:
     """The built-in tiktoken encodings: name -> its special tokens (sorted)."""
 
 def tiktoken_windows(
-    encoding: str, text: str, chunk_size: int, chunk_overlap: int, allowed_special: List[str]
+    encoding: str,
+    text: str,
+    chunk_size: int,
+    chunk_overlap: int,
+    allowed_special: List[str],
+    disallowed_special: List[str] = ...,
 ) -> Optional[List[str]]: ...
 def _splitter_from_config(config: Dict[str, Any]) -> Splitter:
     """A splitter from its ``config()``: how a pickled splitter is restored."""

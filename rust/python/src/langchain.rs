@@ -1,10 +1,12 @@
 //! `chunkwise._core.LangchainSplitter`: the core of `chunkwise.langchain`, LangChain's splitters computed in Rust.
 //!
-//! Python (`chunkwise/langchain.py`) checks the arguments with LangChain's messages, builds one of these, and falls
-//! back to its own pure-Python loop where the core says it cannot give the same answer (a pattern outside the
-//! translated subset, a text with lone surrogates, a length function returning something other than an int).
+//! Python (`chunkwise/langchain/`) checks the arguments with LangChain's messages and builds one of these. A separator
+//! pattern outside the translated subset is matched by Python's `re` (a `matcher` object, called back with the text
+//! to search); the recursion and merge stay here. Python falls back to its own loop only where the core says it
+//! cannot give the same answer (a text with lone surrogates, a length function returning something other than an
+//! int, a separator with capturing groups of its own).
 
-use chunkwise_core::langchain::{self, Failure, Keep, LangchainSplitter, Measure};
+use chunkwise_core::langchain::{self, Failure, Keep, LangchainSplitter, Matches, Measure, Output};
 use chunkwise_core::offsets::CharCursor;
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
@@ -57,6 +59,65 @@ impl Measure for PyLength<'_, '_> {
     }
 }
 
+/// The separators the core leaves to Python: `matcher.search(i, hay) -> bool` and `matcher.find_all(i, hay)`, the
+/// `str` spans of separator `i`'s matches in `hay` (`re.finditer`), or `None` when its pieces are not cut at its
+/// matches alone.
+struct PyMatches<'a, 'py> {
+    matcher: &'a Bound<'py, PyAny>,
+}
+
+impl Matches for PyMatches<'_, '_> {
+    type Error = PyErr;
+    fn search(&mut self, sep: usize, hay: &str) -> PyResult<bool> {
+        self.matcher.call_method1("search", (sep, hay))?.is_truthy()
+    }
+    fn find_all(&mut self, sep: usize, hay: &str, out: &mut Vec<(usize, usize)>) -> PyResult<bool> {
+        let found = self.matcher.call_method1("find_all", (sep, hay))?;
+        if found.is_none() {
+            return Ok(false);
+        }
+        let spans: Vec<(usize, usize)> = found.extract()?;
+        let mut cursor = CharCursor::new(hay, hay.is_ascii());
+        let chars = if hay.is_ascii() {
+            hay.len()
+        } else {
+            hay.chars().count()
+        };
+        let mut last = 0;
+        for (a, b) in spans {
+            if a < last || b < a || b > chars {
+                return Err(PyValueError::new_err(
+                    "matcher.find_all must return ordered spans inside the text",
+                ));
+            }
+            last = b;
+            out.push((cursor.to_byte(a), cursor.to_byte(b)));
+        }
+        Ok(true)
+    }
+}
+
+/// A split's result for Python: the chunks, `None` when Python must split this text itself, or the error to raise.
+fn outcome<E, F>(
+    result: Result<Output, Failure<E, F>>,
+    measure_error: impl FnOnce(E) -> Option<PyErr>,
+    match_error: impl FnOnce(F) -> PyErr,
+) -> PyResult<Option<Output>> {
+    match result {
+        Ok(out) => Ok(Some(out)),
+        Err(Failure::Fallback(_)) => Ok(None),
+        Err(Failure::Measure(e)) => measure_error(e).map_or(Ok(None), Err),
+        Err(Failure::Match(e)) => Err(match_error(e)),
+    }
+}
+
+fn length_error(e: LengthError) -> Option<PyErr> {
+    match e {
+        LengthError::Raised(e) => Some(e),
+        LengthError::NotInt => None,
+    }
+}
+
 /// LangChain's recursive or character splitter, in Rust. Immutable, so threads may share it.
 #[pyclass(frozen, module = "chunkwise._core", name = "LangchainSplitter")]
 #[derive(Debug)]
@@ -70,6 +131,10 @@ pub struct PyLangchainSplitter {
     strip_whitespace: bool,
     character_join: Option<String>,
     tokenizer: Option<Py<PyTokenizer>>,
+    /// tiktoken's `allowed_special` and `disallowed_special`, resolved to lists of tokens.
+    allowed_special: Vec<String>,
+    disallowed_special: Vec<String>,
+    specials: langchain::SpecialTokens,
 }
 
 /// What one split gave: chunks, and per chunk the LangChain start index and the exact offsets when asked.
@@ -80,11 +145,43 @@ type SplitResult<'py> = (
     Vec<i64>,
 );
 
+const WHAT: &str = "splitting a text";
+
+impl PyLangchainSplitter {
+    /// A split measured in Rust: without the GIL unless counting or matching calls back into Python.
+    fn split_natively<M>(
+        &self,
+        py: Python<'_>,
+        s: &str,
+        measure: &mut M,
+        matcher: Option<&Bound<'_, PyAny>>,
+        hold_gil: bool,
+        measure_error: impl FnOnce(M::Error) -> Option<PyErr>,
+    ) -> PyResult<Option<Output>>
+    where
+        M: Measure + Send,
+        M::Error: Send,
+    {
+        match matcher {
+            Some(matcher) => {
+                let mut x = PyMatches { matcher };
+                let r = run_held(WHAT, || self.inner.split_with(s, measure, &mut x))?;
+                outcome(r, measure_error, |e| e)
+            }
+            None => outcome(
+                run(py, !hold_gil, WHAT, || self.inner.split(s, measure))?,
+                measure_error,
+                |e| match e {},
+            ),
+        }
+    }
+}
+
 #[pymethods]
 impl PyLangchainSplitter {
-    /// Raises `NotImplementedError` when a separator is outside the patterns Rust matches as Python does.
+    /// `allowed_special` and `disallowed_special` apply to a tiktoken `tokenizer`, as tiktoken's `encode` takes them.
     #[new]
-    #[pyo3(signature = (separators, is_regex, keep, chunk_size, chunk_overlap, strip_whitespace, character_join=None, tokenizer=None))]
+    #[pyo3(signature = (separators, is_regex, keep, chunk_size, chunk_overlap, strip_whitespace, character_join=None, tokenizer=None, allowed_special=Vec::new(), disallowed_special=Vec::new()))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         separators: Vec<String>,
@@ -95,6 +192,8 @@ impl PyLangchainSplitter {
         strip_whitespace: bool,
         character_join: Option<String>,
         tokenizer: Option<Py<PyTokenizer>>,
+        allowed_special: Vec<String>,
+        disallowed_special: Vec<String>,
     ) -> PyResult<Self> {
         let (keep, keep_name) = match keep {
             "none" => (Keep::Drop, "none"),
@@ -126,15 +225,28 @@ impl PyLangchainSplitter {
             strip_whitespace,
             character_join,
             tokenizer,
+            specials: langchain::SpecialTokens::new(&allowed_special, &disallowed_special),
+            allowed_special,
+            disallowed_special,
         })
+    }
+
+    /// The separators Python's `re` matches (`matcher` in `split`), each with why Rust does not.
+    fn external_separators(&self) -> Vec<(String, String)> {
+        self.inner
+            .external_separators()
+            .into_iter()
+            .map(|(s, why)| (s.to_owned(), why.to_owned()))
+            .collect()
     }
 
     /// Splits `text` as LangChain does; `None` when this text must be split in Python.
     ///
     /// `length_function` is a Python callable (`None`: `len`, or the tokenizer given at construction). With
     /// `start_index`, also LangChain's `start_index` of each chunk; with `offsets`, each chunk's `str` span in the
-    /// text. The last item lists the sizes LangChain warns about.
-    #[pyo3(signature = (text, length_function=None, start_index=false, offsets=false))]
+    /// text. `matcher` matches the separators listed by `external_separators`. The last item lists the sizes
+    /// LangChain warns about.
+    #[pyo3(signature = (text, length_function=None, start_index=false, offsets=false, matcher=None))]
     fn split<'py>(
         &self,
         py: Python<'py>,
@@ -142,6 +254,7 @@ impl PyLangchainSplitter {
         length_function: Option<&Bound<'py, PyAny>>,
         start_index: bool,
         offsets: bool,
+        matcher: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<SplitResult<'py>>> {
         let Some(s) = utf8(text) else {
             return Ok(None);
@@ -153,34 +266,48 @@ impl PyLangchainSplitter {
                     source: text,
                     cursor: CharCursor::new(s, s.is_ascii()),
                 };
-                match run_held("splitting a text", || self.inner.split(s, &mut m))? {
-                    Ok(out) => out,
-                    Err(Failure::Measure(LengthError::Raised(e))) => return Err(e),
-                    Err(Failure::Measure(LengthError::NotInt) | Failure::Fallback(_)) => {
-                        return Ok(None)
+                match matcher {
+                    Some(matcher) => {
+                        let mut x = PyMatches { matcher };
+                        let r = run_held(WHAT, || self.inner.split_with(s, &mut m, &mut x))?;
+                        outcome(r, length_error, |e| e)?
                     }
+                    None => outcome(
+                        run_held(WHAT, || self.inner.split(s, &mut m))?,
+                        length_error,
+                        |e| match e {},
+                    )?,
                 }
             }
             (None, Some(tok)) => {
                 let tok = tok.get();
                 let counter = &*tok.inner;
-                // Counting calls back into Python: the GIL stays held.
-                let release = !tok.calls_python();
-                let out = run(py, release, "splitting a text", || {
-                    self.inner.split(s, &mut { counter })
-                })?;
+                let hold_gil = tok.calls_python();
+                let r = if self.specials.is_empty() {
+                    self.split_natively(py, s, &mut { counter }, matcher, hold_gil, |e| match e {})
+                } else {
+                    let mut m = langchain::TiktokenLen {
+                        counter,
+                        specials: &self.specials,
+                    };
+                    self.split_natively(py, s, &mut m, matcher, hold_gil, |e| {
+                        Some(PyValueError::new_err(e.to_string()))
+                    })
+                };
                 tok.check()?;
-                match out {
-                    Ok(out) => out,
-                    Err(_) => return Ok(None),
-                }
+                r?
             }
-            (None, None) => match run(py, true, "splitting a text", || {
-                self.inner.split(s, &mut langchain::CharLen)
-            })? {
-                Ok(out) => out,
-                Err(_) => return Ok(None),
-            },
+            (None, None) => self.split_natively(
+                py,
+                s,
+                &mut langchain::CharLen,
+                matcher,
+                false,
+                |e| match e {},
+            )?,
+        };
+        let Some(out) = out else {
+            return Ok(None);
         };
         let starts = if start_index {
             Some(run(py, true, "computing start indices", || {
@@ -225,6 +352,8 @@ impl PyLangchainSplitter {
             self.strip_whitespace,
             self.character_join.clone(),
             self.tokenizer.as_ref().map(|t| t.clone_ref(py)),
+            self.allowed_special.clone(),
+            self.disallowed_special.clone(),
         )
             .into_pyobject(py)?;
         Ok((cls, args))
@@ -248,11 +377,12 @@ pub fn tiktoken_encodings(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyD
     Ok(out)
 }
 
-/// LangChain's `TokenTextSplitter.split_text` on a built-in tiktoken encoding: the text encoded once (specials in
-/// `allowed_special` as special tokens), windows of `chunk_size` tokens every `chunk_size - chunk_overlap`, each
-/// decoded with invalid UTF-8 replaced, empty decodes dropped.
+/// LangChain's `TokenTextSplitter.split_text` on a built-in tiktoken encoding: the text refused as tiktoken refuses
+/// it when it holds a string of `disallowed_special` (`ValueError`), encoded once (specials in `allowed_special` as
+/// special tokens), windows of `chunk_size` tokens every `chunk_size - chunk_overlap`, each decoded with invalid
+/// UTF-8 replaced, empty decodes dropped.
 #[pyfunction]
-#[pyo3(signature = (encoding, text, chunk_size, chunk_overlap, allowed_special))]
+#[pyo3(signature = (encoding, text, chunk_size, chunk_overlap, allowed_special, disallowed_special=Vec::new()))]
 pub fn tiktoken_windows(
     py: Python<'_>,
     encoding: &str,
@@ -260,10 +390,14 @@ pub fn tiktoken_windows(
     chunk_size: usize,
     chunk_overlap: usize,
     allowed_special: Vec<String>,
+    disallowed_special: Vec<String>,
 ) -> PyResult<Option<Vec<String>>> {
     let Some(s) = utf8(text) else {
         return Ok(None);
     };
+    langchain::SpecialTokens::new(&[], &disallowed_special)
+        .check(s)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     run(py, true, "splitting on tokens", || {
         langchain::tiktoken_windows(encoding, s, chunk_size, chunk_overlap, &allowed_special)
     })?

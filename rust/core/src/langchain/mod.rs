@@ -13,6 +13,9 @@
 //! not the chunkwise engine and shares no rule with it. What it adds is speed: separators are found with `memchr`
 //! or a translated regex ([`pyre`]), pieces are byte ranges, each piece is measured once, and a chunk is a slice of
 //! the text unless the separator it is joined with differs from the text between its pieces.
+//!
+//! A separator pattern that [`pyre`] cannot translate exactly is matched by the caller instead ([`Matches`]: Python's
+//! own `re`), which hands back where it matches; splitting, measuring, merging and `start_index` stay here.
 
 pub mod pyre;
 
@@ -20,6 +23,7 @@ use memchr::memmem;
 
 use crate::error::ChunkError;
 use crate::offsets::CharCursor;
+pub use crate::tiktoken::specials::{DisallowedSpecial, SpecialTokens};
 
 /// Where `re.split` puts a separator it keeps (LangChain's `keep_separator`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +47,8 @@ enum Matcher {
         regex: fancy_regex::Regex,
         zero_width: bool,
     },
+    /// A pattern matched by the caller ([`Matches`]), for the reason given.
+    External(String),
 }
 
 /// One separator: its source string (which LangChain also joins chunks with) and its matcher.
@@ -56,14 +62,15 @@ struct Separator {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fallback(pub String);
 
-/// A split that could not finish: it needs Python, or measuring failed.
+/// A split that could not finish: it needs Python, measuring failed, or the caller's matching failed.
 #[derive(Debug)]
-pub enum Failure<E> {
+pub enum Failure<E, F = std::convert::Infallible> {
     Fallback(Fallback),
     Measure(E),
+    Match(F),
 }
 
-impl<E> From<Fallback> for Failure<E> {
+impl<E, F> From<Fallback> for Failure<E, F> {
     fn from(f: Fallback) -> Self {
         Failure::Fallback(f)
     }
@@ -81,6 +88,42 @@ pub trait Measure {
     ) -> Result<(), Self::Error>;
     /// The length of one string (a separator).
     fn measure_str(&mut self, s: &str) -> Result<i64, Self::Error>;
+}
+
+/// Where the separators Rust does not match itself match: Python's `re.search` and `re.finditer`, as LangChain
+/// calls them (the pattern escaped unless it is a regex, wrapped in a group when separators are kept).
+pub trait Matches {
+    type Error;
+    /// Whether separator `sep` occurs in `hay` (`re.search`).
+    fn search(&mut self, sep: usize, hay: &str) -> Result<bool, Self::Error>;
+    /// The byte ranges in `hay` of separator `sep`'s matches, in order, appended to `out`; `Ok(false)` when its
+    /// pieces are not cut at its matches alone (a pattern with capturing groups of its own, whose captures
+    /// `re.split` returns too).
+    fn find_all(
+        &mut self,
+        sep: usize,
+        hay: &str,
+        out: &mut Vec<(usize, usize)>,
+    ) -> Result<bool, Self::Error>;
+}
+
+/// No caller to match separators: a separator Rust does not match makes the split a [`Fallback`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoMatches;
+
+impl Matches for NoMatches {
+    type Error = Fallback;
+    fn search(&mut self, sep: usize, _: &str) -> Result<bool, Fallback> {
+        Err(Fallback(format!("separator {sep} needs Python's re")))
+    }
+    fn find_all(
+        &mut self,
+        sep: usize,
+        _: &str,
+        _: &mut Vec<(usize, usize)>,
+    ) -> Result<bool, Fallback> {
+        Err(Fallback(format!("separator {sep} needs Python's re")))
+    }
 }
 
 /// `len`: Python code points.
@@ -133,6 +176,32 @@ impl Measure for &crate::tokens::TokenCounter {
     }
 }
 
+/// A tiktoken counter with tiktoken's `allowed_special` / `disallowed_special`: a piece holding a disallowed special
+/// token fails as tiktoken's `encode` raises, an allowed one counts as one token.
+#[derive(Debug, Clone, Copy)]
+pub struct TiktokenLen<'a> {
+    pub counter: &'a crate::tokens::TokenCounter,
+    pub specials: &'a SpecialTokens,
+}
+
+impl Measure for TiktokenLen<'_> {
+    type Error = DisallowedSpecial;
+    fn measure(
+        &mut self,
+        text: &str,
+        ranges: &[(usize, usize)],
+        out: &mut Vec<i64>,
+    ) -> Result<(), Self::Error> {
+        for &(a, b) in ranges {
+            out.push(self.specials.count(self.counter, &text[a..b])? as i64);
+        }
+        Ok(())
+    }
+    fn measure_str(&mut self, s: &str) -> Result<i64, Self::Error> {
+        Ok(self.specials.count(self.counter, s)? as i64)
+    }
+}
+
 /// The arguments of a LangChain splitter that decide its chunks.
 #[derive(Debug)]
 pub struct LangchainSplitter {
@@ -171,7 +240,7 @@ pub struct Output {
 impl LangchainSplitter {
     /// A `RecursiveCharacterTextSplitter` (`character_join` `None`) or a `CharacterTextSplitter` (one separator,
     /// chunks joined with `character_join`). Sizes are checked by the Python class, with LangChain's messages.
-    /// A pattern that Rust cannot match exactly as Python does gives `Err(Fallback)`.
+    /// A pattern that Rust cannot match exactly as Python does is left to the caller's [`Matches`].
     pub fn new(
         separators: &[String],
         is_regex: bool,
@@ -192,13 +261,14 @@ impl LangchainSplitter {
                 } else if !is_regex {
                     Matcher::Literal(memmem::Finder::new(s.as_bytes()).into_owned())
                 } else {
-                    let t = pyre::translate(s).map_err(|why| Fallback(format!("{s:?}: {why}")))?;
-                    let regex = fancy_regex::RegexBuilder::new(&t.pattern)
-                        .build()
-                        .map_err(|e| Fallback(format!("{s:?}: {e}")))?;
-                    Matcher::Regex {
-                        regex,
-                        zero_width: t.max == Some(0),
+                    match pyre::translate(s).map_err(str::to_owned).and_then(|t| {
+                        fancy_regex::RegexBuilder::new(&t.pattern)
+                            .build()
+                            .map(|regex| (regex, t.max == Some(0)))
+                            .map_err(|e| e.to_string())
+                    }) {
+                        Ok((regex, zero_width)) => Matcher::Regex { regex, zero_width },
+                        Err(why) => Matcher::External(why),
                     }
                 };
                 Ok(Separator {
@@ -217,16 +287,43 @@ impl LangchainSplitter {
         })
     }
 
-    /// LangChain's `split_text(text)`.
+    /// The separators matched by the caller's [`Matches`], each with why Rust does not match it.
+    pub fn external_separators(&self) -> Vec<(&str, &str)> {
+        self.separators
+            .iter()
+            .filter_map(|s| match &s.matcher {
+                Matcher::External(why) => Some((s.source.as_str(), why.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// LangChain's `split_text(text)`, for a splitter whose separators Rust matches all.
     pub fn split<M: Measure>(
         &self,
         text: &str,
         measure: &mut M,
     ) -> Result<Output, Failure<M::Error>> {
+        self.split_with(text, measure, &mut NoMatches)
+            .map_err(|f| match f {
+                Failure::Fallback(f) => Failure::Fallback(f),
+                Failure::Measure(e) => Failure::Measure(e),
+                Failure::Match(f) => Failure::Fallback(f),
+            })
+    }
+
+    /// LangChain's `split_text(text)`, the separators Rust does not match matched by `matches`.
+    pub fn split_with<M: Measure, X: Matches>(
+        &self,
+        text: &str,
+        measure: &mut M,
+        matches: &mut X,
+    ) -> Result<Output, Failure<M::Error, X::Error>> {
         let mut run = Run {
             splitter: self,
             text,
             measure,
+            matches,
             out: Output::default(),
             sep_lens: vec![None; self.separators.len() + 1],
             pieces: Vec::new(),
@@ -247,10 +344,14 @@ impl LangchainSplitter {
     }
 }
 
-struct Run<'a, M: Measure> {
+/// A split's failure, for a run measured by `M` and matched by `X`.
+type RunFailure<M, X> = Failure<<M as Measure>::Error, <X as Matches>::Error>;
+
+struct Run<'a, M: Measure, X: Matches> {
     splitter: &'a LangchainSplitter,
     text: &'a str,
     measure: &'a mut M,
+    matches: &'a mut X,
     out: Output,
     /// The length of each separator's source (as a merge separator), once measured; the last slot is `""`.
     sep_lens: Vec<Option<i64>>,
@@ -258,14 +359,14 @@ struct Run<'a, M: Measure> {
     pieces: Vec<(usize, usize)>,
 }
 
-impl<M: Measure> Run<'_, M> {
+impl<M: Measure, X: Matches> Run<'_, M, X> {
     /// `_split_text(text[start..end], separators[first..])`.
     fn split_rec(
         &mut self,
         start: usize,
         end: usize,
         first: usize,
-    ) -> Result<(), Failure<M::Error>> {
+    ) -> Result<(), RunFailure<M, X>> {
         let seps = &self.splitter.separators;
         let hay = &self.text[start..end];
         // The first separator found, or the last one; `next` is where the recursion goes on.
@@ -281,6 +382,7 @@ impl<M: Measure> Run<'_, M> {
                 Matcher::Regex { regex, .. } => regex
                     .is_match(hay)
                     .map_err(|e| Fallback(format!("regex: {e}")))?,
+                Matcher::External(_) => self.matches.search(i, hay).map_err(Failure::Match)?,
             };
             if found {
                 chosen = i;
@@ -326,7 +428,7 @@ impl<M: Measure> Run<'_, M> {
         pieces: &[(usize, usize)],
         lens: &[i64],
         sep: usize,
-    ) -> Result<(), Failure<M::Error>> {
+    ) -> Result<(), RunFailure<M, X>> {
         let splitter = self.splitter;
         let (join, slot) = if splitter.keep == Keep::Drop {
             (splitter.separators[sep].source.as_str(), sep)
@@ -351,7 +453,7 @@ impl<M: Measure> Run<'_, M> {
         start: usize,
         end: usize,
         sep: usize,
-    ) -> Result<Vec<(usize, usize)>, Failure<M::Error>> {
+    ) -> Result<Vec<(usize, usize)>, RunFailure<M, X>> {
         let hay = &self.text[start..end];
         // The separators' matches, as ranges relative to `start`.
         self.pieces.clear();
@@ -386,6 +488,18 @@ impl<M: Measure> Run<'_, M> {
                     } else {
                         m.end()
                     };
+                }
+            }
+            Matcher::External(why) => {
+                let mut spans = std::mem::take(&mut self.pieces);
+                let cut = self.matches.find_all(sep, hay, &mut spans);
+                self.pieces = spans;
+                if !cut.map_err(Failure::Match)? {
+                    let source = &self.splitter.separators[sep].source;
+                    return Err(Fallback(format!(
+                        "{source:?} ({why}) has capturing groups, so its pieces are not cut at its matches"
+                    ))
+                    .into());
                 }
             }
         }
@@ -686,6 +800,63 @@ mod tests {
     fn lookahead_separators() {
         let got = split("Hi. Ho. Ha.", &[r"(?<=\.) "], true, Keep::Drop, 4, 0);
         assert_eq!(got, ["Hi.", "Ho.", "Ha."]);
+    }
+
+    /// A caller's matcher for `\w+`-like separators: runs of ASCII letters (as Python's `re` would report them).
+    struct Letters {
+        searched: usize,
+    }
+
+    impl Matches for Letters {
+        type Error = ();
+        fn search(&mut self, _: usize, hay: &str) -> Result<bool, ()> {
+            self.searched += 1;
+            Ok(hay.bytes().any(|b| b.is_ascii_alphabetic()))
+        }
+        fn find_all(
+            &mut self,
+            _: usize,
+            hay: &str,
+            out: &mut Vec<(usize, usize)>,
+        ) -> Result<bool, ()> {
+            let b = hay.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                if b[i].is_ascii_alphabetic() {
+                    let start = i;
+                    while i < b.len() && b[i].is_ascii_alphabetic() {
+                        i += 1;
+                    }
+                    out.push((start, i));
+                } else {
+                    i += 1;
+                }
+            }
+            Ok(true)
+        }
+    }
+
+    #[test]
+    fn untranslated_separators_are_matched_by_the_caller() {
+        let seps: Vec<String> = [r"\w+", " ", ""].iter().map(|s| s.to_string()).collect();
+        let s = LangchainSplitter::new(&seps, true, Keep::Start, 4, 0, true, None).unwrap();
+        assert_eq!(
+            s.external_separators(),
+            [(r"\w+", r"escape with a different meaning in Rust")]
+        );
+        // Without a caller the split needs Python.
+        assert!(matches!(
+            s.split("ab cd", &mut CharLen),
+            Err(Failure::Fallback(_))
+        ));
+        let mut letters = Letters { searched: 0 };
+        let text = "ab, cdefg; é";
+        let out = s.split_with(text, &mut CharLen, &mut letters).unwrap();
+        let got: Vec<&str> = out.chunks.iter().map(|c| c.text(text)).collect();
+        // As re.split(r"(\w+)") with the separator kept at the start of the next piece: "ab, " and "cdefg; é",
+        // both too long, so split again by " " (and "cdefg;" by chars), merged up to 4 chars.
+        assert_eq!(got, ["ab,", "cdef", "g;", "é"]);
+        assert_eq!(letters.searched, 1);
     }
 
     #[test]

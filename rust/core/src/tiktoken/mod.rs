@@ -10,6 +10,7 @@
 
 mod pieces;
 pub mod registry;
+pub mod specials;
 mod unicode;
 
 use std::cmp::Reverse;
