@@ -14,9 +14,6 @@
 //! Most texts hold none of these: the check is a few SIMD scans and the view is then the text itself.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
-
-use memchr::memmem::Finder;
 
 /// The UTF-8 byte order mark.
 const BOM: &str = "\u{feff}";
@@ -29,24 +26,21 @@ const WIDE: [(&str, &str); 3] = [
     ("\u{2029}", "\n\r\n"),
 ];
 
-fn finders() -> &'static [Finder<'static>; 3] {
-    static FINDERS: OnceLock<[Finder<'static>; 3]> = OnceLock::new();
-    FINDERS.get_or_init(|| WIDE.map(|(t, _)| Finder::new(t.as_bytes())))
-}
-
 /// Whether the line-based readers need a [`line_view`] of `text`: it holds a lone CR, a VT, NEL, LS or PS, or
 /// starts with a byte order mark.
 pub fn needs_view(text: &str) -> bool {
     let bytes = text.as_bytes();
-    if text.starts_with(BOM) {
+    if text.starts_with(BOM) || memchr::memchr(b'\x0b', bytes).is_some() {
         return true;
     }
-    for p in memchr::memchr2_iter(b'\r', b'\x0b', bytes) {
-        if bytes[p] == b'\x0b' || bytes.get(p + 1) != Some(&b'\n') {
-            return true;
-        }
-    }
-    finders().iter().any(|f| f.find(bytes).is_some())
+    // One pass for the rest, keyed on the lead bytes of the wide terminators (NEL is C2 85, LS and PS E2 80 A8/A9):
+    // those are rare in any script, where their continuation bytes are common in CJK text.
+    let at = |p: usize| bytes.get(p).copied();
+    memchr::memchr3_iter(b'\r', 0xC2, 0xE2, bytes).any(|p| match bytes[p] {
+        b'\r' => at(p + 1) != Some(b'\n'),
+        0xC2 => at(p + 1) == Some(0x85),
+        _ => at(p + 1) == Some(0x80) && matches!(at(p + 2), Some(0xA8 | 0xA9)),
+    })
 }
 
 /// `text` as the line-based readers see it: the text itself when it needs no view (the usual case), else a copy of
@@ -93,6 +87,7 @@ mod tests {
             "a\r\nb\r\n",
             "page\x0cnext",
             "“quoted” — é 中文。",
+            "© … \u{2027} \u{84}\r\n",
         ] {
             assert!(!needs_view(text), "{text:?}");
             assert!(matches!(line_view(text), Cow::Borrowed(_)));

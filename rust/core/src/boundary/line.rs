@@ -57,6 +57,13 @@ fn emit_kind(
 /// Text after more than [`MAX_GAP`] bytes of blank lines starts anew, whatever it starts with: every break in a run
 /// of blank lines asks this, and reading each time to the end of a run of megabytes made the run quadratic.
 pub(crate) fn starts_with_pause(next_line: &str) -> bool {
+    // Every paragraph and line end asks this, and most lines start with a letter, a digit or an ideograph (lead
+    // bytes E4 to EC: U+4000 to U+CFFF, Han and Hangul), which is neither a pause nor a closing mark.
+    match next_line.as_bytes().first() {
+        None => return false,
+        Some(&b) if b.is_ascii_alphanumeric() || (0xE4..=0xEC).contains(&b) => return false,
+        _ => {}
+    }
     let gap = next_line
         .bytes()
         .take(MAX_GAP + 1)
@@ -155,5 +162,11 @@ mod tests {
         )));
         assert!(!starts_with_pause("\n\n\"Quoted\""));
         assert!(!starts_with_pause("\n\n"));
+        assert!(starts_with_pause("、次"));
+        assert!(!starts_with_pause("次、"));
+        // The fast path's characters are neither pauses nor closing marks.
+        for c in (0x4000..=0xCFFF).filter_map(char::from_u32) {
+            assert!(!is_pause(c) && !is_closing(c), "{c:?}");
+        }
     }
 }

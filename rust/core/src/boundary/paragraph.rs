@@ -6,7 +6,16 @@ use super::{is_blank_byte, Boundary, Level};
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
     let bytes = text.as_bytes();
     let mut i = from;
-    while let Some(off) = memchr::memchr2(b'\n', b'\x0c', &bytes[i..to]) {
+    // Form feeds are rare: without one in the window, the search for the next break looks for one byte, not two.
+    let feeds = memchr::memchr(b'\x0c', &bytes[from..to]).is_some();
+    let next_break = |i: usize| {
+        if feeds {
+            memchr::memchr2(b'\n', b'\x0c', &bytes[i..to])
+        } else {
+            memchr::memchr(b'\n', &bytes[i..to])
+        }
+    };
+    while let Some(off) = next_break(i) {
         let nl = i + off;
         if bytes[nl] == b'\x0c' {
             // A form feed (page break) ends a paragraph wherever it stands; a following newline joins the break.
