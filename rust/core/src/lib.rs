@@ -15,6 +15,7 @@
 //! - [`splitter`]: the strategies, each one table of levels for the engine.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod assemble;
 pub mod boundary;

@@ -114,17 +114,24 @@ names!(
 /// (`overlap < size`...).
 #[derive(Debug, Clone)]
 pub struct SplitterConfig {
+    /// Which levels cut, and how chunks are filled.
     pub strategy: Strategy,
     /// The most units a chunk may hold. `None` only for the table strategy with `rows_per_chunk`: rows are then
     /// the only limit.
     pub size: Option<usize>,
+    /// The most units a chunk may repeat from the end of the previous one.
     pub overlap: usize,
+    /// Chunks smaller than this merge into a neighbour when the result fits.
     pub min_size: usize,
+    /// Leave whitespace around chunks out of them (and of their size).
     pub trim: bool,
+    /// What `size` counts: characters or tokens.
     pub unit: Unit,
     /// Custom separators, strongest first (recursive strategy only).
     pub separators: Option<Vec<String>>,
+    /// The separators are regular expressions (in Python `re` syntax), not literal strings.
     pub separators_regex: bool,
+    /// Which side of a cut a separator stays on.
     pub keep_separator: KeepSeparator,
     /// Fixed strategy: how far back a cut may snap to a sentence or word boundary.
     pub snap: usize,

@@ -430,7 +430,7 @@ impl Chunk {
 /// A text's chunks from the core (offsets, ids, pages: everything that needs no Python object), computed without
 /// the GIL (in parallel for a batch), so that only object creation is left for [`build`].
 #[derive(Debug)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     chunks: Vec<chunkwise_core::Chunk>,
     /// What each chunk learns from the document's structure (structural strategies only).
     structure: Option<Description>,
@@ -438,13 +438,13 @@ pub struct Prepared {
 
 impl Prepared {
     /// The number of chunks.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.chunks.len()
     }
 
     /// Splits `text` and prepares its chunks (see [`ChunkOptions`]). `stop`: asked every few chunks whether to give
     /// up (see `interrupt`).
-    pub fn split(
+    pub(crate) fn split(
         splitter: &Splitter,
         text: &str,
         options: ChunkOptions<'_>,
@@ -473,7 +473,7 @@ mod gc {
     use pyo3::prelude::*;
 
     /// Stops the collector from visiting `obj`.
-    pub fn untrack(obj: &Bound<'_, PyAny>) {
+    pub(super) fn untrack(obj: &Bound<'_, PyAny>) {
         // SAFETY: `obj` is a live object of a GC type (every pyclass is one) and we hold the GIL; untracking an
         // untracked object is allowed.
         unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
@@ -482,7 +482,7 @@ mod gc {
 
 /// Builds the chunk objects of one text: the one place spans become `Chunk`s. `arg`: the name of the metadata
 /// argument, made only for an error.
-pub fn build<'py>(
+pub(crate) fn build<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyString>,
     prepared: &Prepared,
@@ -676,7 +676,7 @@ fn interned<'a>(
 
 /// Below this many chunks a text's objects are built with the collector left alone: pausing and resuming it costs
 /// more than the collections it saves.
-pub const PAUSE_GC_CHUNKS: usize = 700;
+pub(crate) const PAUSE_GC_CHUNKS: usize = 700;
 
 /// Runs `f` with Python's cyclic garbage collector paused, and resumes it afterwards (also on an error or a panic)
 /// if it was running before.
@@ -686,7 +686,7 @@ pub const PAUSE_GC_CHUNKS: usize = 700;
 /// average, a fifth of the call, and the cause of most of its variance). The objects built here hold no reference
 /// cycle, so nothing is lost by collecting afterwards: at most one collection follows, and none if the chunks are
 /// freed first. A change another thread makes to the collector's state during the call may be undone.
-pub fn gc_paused<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+pub(crate) fn gc_paused<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     static GC: pyo3::sync::PyOnceLock<Py<PyModule>> = pyo3::sync::PyOnceLock::new();
     let gc = GC
         .get_or_try_init(py, || py.import("gc").map(Bound::unbind))?

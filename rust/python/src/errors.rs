@@ -14,12 +14,17 @@ create_exception!(
 );
 
 /// Maps a core error to `chunkwise.ChunkingError`.
-pub fn to_py(err: ChunkError) -> PyErr {
+pub(crate) fn to_py(err: ChunkError) -> PyErr {
     ChunkingError::new_err(err.to_string())
 }
 
 /// The error for a `str` that cannot become UTF-8 (lone surrogates), naming the argument and the index.
-pub fn unencodable(py: Python<'_>, arg: &str, text: &Bound<'_, PyString>, err: PyErr) -> PyErr {
+pub(crate) fn unencodable(
+    py: Python<'_>,
+    arg: &str,
+    text: &Bound<'_, PyString>,
+    err: PyErr,
+) -> PyErr {
     let value = err.value(py);
     let index = value
         .getattr("start")
@@ -45,7 +50,7 @@ pub fn unencodable(py: Python<'_>, arg: &str, text: &Bound<'_, PyString>, err: P
 }
 
 /// The error for an argument of the wrong type.
-pub fn wrong_type(arg: &str, expected: &str, got: &Bound<'_, PyAny>) -> PyErr {
+pub(crate) fn wrong_type(arg: &str, expected: &str, got: &Bound<'_, PyAny>) -> PyErr {
     let name = got
         .get_type()
         .name()
@@ -55,7 +60,7 @@ pub fn wrong_type(arg: &str, expected: &str, got: &Bound<'_, PyAny>) -> PyErr {
 
 /// A panic caught at the boundary: reported as a ChunkingError rather than crossing into Python. `what` says what
 /// was being done ("splitting texts[3]"), `panic` what the panic said and where.
-pub fn internal(what: &str, panic: &Panic) -> PyErr {
+pub(crate) fn internal(what: &str, panic: &Panic) -> PyErr {
     ChunkingError::new_err(format!(
         "internal error in chunkwise while {what}: {}; please report it with the input that caused it",
         panic.0
@@ -64,7 +69,7 @@ pub fn internal(what: &str, panic: &Panic) -> PyErr {
 
 /// What a caught panic said, and where it happened when the hook saw it.
 #[derive(Debug, Clone)]
-pub struct Panic(pub String);
+pub(crate) struct Panic(pub String);
 
 thread_local! {
     /// Whether this thread is inside [`guard`]: its panics are caught there and reported as errors, so the hook
@@ -78,7 +83,7 @@ thread_local! {
 /// `ChunkingError` carrying the message: printing them to stderr as well told the user twice, once in a form they
 /// cannot catch) and hands every other panic to the hook that was there before, so other Rust code in the process
 /// keeps its own reporting.
-pub fn install_panic_hook() {
+pub(crate) fn install_panic_hook() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
@@ -101,7 +106,7 @@ pub fn install_panic_hook() {
 /// Runs `f` on this thread; a panic becomes `Err` with its message instead of unwinding further, and prints
 /// nothing. Every piece of core work the bindings run goes through here, on the thread that runs it (a rayon
 /// worker included), because the hook can only know about the thread it is called on.
-pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
+pub(crate) fn guard<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
     let outer = GUARDED.with(|g| g.replace(true));
     let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     GUARDED.with(|g| g.set(outer));
@@ -123,12 +128,12 @@ pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
 }
 
 /// Texts shorter than this are worked on with the GIL held: releasing it costs more than the work.
-pub const DETACH_BYTES: usize = 16 * 1024;
+pub(crate) const DETACH_BYTES: usize = 16 * 1024;
 
 /// Runs core work `f` for a Python call: with the GIL released when `release` (only when no Python callback can run
 /// in `f`), and a panic caught on this thread and raised as a ChunkingError saying `what` was being done. The one
 /// way the bindings call into the core; work that calls back into Python goes through [`run_held`].
-pub fn run<T: Send>(
+pub(crate) fn run<T: Send>(
     py: Python<'_>,
     release: bool,
     what: &str,
@@ -143,7 +148,7 @@ pub fn run<T: Send>(
 }
 
 /// [`run`] with the GIL held, for work that calls Python (whose objects cannot cross into a released section).
-pub fn run_held<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
+pub(crate) fn run_held<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     guard(f).map_err(|p| internal(what, &p))
 }
 
@@ -163,7 +168,7 @@ fn payload_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// A test hook (`chunkwise._core._panic_on`): while armed, splitting a text that holds the marker panics where a
 /// bug in the core would, so that the tests can check what a panic becomes without depending on a real bug (those
 /// get fixed). Disarmed, it costs one relaxed load per text.
-pub mod tripwire {
+pub(crate) mod tripwire {
     use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
     use std::sync::RwLock;
 
@@ -171,14 +176,14 @@ pub mod tripwire {
     static MARKER: RwLock<String> = RwLock::new(String::new());
 
     /// Arms the hook with `marker`, or disarms it with `None`.
-    pub fn set(marker: Option<String>) {
+    pub(crate) fn set(marker: Option<String>) {
         let mut m = MARKER.write().unwrap_or_else(|e| e.into_inner());
         ARMED.store(marker.is_some(), Relaxed);
         *m = marker.unwrap_or_default();
     }
 
     /// Panics if the hook is armed and `text` holds the marker.
-    pub fn check(text: &str) {
+    pub(crate) fn check(text: &str) {
         if ARMED.load(Relaxed) {
             let m = MARKER.read().unwrap_or_else(|e| e.into_inner());
             if !m.is_empty() && text.contains(m.as_str()) {
@@ -193,7 +198,7 @@ pub mod tripwire {
 /// prints nothing.
 #[pyfunction]
 #[pyo3(signature = (marker))]
-pub fn _panic_on(marker: Option<String>) -> PyResult<()> {
+pub(crate) fn _panic_on(marker: Option<String>) -> PyResult<()> {
     if marker.as_deref() == Some("") {
         return Err(ChunkingError::new_err("marker must not be empty"));
     }
@@ -202,7 +207,7 @@ pub fn _panic_on(marker: Option<String>) -> PyResult<()> {
 }
 
 /// [`int_arg`] for a count (a size, a number of rows): from `lo` to `i64::MAX`, as a `usize`.
-pub fn count_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<usize> {
+pub(crate) fn count_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<usize> {
     let n = int_arg(arg, value, lo.max(0))?;
     usize::try_from(n).map_err(|_| {
         ChunkingError::new_err(format!("{arg} must be at most {}, got {n}", usize::MAX))
@@ -211,7 +216,7 @@ pub fn count_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<usize
 
 /// An int argument (an `int`, or an object with `__index__` such as a numpy integer; never a `bool`, which is an
 /// `int` to Python but a mistake here) from `lo` to `i64::MAX`, or an error naming it and the allowed range.
-pub fn int_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<i64> {
+pub(crate) fn int_arg(arg: &str, value: &Bound<'_, PyAny>, lo: i64) -> PyResult<i64> {
     if value.is_instance_of::<pyo3::types::PyBool>() {
         return Err(wrong_type(arg, "an int", value));
     }

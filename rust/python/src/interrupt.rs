@@ -16,11 +16,11 @@ use crate::errors::{to_py, ChunkingError};
 
 /// How often the calling thread runs Python's signal handlers: Ctrl-C feels immediate, and taking the GIL back 20
 /// times a second costs nothing measurable.
-pub const INTERVAL: Duration = Duration::from_millis(50);
+pub(crate) const INTERVAL: Duration = Duration::from_millis(50);
 
 /// The interruption state of one call, shared by every thread that splits for it.
 #[derive(Debug)]
-pub struct Interrupt {
+pub(crate) struct Interrupt {
     /// Set once a signal handler raised: every split of the call stops at its next check.
     stopped: AtomicBool,
     /// The thread that made the call: the only one that runs the handlers (on any other, `PyErr_CheckSignals`
@@ -35,7 +35,7 @@ pub struct Interrupt {
 
 impl Interrupt {
     /// The state of a call made on this thread.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             stopped: AtomicBool::new(false),
             caller: thread::current().id(),
@@ -47,7 +47,7 @@ impl Interrupt {
 
     /// Whether the call should stop. On the calling thread, runs Python's signal handlers first when [`INTERVAL`]
     /// has passed since they last ran (taking the GIL for it when it is released).
-    pub fn check(&self) -> bool {
+    pub(crate) fn check(&self) -> bool {
         if self.stopped.load(Relaxed) {
             return true;
         }
@@ -63,7 +63,7 @@ impl Interrupt {
     }
 
     /// Runs Python's signal handlers now (on the calling thread); true if one raised.
-    pub fn poll(&self) -> bool {
+    pub(crate) fn poll(&self) -> bool {
         match Python::attach(|py| py.check_signals()) {
             Ok(()) => false,
             Err(err) => {
@@ -78,12 +78,12 @@ impl Interrupt {
     }
 
     /// Whether a handler raised during the call.
-    pub fn stopped(&self) -> bool {
+    pub(crate) fn stopped(&self) -> bool {
         self.stopped.load(Relaxed)
     }
 
     /// What the handler raised (for a call that [`Interrupt::stopped`]).
-    pub fn take_error(&self) -> PyErr {
+    pub(crate) fn take_error(&self) -> PyErr {
         self.error
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -92,7 +92,7 @@ impl Interrupt {
     }
 
     /// A core error as a Python exception: an interruption is what the handler raised.
-    pub fn to_py(&self, err: ChunkError) -> PyErr {
+    pub(crate) fn to_py(&self, err: ChunkError) -> PyErr {
         match err {
             ChunkError::Interrupted => self.take_error(),
             other => to_py(other),

@@ -369,7 +369,7 @@ impl PyLangchainSplitter {
 
 /// The built-in tiktoken encodings: name -> its special tokens (sorted). The one list, kept in the core.
 #[pyfunction]
-pub fn tiktoken_encodings(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+pub(crate) fn tiktoken_encodings(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     let out = pyo3::types::PyDict::new(py);
     for e in &chunkwise_core::tiktoken_encodings::ENCODINGS {
         out.set_item(e.name, e.special_tokens())?;
@@ -383,7 +383,7 @@ pub fn tiktoken_encodings(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyD
 /// UTF-8 replaced, empty decodes dropped.
 #[pyfunction]
 #[pyo3(signature = (encoding, text, chunk_size, chunk_overlap, allowed_special, disallowed_special=Vec::new()))]
-pub fn tiktoken_windows(
+pub(crate) fn tiktoken_windows(
     py: Python<'_>,
     encoding: &str,
     text: &Bound<'_, PyString>,

@@ -1,5 +1,8 @@
 //! Python bindings of chunkwise: argument conversion, GIL handling and result packing. No chunking logic here.
 
+// pyo3 hands a function its arguments as owned values, and `map_err` hands over errors by value.
+#![allow(clippy::needless_pass_by_value)]
+
 use pyo3::prelude::*;
 
 mod batch;

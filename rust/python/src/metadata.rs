@@ -18,7 +18,7 @@ const DOC_ID_KEYS: [&str; 3] = ["doc_id", "id", "source"];
 
 /// The keys a structural chunker (markdown, clause, table) sets on its chunks. A caller's key of the same name is
 /// refused rather than overwritten in silence.
-pub const STRUCTURE_KEYS: [&str; 7] = [
+pub(crate) const STRUCTURE_KEYS: [&str; 7] = [
     "title_path",
     "headings",
     "chunk_type",
@@ -29,7 +29,7 @@ pub const STRUCTURE_KEYS: [&str; 7] = [
 ];
 
 /// The keys every chunker sets on the chunks of a paged text.
-pub const PAGE_KEYS: [&str; 2] = ["page_start", "page_end"];
+pub(crate) const PAGE_KEYS: [&str; 2] = ["page_start", "page_end"];
 
 /// Nesting deeper than this is copied by `copy.deepcopy`, which also handles a container that holds itself.
 const MAX_DEPTH: usize = 32;
@@ -42,12 +42,12 @@ fn metadata_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 
 /// A new, empty read-only metadata dict, to be filled with the `PyDict` C API (which its Python methods do not
 /// intercept).
-pub fn new_frozen(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+pub(crate) fn new_frozen(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(metadata_type(py)?.call0()?.cast_into::<PyDict>()?)
 }
 
 /// The one empty read-only metadata of the interpreter, for the chunks that have none.
-pub fn empty(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+pub(crate) fn empty(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     static EMPTY: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
     Ok(EMPTY
         .get_or_try_init(py, || new_frozen(py).map(Bound::unbind))?
@@ -56,7 +56,7 @@ pub fn empty(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 }
 
 /// A deep copy of `meta`, as a plain dict.
-pub fn deep_copy<'py>(meta: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn deep_copy<'py>(meta: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
     match copy_dict(meta, MAX_DEPTH)? {
         Some(d) => Ok(d),
         None => deepcopy(meta.as_any())?
@@ -66,7 +66,7 @@ pub fn deep_copy<'py>(meta: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>>
 }
 
 /// A read-only dict holding the items of `items` (their values shared, not copied).
-pub fn frozen<'py>(items: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn frozen<'py>(items: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
     let m = new_frozen(items.py())?;
     m.update(items.as_mapping())?;
     Ok(m)
@@ -148,7 +148,7 @@ fn copy_value<'py>(value: &Bound<'py, PyAny>, depth: usize) -> PyResult<Option<B
 
 /// Refuses a caller's metadata that holds a key the chunker sets itself. `arg`: the argument's name, made only for
 /// an error.
-pub fn check_keys(
+pub(crate) fn check_keys(
     arg: impl FnOnce() -> String,
     meta: &Bound<'_, PyDict>,
     reserved: &[&str],
@@ -167,7 +167,7 @@ pub fn check_keys(
 }
 
 /// The document id named by the metadata (`doc_id`, `id` or `source`), if any.
-pub fn doc_id(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Option<String>> {
+pub(crate) fn doc_id(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Option<String>> {
     if let Some(meta) = metadata {
         for key in DOC_ID_KEYS {
             if let Some(value) = meta.get_item(key)? {

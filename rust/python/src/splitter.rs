@@ -135,7 +135,7 @@ struct MaxCharsArg<'py>(Option<Bound<'py, PyAny>>);
 impl<'a, 'py> FromPyObject<'a, 'py> for MaxCharsArg<'py> {
     type Error = PyErr;
 
-    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         Ok(Self(Some(obj.to_owned())))
     }
 }
@@ -450,7 +450,7 @@ impl PySplitter {
 
 /// A splitter from its `config` (how a pickled splitter is restored).
 #[pyfunction]
-pub fn _splitter_from_config<'py>(
+pub(crate) fn _splitter_from_config<'py>(
     py: Python<'py>,
     config: &Bound<'py, PyDict>,
 ) -> PyResult<Bound<'py, PyAny>> {

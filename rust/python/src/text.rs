@@ -16,7 +16,7 @@ mod raw {
     use std::os::raw::c_char;
 
     extern "C" {
-        pub fn PyUnicode_AsUTF8AndSize(
+        pub(super) fn PyUnicode_AsUTF8AndSize(
             unicode: *mut ffi::PyObject,
             size: *mut ffi::Py_ssize_t,
         ) -> *const c_char;
@@ -25,13 +25,17 @@ mod raw {
 
 /// The UTF-8 text of `obj`, borrowed for as long as `obj` lives; a clear error for a non-`str` or for a `str`
 /// holding lone surrogates.
-pub fn borrow_str<'a>(py: Python<'_>, arg: &str, obj: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
+pub(crate) fn borrow_str<'a>(
+    py: Python<'_>,
+    arg: &str,
+    obj: &'a Bound<'_, PyAny>,
+) -> PyResult<&'a str> {
     borrow_item(py, || arg.to_owned(), obj)
 }
 
 /// [`borrow_str`] for an item of a batch, whose name (`texts[i]`) is made only for an error: formatting it for
 /// every item was a tenth of the serial part of `chunk_batch`.
-pub fn borrow_item<'a>(
+pub(crate) fn borrow_item<'a>(
     py: Python<'_>,
     arg: impl Fn() -> String,
     obj: &'a Bound<'_, PyAny>,
@@ -43,7 +47,7 @@ pub fn borrow_item<'a>(
 }
 
 /// The UTF-8 text of `s`, or `None` when it holds lone surrogates (for callers with a path of their own for those).
-pub fn try_utf8<'a>(s: &'a Bound<'_, PyString>) -> Option<&'a str> {
+pub(crate) fn try_utf8<'a>(s: &'a Bound<'_, PyString>) -> Option<&'a str> {
     utf8(s).ok()
 }
 
@@ -67,7 +71,7 @@ fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
 /// `s[start:end]` (`str` indices), copied from the string's own storage: much cheaper than decoding the UTF-8
 /// slice again, which cost a fifth of `chunk()` on Chinese text.
 #[allow(unsafe_code)]
-pub fn substring<'py>(
+pub(crate) fn substring<'py>(
     s: &Bound<'py, PyString>,
     start: usize,
     end: usize,
@@ -82,7 +86,7 @@ pub fn substring<'py>(
 }
 
 /// The items of an iterable of `str`, borrowed as UTF-8.
-pub fn borrow_all<'a>(
+pub(crate) fn borrow_all<'a>(
     py: Python<'_>,
     arg: &str,
     items: &'a [Bound<'_, PyAny>],
@@ -95,8 +99,11 @@ pub fn borrow_all<'a>(
 }
 
 /// The items of an iterable of `str` (not a `str` itself, whose items are its characters).
-pub fn collect<'py>(arg: &str, iterable: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    if iterable.is_instance_of::<pyo3::types::PyString>() {
+pub(crate) fn collect<'py>(
+    arg: &str,
+    iterable: &Bound<'py, PyAny>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if iterable.is_instance_of::<PyString>() {
         return Err(wrong_type(arg, "a sequence of str, not a single", iterable));
     }
     iterable

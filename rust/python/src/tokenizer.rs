@@ -34,7 +34,7 @@ pub struct PyTokenizer {
 
 /// A Python callable as a token counter.
 #[derive(Debug)]
-pub struct PyCount {
+pub(crate) struct PyCount {
     func: Py<PyAny>,
     error: Mutex<Option<PyErr>>,
 }

@@ -27,13 +27,19 @@ pub use separator::{KeepSeparator, Separator};
 pub struct Level(pub u8);
 
 impl Level {
+    /// Between grapheme clusters: the floor, always available.
     pub const GRAPHEME: Level = Level(1);
+    /// Between words (after the whitespace; between CJK characters where words have no spaces).
     pub const WORD: Level = Level(2);
     /// A soft wrap of hard-wrapped text: no better than a word for meaning, but it keeps lines whole.
     pub const WRAP: Level = Level(3);
+    /// After clause punctuation (, ; : and the CJK 、，；：).
     pub const CLAUSE: Level = Level(4);
+    /// After a sentence and its closing quotes.
     pub const SENTENCE: Level = Level(5);
+    /// After a line break.
     pub const LINE: Level = Level(6);
+    /// After a run of blank lines.
     pub const PARAGRAPH: Level = Level(7);
     /// Document structure (Markdown, numbered provisions), above the text levels. User separators reuse the same
     /// numbers: a strategy has either separators or structure, never both.

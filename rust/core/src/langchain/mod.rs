@@ -65,8 +65,11 @@ pub struct Fallback(pub String);
 /// A split that could not finish: it needs Python, measuring failed, or the caller's matching failed.
 #[derive(Debug)]
 pub enum Failure<E, F = std::convert::Infallible> {
+    /// The split needs Python's own loop.
     Fallback(Fallback),
+    /// The length function failed.
     Measure(E),
+    /// The caller's matcher failed.
     Match(F),
 }
 
@@ -78,6 +81,7 @@ impl<E, F> From<Fallback> for Failure<E, F> {
 
 /// How pieces are measured: LangChain's `length_function`.
 pub trait Measure {
+    /// Why a length could not be given.
     type Error;
     /// Appends the length of `text[a..b]` for each range to `out`.
     fn measure(
@@ -93,6 +97,7 @@ pub trait Measure {
 /// Where the separators Rust does not match itself match: Python's `re.search` and `re.finditer`, as LangChain
 /// calls them (the pattern escaped unless it is a regex, wrapped in a group when separators are kept).
 pub trait Matches {
+    /// Why matching failed (a Python exception, for Python's `re`).
     type Error;
     /// Whether separator `sep` occurs in `hay` (`re.search`).
     fn search(&mut self, sep: usize, hay: &str) -> Result<bool, Self::Error>;
@@ -180,7 +185,9 @@ impl Measure for &crate::tokens::TokenCounter {
 /// token fails as tiktoken's `encode` raises, an allowed one counts as one token.
 #[derive(Debug, Clone, Copy)]
 pub struct TiktokenLen<'a> {
+    /// The encoding's counter of ordinary text.
     pub counter: &'a crate::tokens::TokenCounter,
+    /// The special tokens allowed and disallowed.
     pub specials: &'a SpecialTokens,
 }
 
@@ -219,12 +226,14 @@ pub struct LangchainSplitter {
 pub struct Chunk {
     /// The byte range the chunk was made from (after stripping, for a slice).
     pub start: usize,
+    /// The end of that byte range.
     pub end: usize,
     /// The chunk's text when it is not `text[start..end]`.
     pub owned: Option<String>,
 }
 
 impl Chunk {
+    /// The chunk's text: its own string, or its slice of `text`.
     pub fn text<'a>(&'a self, text: &'a str) -> &'a str {
         self.owned.as_deref().unwrap_or(&text[self.start..self.end])
     }
@@ -233,7 +242,9 @@ impl Chunk {
 /// The chunks of a text, and the sizes LangChain logs a warning for ("Created a chunk of size ...").
 #[derive(Debug, Default)]
 pub struct Output {
+    /// The chunks, in order.
     pub chunks: Vec<Chunk>,
+    /// The size of each chunk longer than `chunk_size`, which LangChain warns about.
     pub warnings: Vec<i64>,
 }
 

@@ -25,6 +25,7 @@ pub struct Translated {
     pub pattern: String,
     /// The shortest and longest match, in chars (`None`: unbounded).
     pub min: usize,
+    /// The longest match, in chars (`None`: unbounded).
     pub max: Option<usize>,
     /// Whether the pattern holds `$` or `\Z` (the end of the text, translated to `\z`, which means the end of
     /// whatever slice it searches).

@@ -83,7 +83,7 @@ pub fn parse(text: &str) -> Structure {
         | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS;
     for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
         match event {
-            Event::Start(tag) => start(text, &mut s, &mut w, tag, range),
+            Event::Start(tag) => start(text, &mut s, &mut w, &tag, range),
             Event::End(tag) => end(text, &mut s, &mut w, tag, range),
             Event::Rule if w.open.is_empty() => {
                 let range = trimmed(text, range);
@@ -145,7 +145,7 @@ fn nested_child(text: &str, s: &mut Structure, w: &Walk, pos: usize, level: Leve
     }
 }
 
-fn start(text: &str, s: &mut Structure, w: &mut Walk, tag: Tag<'_>, range: Range<usize>) {
+fn start(text: &str, s: &mut Structure, w: &mut Walk, tag: &Tag<'_>, range: Range<usize>) {
     let is_block = matches!(
         tag,
         Tag::Paragraph
@@ -491,7 +491,7 @@ mod tests {
             .collect();
         assert_eq!(titles, vec![(1, "A"), (2, "B x"), (2, "Setext")]);
         let b = text.find("## B").unwrap();
-        assert!(s.bounds.contains(&super::Boundary {
+        assert!(s.bounds.contains(&Boundary {
             pos: b,
             level: Level::heading(2)
         }));

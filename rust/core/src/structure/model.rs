@@ -26,24 +26,33 @@ pub struct Heading {
 pub enum BlockKind {
     /// Paragraphs, HTML blocks, front matter, thematic breaks.
     Text,
+    /// A heading line (ATX or setext), or a provision's heading.
     Heading,
     /// `header`: the header line and the delimiter row; `rows`: the start of each data row. A CSV or TSV table
     /// has its header rendered as Markdown (for the context), and its rows' ends and cells for rendering.
     Table {
+        /// The header line and the delimiter row.
         header: Range<usize>,
+        /// Where each data row starts.
         rows: Vec<usize>,
+        /// A CSV or TSV table rendered as Markdown.
         rendered: Option<Box<Rendered>>,
     },
     /// `opener`: the opening fence line (none for an indented block); `body`: where the code lines start.
     Code {
+        /// The opening fence line (none for an indented block).
         opener: Option<Range<usize>>,
+        /// Where the code lines start.
         body: usize,
+        /// The fence's info string's first word.
         language: Option<String>,
     },
     /// A list, with the paragraph that leads into it (part of the block's range) when there is one.
     List {
+        /// The paragraph that leads into the list.
         lead_in: Option<Range<usize>>,
     },
+    /// A block quote.
     Quote,
     /// A numbered provision of a legal text.
     Clause,
@@ -78,6 +87,7 @@ pub struct Rendered {
 pub struct Block {
     /// From the block's first byte to the end of its content (no trailing whitespace).
     pub range: Range<usize>,
+    /// What the block is.
     pub kind: BlockKind,
     /// Never cut inside when the block fits in a chunk.
     pub keep_whole: bool,

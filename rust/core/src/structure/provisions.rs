@@ -1156,13 +1156,13 @@ fn roman_value(token: &[u8]) -> Option<u16> {
 
 /// Finds the numbered provisions of `text` and returns its structure (see [`Structure::from_provisions`]).
 pub fn parse(text: &str) -> Structure {
-    Structure::from_provisions(text, provisions(text))
+    Structure::from_provisions(text, &provisions(text))
 }
 
 impl Structure {
     /// The structure of a legal text from its numbered provisions: each provision a section at its depth, the
     /// numbering hierarchy its title path.
-    pub fn from_provisions(text: &str, provisions: Vec<Provision>) -> Self {
+    pub fn from_provisions(text: &str, provisions: &[Provision]) -> Self {
         let mut s = Structure::default();
         let first = provisions.first().map_or(text.len(), |p| p.start);
         let preamble = text[..first].trim_end().len();

@@ -10,7 +10,7 @@
 
 mod pieces;
 pub mod registry;
-pub mod specials;
+pub(crate) mod specials;
 mod unicode;
 
 use std::cmp::Reverse;

@@ -4,15 +4,15 @@
 use std::path::PathBuf;
 
 /// The corpus files, in the order the tests read them.
-pub const FILES: [&str; 5] = ["en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"];
+pub(super) const FILES: [&str; 5] = ["en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"];
 
 /// `tests/data` at the repository root.
-pub fn dir() -> PathBuf {
+pub(super) fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data")
 }
 
 /// The first `limit` bytes (cut back to a char boundary) of each corpus file.
-pub fn corpus(limit: usize) -> Vec<(&'static str, String)> {
+pub(super) fn corpus(limit: usize) -> Vec<(&'static str, String)> {
     FILES
         .iter()
         .map(|&name| {
