@@ -1,6 +1,6 @@
-//! `chunkwise.Chunk`: built here because a chunk list is the hot path of `chunk()`. Building the objects in
-//! Python cost ~4.5 us a chunk, three times the split itself (measured on en.txt at 512 chars). A chunk's text is
-//! made on first read: that made `chunk()` on 10,000 ~2 KB documents 20% faster (89 -> 70 ms).
+//! `chunkwise.Chunk`: built here because a chunk list is the hot path of `chunk()`, and a Python object built in
+//! Python costs more than the split of its text. A chunk's text is made on first read: many callers only read
+//! offsets, ids or metadata.
 
 use chunkwise_core::levels::Name;
 use chunkwise_core::structure::ChunkType;
@@ -681,9 +681,9 @@ pub(crate) const PAUSE_GC_CHUNKS: usize = 700;
 /// Runs `f` with Python's cyclic garbage collector paused, and resumes it afterwards (also on an error or a panic)
 /// if it was running before.
 ///
-/// Building many chunks allocates many objects that the collector counts: a `chunk_batch` of 10,000 texts set off
-/// about 70 collections, a full one every other call, all on the one thread that holds the GIL (7.5 ms a call on
-/// average, a fifth of the call, and the cause of most of its variance). The objects built here hold no reference
+/// Building many chunks allocates many objects that the collector counts, so a big `chunk_batch` sets off dozens of
+/// collections, full ones among them, all on the one thread that holds the GIL, which finds nothing to free: a
+/// large share of the call, and most of its variance. The objects built here hold no reference
 /// cycle, so nothing is lost by collecting afterwards: at most one collection follows, and none if the chunks are
 /// freed first. A change another thread makes to the collector's state during the call may be undone.
 pub(crate) fn gc_paused<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {

@@ -2,8 +2,8 @@
 //! (`chunkwise.chunk.Metadata`, a `dict` subclass defined in Python: with abi3 a `#[pyclass]` cannot extend `dict`).
 //! The chunks of a text share the copy's values; nothing is shared with the caller.
 //!
-//! The copy is made here, not with `copy.deepcopy`, for speed: deepcopy of a two-key dict costs ~10 us, as much as
-//! splitting a 2 KB text, and `chunk_batch` takes one metadata per text. Containers of the common kinds (dict,
+//! The copy is made here, not with `copy.deepcopy`, for speed: deepcopy of even a small dict costs as much as
+//! splitting a short text, and `chunk_batch` takes one metadata per text. Containers of the common kinds (dict,
 //! list, tuple) are copied here and scalars shared (they are immutable); anything else goes to `copy.deepcopy`,
 //! which honours its `__deepcopy__`.
 
