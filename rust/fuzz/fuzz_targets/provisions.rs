@@ -47,7 +47,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             );
         }
     }
-    let mut s = Structure::from_provisions(&text, found);
+    let mut s = Structure::from_provisions(&text, &found);
     chunkwise_fuzz::check_structure(&text, &s);
     let capacity = 1 + data.first().map_or(0, |&b| b as usize);
     s.size_includes_context = data.get(1).is_some_and(|b| b & 1 == 1);
