@@ -15,16 +15,22 @@
 //! inside a piece estimated) and then counts every chunk it keeps with [`Sizer::size`], which is exact.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::error::ChunkError;
 use crate::offsets::{ceil_char_boundary, floor_char_boundary};
 use crate::size::{Sizer, SizerCache};
 use crate::tiktoken;
+
+mod hf;
+mod memo;
+mod pieces;
+
+use hf::{added_tokens_regex, check_usable, hf_rule, model_type, unencodable_count, RULE_SAMPLE};
+use memo::Memo;
+use pieces::{bert_pieces, space_pieces};
 
 /// Counts tokens for a tokenizer that is not built in (a Python callable, say). Such a counter is called on whole
 /// texts: nothing is known of where it could be cut.
@@ -63,79 +69,6 @@ pub enum PieceRule {
         /// The normalizer puts spaces around Han characters.
         chinese: bool,
     },
-}
-
-/// Pieces longer than this are not memoised. Long pieces (rules of dashes, runs of symbols) still repeat: a window
-/// and then its chunks count the same piece several times.
-const MAX_KEY: usize = 4096;
-/// The bytes of keys one shard keeps (16 shards: 64 MiB at most); past it, new pieces are counted but not kept.
-const MAX_BYTES_PER_SHARD: usize = 4 << 20;
-const SHARDS: usize = 16;
-const MAX_ENTRIES_PER_SHARD: usize = 1 << 16;
-
-/// piece -> count, shared by the threads of a batch; sharded so that they rarely wait for each other.
-struct Memo {
-    shards: Vec<Mutex<Shard>>,
-    /// The counts of one-byte pieces, plus one (0: not counted yet), without hashing or locking: BERT makes every
-    /// ASCII punctuation mark a piece of its own, and a run of them ("!!!...", "-----") is one lookup per byte.
-    ascii: [AtomicU32; 128],
-}
-
-#[derive(Default)]
-struct Shard {
-    map: FxHashMap<Box<str>, u32>,
-    bytes: usize,
-}
-
-impl Memo {
-    fn new() -> Self {
-        Self {
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            ascii: std::array::from_fn(|_| AtomicU32::new(0)),
-        }
-    }
-
-    /// The count of `key` from the memo, or from `count` (kept when it succeeds).
-    fn get_or<E>(&self, key: &str, count: impl FnOnce() -> Result<usize, E>) -> Result<usize, E> {
-        if let &[b] = key.as_bytes() {
-            let slot = &self.ascii[usize::from(b & 0x7F)];
-            return match slot.load(Relaxed) {
-                0 => {
-                    let n = count()?;
-                    slot.store(u32::try_from(n).unwrap_or(u32::MAX - 1) + 1, Relaxed);
-                    Ok(n)
-                }
-                known => Ok(known as usize - 1),
-            };
-        }
-        if key.len() > MAX_KEY {
-            return count();
-        }
-        let shard = &self.shards[shard_of(key)];
-        if let Some(&n) = lock(shard).map.get(key) {
-            return Ok(n as usize);
-        }
-        let n = count()?;
-        let mut shard = lock(shard);
-        if shard.map.len() < MAX_ENTRIES_PER_SHARD && shard.bytes + key.len() <= MAX_BYTES_PER_SHARD
-        {
-            shard.bytes += key.len();
-            shard
-                .map
-                .insert(key.into(), u32::try_from(n).unwrap_or(u32::MAX));
-        }
-        Ok(n)
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // A panic while the lock was held cannot leave a half-written entry: the map is still valid.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn shard_of(key: &str) -> usize {
-    use std::hash::BuildHasher;
-    (rustc_hash::FxBuildHasher.hash_one(key) >> 59) as usize % SHARDS
 }
 
 /// A tokenizer as a chunk sizer: counts tokens exactly, with a memo of pieces.
@@ -436,327 +369,6 @@ impl TokenCounter {
     }
 }
 
-/// A character no vocabulary holds (a noncharacter); 128 of them make a word longer than WordPiece's
-/// `max_input_chars_per_word` (100 by default).
-const UNKNOWN_CHAR: &str = "\u{10FFFF}";
-
-/// Letters of rare scripts (Gothic, Old Italic, Vai, Cyrillic extended, Linear B, Egyptian): text that reaches the
-/// model through any normalizer (BERT's drops private-use and unassigned characters, so those would not) and that
-/// few vocabularies hold, so that the model's handling of unknown text is exercised.
-const RARE_LETTERS: &str =
-    " \u{10330}\u{10331} \u{10300} \u{A500}\u{A501} \u{A66E} \u{10000} \u{13000} ";
-
-/// Fails, with Hugging Face's own reason, on a tokenizer.json that `tokenizers` loads but cannot encode text with
-/// (a WordPiece vocabulary without its unknown token fails on the first word it does not hold), or that gives no
-/// tokens at all: every text would count 0 and make one chunk, however long. Cheap: two short encodings.
-fn check_usable(tok: &tokenizers::Tokenizer) -> Result<(), ChunkError> {
-    use tokenizers::{Model, ModelWrapper};
-    let unusable = |e: &dyn fmt::Display| {
-        ChunkError::invalid(
-            "tokenizer",
-            format!("Hugging Face tokenizers cannot encode text with this tokenizer.json: {e}"),
-        )
-    };
-    // WordPiece (past `max_input_chars_per_word`, or on a character it does not hold) and WordLevel (on any word it
-    // does not hold) give the unknown token, and fail when their vocabulary lacks it: some text always gets there,
-    // whatever the sample below holds. The model is asked directly, as the tokenizer would ask it for that word.
-    if let model @ (ModelWrapper::WordPiece(_) | ModelWrapper::WordLevel(_)) = tok.get_model() {
-        let word = UNKNOWN_CHAR.repeat(128);
-        if model.token_to_id(&word).is_none() {
-            model.tokenize(&word).map_err(|e| unusable(&e))?;
-        }
-    }
-    // Other models fail on unknown text only in some configurations (a BPE whose `unk_token` is missing from its
-    // vocabulary, a Unigram without `unk_id`), and a byte-level pre-tokenizer never lets such text reach them:
-    // the whole pipeline encodes a sample with rare letters, as HF's `encode` would.
-    let mut probe = String::from(RULE_SAMPLE);
-    probe.push_str(RARE_LETTERS);
-    let tokens = tok
-        .encode_fast(probe.as_str(), false)
-        .map_err(|e| unusable(&e))?;
-    if tokens.is_empty() {
-        return Err(ChunkError::invalid(
-            "tokenizer",
-            format!(
-                "this tokenizer.json gives no tokens for a sample of {} characters of ordinary text (an empty \
-                 vocabulary?): every text would count 0 tokens and become one chunk",
-                probe.chars().count()
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// The stand-in count of text the tokenizer fails to encode (see [`TokenCounter::try_count`]).
-fn unencodable_count(text: &str) -> usize {
-    text.chars().count()
-}
-
-/// Texts that have broken piece rules: the rule check runs on them.
-const RULE_SAMPLE: &str =
-    "Hello world.  Two  spaces, and\ttabs\u{a0}nbsp \u{3000}ideographic space.\n\
-\n\nParagraph 2: 12345678901234 numbers 3.14159 and 1,000,000; e.g. U.S.A. it's we'll I'M\n\
-   indented line\r\nCRLF line ending \u{0301}combining and caf\u{e9} cafe\u{301}\n\
-中文的句子，还有标点。“引号”与（括号）！日本語のテキスト、カタカナ。한국어 문장입니다.\n\
-emoji 👨‍👩‍👧 ZWJ 🇫🇷 flags 🙂🙂 and symbols → ≤ € £ ¥ © ™ ½ µ\n\
-code: fn main() { let x = a[i] + b->c; } // comment <tag attr=\"v\"> [SEP] <|endoftext|> <s> </s>\n\
-trailing spaces   \n    \n\
-see docs.\n/usr/bin\n\n# Heading\r\n\r\n- item:\n\t* nested\n)\n(x)\n123\n\n\n   \nend\n";
-
-fn model_type(config: &Value) -> String {
-    config["model"]["type"].as_str().unwrap_or("?").to_owned()
-}
-
-/// The piece rule of a tokenizer.json, from its normalizer, pre-tokenizer and added tokens.
-fn hf_rule(config: &Value) -> PieceRule {
-    let added_ok = config["added_tokens"].as_array().is_none_or(|tokens| {
-        tokens.iter().all(|t| {
-            let flag = |k: &str| t[k].as_bool().unwrap_or(false);
-            let content = t["content"].as_str().unwrap_or(" ");
-            !flag("lstrip")
-                && !flag("rstrip")
-                && !flag("single_word")
-                && (!flag("normalized") || config["normalizer"].is_null())
-                && !content
-                    .chars()
-                    .any(|c| c.is_whitespace() || is_cjk_punct(c))
-                && !content.is_empty()
-        })
-    });
-    if !added_ok {
-        return PieceRule::Whole;
-    }
-    let normalizer = &config["normalizer"];
-    let pre = &config["pre_tokenizer"];
-    match pre["type"].as_str() {
-        Some("BertPreTokenizer") => {
-            let chinese = normalizer["type"] == "BertNormalizer"
-                && normalizer["handle_chinese_chars"].as_bool().unwrap_or(true);
-            if char_local(normalizer) {
-                PieceRule::Bert { chinese }
-            } else {
-                PieceRule::Whole
-            }
-        }
-        Some("ByteLevel") if pre["use_regex"].as_bool().unwrap_or(true) && normalizer.is_null() => {
-            PieceRule::Spaces { cjk_punct: true }
-        }
-        Some("Metaspace")
-            if pre["split"].as_bool().unwrap_or(true)
-                && pre["replacement"].as_str().unwrap_or("▁") == "▁"
-                && normalizer.is_null() =>
-        {
-            PieceRule::Spaces { cjk_punct: false }
-        }
-        _ => PieceRule::Whole,
-    }
-}
-
-/// Normalizers that change each character on its own (or none): they never join or split words.
-fn char_local(normalizer: &Value) -> bool {
-    match normalizer["type"].as_str() {
-        None => normalizer.is_null(),
-        Some("BertNormalizer" | "Lowercase" | "StripAccents" | "NFC" | "NFD" | "NFKC" | "NFKD") => {
-            true
-        }
-        Some("Sequence") => normalizer["normalizers"]
-            .as_array()
-            .is_some_and(|list| list.iter().all(char_local)),
-        Some(_) => false,
-    }
-}
-
-/// The added tokens as one regex, longest first, so that a match is the leftmost-longest as in the tokenizer.
-fn added_tokens_regex(config: &Value) -> Result<Option<regex::Regex>, ChunkError> {
-    let mut contents: Vec<&str> = config["added_tokens"]
-        .as_array()
-        .map(|tokens| {
-            tokens
-                .iter()
-                .filter_map(|t| t["content"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
-    contents.retain(|c| !c.is_empty());
-    if contents.is_empty() {
-        return Ok(None);
-    }
-    contents.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-    contents.dedup();
-    let pattern = contents
-        .iter()
-        .map(|c| regex::escape(c))
-        .collect::<Vec<_>>()
-        .join("|");
-    regex::RegexBuilder::new(&pattern)
-        .size_limit(64 << 20)
-        .build()
-        .map(Some)
-        .map_err(|e| ChunkError::invalid("tokenizer", format!("added tokens: {e}")))
-}
-
-/// [`PieceRule::Spaces`]: cut before a space between two non-spaces (and before CJK punctuation after a letter).
-fn space_pieces(
-    text: &str,
-    from: usize,
-    to: usize,
-    cjk_punct: bool,
-    newlines: bool,
-    f: &mut impl FnMut(usize, usize),
-) {
-    let bytes = text.as_bytes();
-    let mut start = from;
-    let mut i = from + 1;
-    let table = if newlines {
-        &NEWLINE_RULE_BYTES
-    } else {
-        &PUNCT_RULE_BYTES
-    };
-    while i < to {
-        let found = if cjk_punct {
-            bytes[i..to].iter().position(|&b| table[b as usize])
-        } else {
-            memchr::memchr(b' ', &bytes[i..to])
-        };
-        let Some(off) = found else { break };
-        i += off;
-        let letter_before = || {
-            text[..i]
-                .chars()
-                .next_back()
-                .is_some_and(is_letter_before_punct)
-        };
-        if matches!(bytes[i], b'\n' | b'\r') {
-            // The end of a run of line breaks, before a non-space: cl100k and o200k end a token there (their
-            // `\s*[\r\n]` and `[\r\n]*` take every break), and start the next one. Not before "/", which o200k
-            // keeps with punctuation and breaks before it (`[\r\n/]*`).
-            let next = text[i + 1..to].chars().next();
-            if next.is_some_and(|c| !c.is_whitespace() && c != '/') {
-                f(start, i + 1);
-                start = i + 1;
-            }
-            i += 1;
-            continue;
-        }
-        let cut = match bytes[i] {
-            b' ' => {
-                let before = text[..i]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| !c.is_whitespace());
-                let after = text[i + 1..to]
-                    .chars()
-                    .next()
-                    .is_some_and(|c| !c.is_whitespace());
-                before && after
-            }
-            // ASCII punctuation after a letter or digit starts a token (the letters' token never takes it).
-            b if b.is_ascii() => letter_before(),
-            // A lead byte of the CJK punctuation (the needles are never continuation bytes).
-            _ => is_cjk_punct(text[i..].chars().next().unwrap_or(' ')) && letter_before(),
-        };
-        if cut {
-            f(start, i);
-            start = i;
-        }
-        i += 1;
-    }
-    f(start, to);
-}
-
-/// The bytes `space_pieces` stops at with punctuation cuts on: the space, ASCII punctuation but the apostrophe
-/// (o200k keeps "'s" with the word before it), and the lead bytes of the CJK punctuation.
-static PUNCT_RULE_BYTES: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 128 {
-        t[b] = (b as u8).is_ascii_punctuation() && b != b'\'' as usize;
-        b += 1;
-    }
-    t[b' ' as usize] = true;
-    t[0xE3] = true;
-    t[0xEF] = true;
-    t
-};
-
-/// `PUNCT_RULE_BYTES` and the line breaks, for cl100k and o200k.
-static NEWLINE_RULE_BYTES: [bool; 256] = {
-    let mut t = PUNCT_RULE_BYTES;
-    t[b'\n' as usize] = true;
-    t[b'\r' as usize] = true;
-    t
-};
-
-/// CJK punctuation (all of Unicode category P): a token starts at it in byte-level BPE and tiktoken.
-fn is_cjk_punct(c: char) -> bool {
-    matches!(
-        c,
-        '，' | '。'
-            | '、'
-            | '！'
-            | '？'
-            | '：'
-            | '；'
-            | '（'
-            | '）'
-            | '「'
-            | '」'
-            | '『'
-            | '』'
-            | '《'
-            | '》'
-            | '【'
-            | '】'
-    )
-}
-
-/// Characters that end a letter or number token in every supported regex: Han, kana, Hangul, ASCII letters and digits.
-fn is_letter_before_punct(c: char) -> bool {
-    c.is_ascii_alphanumeric()
-        || matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x3041..=0x3096 | 0x30A1..=0x30FA | 0xAC00..=0xD7A3)
-}
-
-/// Whitespace in BERT's sense that every BERT configuration splits on (its normalizer deletes other control
-/// characters rather than splitting on them).
-fn is_bert_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r') || (c as u32 > 0x7F && c != '\u{85}' && c.is_whitespace())
-}
-
-/// [`PieceRule::Bert`]: words between whitespace, with ASCII and CJK punctuation and (with `chinese`) Han
-/// characters as pieces of their own.
-fn bert_pieces(
-    text: &str,
-    from: usize,
-    to: usize,
-    chinese: bool,
-    f: &mut impl FnMut(usize, usize),
-) {
-    let mut start = None;
-    for (off, c) in text[from..to].char_indices() {
-        let i = from + off;
-        if is_bert_space(c) {
-            if let Some(s) = start.take() {
-                f(s, i);
-            }
-        } else if c.is_ascii_punctuation() || is_cjk_punct(c) || (chinese && is_han(c)) {
-            if let Some(s) = start.take() {
-                f(s, i);
-            }
-            f(i, i + c.len_utf8());
-        } else if start.is_none() {
-            start = Some(i);
-        }
-    }
-    if let Some(s) = start {
-        f(s, to);
-    }
-}
-
-/// Han characters that BERT's normalizer isolates (a subset of its list).
-fn is_han(c: char) -> bool {
-    matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF)
-}
-
 impl Sizer for TokenCounter {
     fn size(&self, text: &str) -> usize {
         self.count(text)
@@ -876,6 +488,7 @@ impl Sizer for TokenCounter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hf::RARE_LETTERS;
 
     /// A tokenizer.json with no normalizer and a whitespace pre-tokenizer around `model`.
     fn json(model: &str) -> String {
