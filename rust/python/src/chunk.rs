@@ -2,9 +2,6 @@
 //! Python costs more than the split of its text. A chunk's text is made on first read: many callers only read
 //! offsets, ids or metadata.
 
-use chunkwise_core::levels::Name;
-use chunkwise_core::structure::ChunkType;
-use chunkwise_core::{ChunkOptions, Description, SpanInfo, Splitter};
 use std::sync::OnceLock;
 
 use pyo3::prelude::*;
@@ -26,46 +23,48 @@ use crate::text::substring;
 #[pyclass(frozen, module = "chunkwise", name = "Chunk", eq, hash)]
 pub struct Chunk {
     /// Made from `source` on first access: a chunk list is built under the GIL, one chunk at a time, and a string
-    /// per chunk was the largest part of that serial work in `chunk_batch`.
-    text: OnceLock<Py<PyString>>,
+    /// per chunk would be the largest part of that serial work in `chunk_batch`.
+    pub(crate) text: OnceLock<Py<PyString>>,
     /// The document, until `text` is made from it (chunks built by a chunker): then it is let go, so that kept
     /// chunks do not keep their whole document alive.
-    source: std::sync::Mutex<Option<Py<PyString>>>,
+    pub(crate) source: std::sync::Mutex<Option<Py<PyString>>>,
     #[pyo3(get)]
-    start: usize,
+    pub(crate) start: usize,
     #[pyo3(get)]
-    end: usize,
+    pub(crate) end: usize,
     #[pyo3(get)]
-    index: usize,
+    pub(crate) index: usize,
     #[pyo3(get)]
-    size: usize,
+    pub(crate) size: usize,
     /// The exact token count when the chunker measures in tokens, else None.
     #[pyo3(get)]
-    token_count: Option<usize>,
+    pub(crate) token_count: Option<usize>,
     #[pyo3(get)]
-    level: Py<PyString>,
+    pub(crate) level: Py<PyString>,
     /// A `chunkwise.chunk.Metadata` (a read-only dict), possibly shared with the other chunks of the text; `None`
-    /// reads as the one shared empty one: an empty dict per chunk made a batch of 40,000 chunks spend a third of its
-    /// time in Python's garbage collector.
-    metadata: Option<Py<PyDict>>,
+    /// reads as the one shared empty one: an empty dict per chunk would give the garbage collector one more object
+    /// to track for each chunk.
+    pub(crate) metadata: Option<Py<PyDict>>,
     #[pyo3(get)]
-    context: Py<PyString>,
+    pub(crate) context: Py<PyString>,
     /// What joins `context` and `text` in `embedding_text`: a blank line, or one line break after a table header
     /// or a fence line (so that the result is still a table or a code block).
     #[pyo3(get)]
-    context_sep: Py<PyString>,
+    pub(crate) context_sep: Py<PyString>,
     /// The text to embed when it is not `context + context_sep + text` (a CSV table's rows rendered as Markdown).
-    embedding: Option<Py<PyString>>,
-    id: ChunkId,
-    prev_id: Option<ChunkId>,
-    next_id: Option<ChunkId>,
+    pub(crate) embedding: Option<Py<PyString>>,
+    pub(crate) id: ChunkId,
+    pub(crate) prev_id: Option<ChunkId>,
+    pub(crate) next_id: Option<ChunkId>,
 }
 
 /// A chunk id: a 64-bit hash rendered as 16 hex digits on access (no string per chunk on the hot path), or an id
 /// given by the caller.
 #[derive(Debug, Clone)]
-enum ChunkId {
+pub(crate) enum ChunkId {
+    /// A content hash.
     Hash(u64),
+    /// The caller's own id.
     Given(String),
 }
 
@@ -424,294 +423,5 @@ impl Chunk {
             self.level.bind(py).repr()?,
             shown
         ))
-    }
-}
-
-/// A text's chunks from the core (offsets, ids, pages: everything that needs no Python object), computed without
-/// the GIL (in parallel for a batch), so that only object creation is left for [`build`].
-#[derive(Debug)]
-pub(crate) struct Prepared {
-    chunks: Vec<chunkwise_core::Chunk>,
-    /// What each chunk learns from the document's structure (structural strategies only).
-    structure: Option<Description>,
-}
-
-impl Prepared {
-    /// The number of chunks.
-    pub(crate) fn count(&self) -> usize {
-        self.chunks.len()
-    }
-
-    /// Splits `text` and prepares its chunks (see [`ChunkOptions`]). `stop`: asked every few chunks whether to give
-    /// up (see `interrupt`).
-    pub(crate) fn split(
-        splitter: &Splitter,
-        text: &str,
-        options: ChunkOptions<'_>,
-        stop: &dyn Fn() -> bool,
-    ) -> Result<Self, chunkwise_core::ChunkError> {
-        crate::errors::tripwire::check(text);
-        let chunks = splitter.chunks_until(text, options, Some(stop))?;
-        Ok(Self {
-            chunks: chunks.chunks,
-            structure: chunks.description,
-        })
-    }
-
-    /// Whether the chunks carry page numbers.
-    fn paged(&self) -> bool {
-        self.chunks.first().is_some_and(|c| c.pages.is_some())
-    }
-}
-
-/// Garbage-collector tracking. A chunk holds strings only until its metadata dict exists, so it cannot be part of a
-/// reference cycle: untracked, it costs the collector nothing. pyo3 tracks every object of a `#[pyclass]`, and
-/// without this a batch of 40,000 chunks spent a tenth of its time in collections that could find nothing.
-#[allow(unsafe_code)]
-mod gc {
-    use pyo3::ffi;
-    use pyo3::prelude::*;
-
-    /// Stops the collector from visiting `obj`.
-    pub(super) fn untrack(obj: &Bound<'_, PyAny>) {
-        // SAFETY: `obj` is a live object of a GC type (every pyclass is one) and we hold the GIL; untracking an
-        // untracked object is allowed.
-        unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
-    }
-}
-
-/// Builds the chunk objects of one text: the one place spans become `Chunk`s. `arg`: the name of the metadata
-/// argument, made only for an error.
-pub(crate) fn build<'py>(
-    py: Python<'py>,
-    source: &Bound<'py, PyString>,
-    prepared: &Prepared,
-    level_name: impl Fn(chunkwise_core::Level) -> Name,
-    (arg, metadata): (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
-    tokens: bool,
-) -> PyResult<Vec<Bound<'py, Chunk>>> {
-    let paged = prepared.paged();
-    let copied = match metadata {
-        Some(m) => {
-            if prepared.structure.is_some() {
-                let why = "on the chunks of a structural strategy (markdown, clause, table)";
-                metadata::check_keys(&arg, m, &metadata::STRUCTURE_KEYS, why)?;
-            }
-            if paged {
-                metadata::check_keys(
-                    &arg,
-                    m,
-                    &metadata::PAGE_KEYS,
-                    "on the chunks of a paged text",
-                )?;
-            }
-            Some(metadata::deep_copy(m)?)
-        }
-        None => None,
-    };
-    // The chunks of a text share one deep copy of the caller's metadata (its values are read-only by contract): a
-    // copy per chunk would cost more than the split when the metadata holds a list or a dict. Chunks that add no key
-    // of their own share one read-only dict; the others each have one, over the same values.
-    let own_keys = prepared.structure.is_some() || paged;
-    let shared = match &copied {
-        Some(c) if !own_keys => Some(metadata::frozen(c)?),
-        _ => None,
-    };
-    // Strings cached for the process (`intern!`): made once, not once per text.
-    let empty = pyo3::intern!(py, "").clone();
-    let (blank_line, line_break) = (
-        pyo3::intern!(py, "\n\n").clone(),
-        pyo3::intern!(py, "\n").clone(),
-    );
-    let titles = match &prepared.structure {
-        Some(d) => d
-            .headings
-            .iter()
-            .map(|h| PyString::new(py, &h.title))
-            .collect(),
-        None => Vec::new(),
-    };
-    let mut names: Vec<(u8, Bound<'py, PyString>)> = Vec::new();
-    let mut out = Vec::with_capacity(prepared.count());
-    let mut last_context: Option<Bound<'py, PyString>> = None;
-    for (i, ch) in prepared.chunks.iter().enumerate() {
-        let level = match names.iter().find(|(code, _)| *code == ch.level.0) {
-            Some((_, name)) => name.clone(),
-            None => {
-                let name = level_string(py, level_name(ch.level));
-                names.push((ch.level.0, name.clone()));
-                name
-            }
-        };
-        let mut meta = match (&shared, &copied) {
-            (Some(s), _) => Some(s.clone()),
-            (None, Some(c)) => Some(metadata::frozen(c)?),
-            (None, None) => None,
-        };
-        let (mut context, mut sep, mut embedding) = (empty.clone(), &blank_line, None);
-        if let Some(d) = &prepared.structure {
-            let info = &d.chunks[i];
-            let m = match &mut meta {
-                Some(m) => m,
-                None => meta.insert(metadata::new_frozen(py)?),
-            };
-            describe(py, m, info, &titles, d)?;
-            if !info.context.is_empty() {
-                // Neighbouring chunks mostly share their context (the same section): one string for them all.
-                let same = i > 0 && d.chunks[i - 1].context == info.context;
-                context = match (&last_context, same) {
-                    (Some(c), true) => c.clone(),
-                    _ => PyString::new(py, &info.context),
-                };
-                last_context = Some(context.clone());
-            }
-            if info.inline_join {
-                sep = &line_break;
-            }
-            embedding = info
-                .embedding
-                .as_deref()
-                .map(|e| PyString::new(py, e).unbind());
-        }
-        if let Some((first, last)) = ch.pages {
-            let m = match &mut meta {
-                Some(m) => m,
-                None => meta.insert(metadata::new_frozen(py)?),
-            };
-            m.set_item(pyo3::intern!(py, "page_start"), first)?;
-            m.set_item(pyo3::intern!(py, "page_end"), last)?;
-        }
-        let meta = meta.map(Bound::unbind);
-        let chunk = Chunk {
-            text: OnceLock::new(),
-            source: std::sync::Mutex::new(Some(source.clone().unbind())),
-            start: ch.char_start,
-            end: ch.char_end,
-            index: i,
-            size: ch.size,
-            token_count: tokens.then_some(ch.size),
-            level: level.unbind(),
-            metadata: meta,
-            context: context.unbind(),
-            context_sep: sep.clone().unbind(),
-            embedding,
-            id: ChunkId::Hash(ch.id),
-            prev_id: ch.prev_id.map(ChunkId::Hash),
-            next_id: ch.next_id.map(ChunkId::Hash),
-        };
-        let chunk = Bound::new(py, chunk)?;
-        if metadata.is_none() && !own_keys {
-            gc::untrack(chunk.as_any());
-        }
-        out.push(chunk);
-    }
-    Ok(out)
-}
-
-/// Adds a chunk's description to its metadata: `title_path` (from `titles`, the Python strings of the headings'
-/// titles), `headings`, `chunk_type`, and the table rows or code language of a chunk of one table or code block.
-fn describe(
-    py: Python<'_>,
-    meta: &Bound<'_, PyDict>,
-    info: &SpanInfo,
-    titles: &[Bound<'_, PyString>],
-    description: &Description,
-) -> PyResult<()> {
-    use pyo3::intern;
-    let path = pyo3::types::PyList::new(py, info.path.iter().map(|&h| &titles[h]))?;
-    let depths = info.path.iter().map(|&h| description.headings[h].depth);
-    let levels = pyo3::types::PyList::new(py, depths)?;
-    // Interned keys and types: one string each for all the chunks, not one per chunk.
-    meta.set_item(intern!(py, "title_path"), path)?;
-    meta.set_item(intern!(py, "headings"), levels)?;
-    meta.set_item(intern!(py, "chunk_type"), chunk_type_string(py, info.kind))?;
-    if let Some((first, past, total)) = info.rows {
-        meta.set_item(intern!(py, "row_start"), first)?;
-        meta.set_item(intern!(py, "row_end"), past)?;
-        meta.set_item(intern!(py, "total_rows"), total)?;
-    }
-    if let Some(language) = &info.language {
-        meta.set_item(intern!(py, "language"), language.as_deref())?;
-    }
-    if info.context_shortened {
-        meta.set_item(intern!(py, "context_shortened"), true)?;
-    }
-    Ok(())
-}
-
-/// The Python string of a level name, made once for the process.
-fn level_string<'py>(py: Python<'py>, name: Name) -> Bound<'py, PyString> {
-    static NAMES: Interned = Interned::new();
-    interned(py, &NAMES, || Name::ALL.map(Name::as_str).to_vec())[name.index()]
-        .bind(py)
-        .clone()
-}
-
-/// The Python string of a chunk type, made once for the process.
-fn chunk_type_string<'py>(py: Python<'py>, kind: ChunkType) -> Bound<'py, PyString> {
-    static TYPES: Interned = Interned::new();
-    interned(py, &TYPES, || {
-        ChunkType::ALL.map(ChunkType::as_str).to_vec()
-    })[kind.index()]
-    .bind(py)
-    .clone()
-}
-
-/// Python strings for one of the core's lists of names, in the list's order.
-type Interned = pyo3::sync::PyOnceLock<Vec<Py<PyString>>>;
-
-/// The strings of `cell`, interned from `names` on first use.
-fn interned<'a>(
-    py: Python<'_>,
-    cell: &'a Interned,
-    names: impl FnOnce() -> Vec<&'static str>,
-) -> &'a [Py<PyString>] {
-    cell.get_or_init(py, || {
-        names()
-            .into_iter()
-            .map(|n| PyString::intern(py, n).unbind())
-            .collect()
-    })
-}
-
-/// Below this many chunks a text's objects are built with the collector left alone: pausing and resuming it costs
-/// more than the collections it saves.
-pub(crate) const PAUSE_GC_CHUNKS: usize = 700;
-
-/// Runs `f` with Python's cyclic garbage collector paused, and resumes it afterwards (also on an error or a panic)
-/// if it was running before.
-///
-/// Building many chunks allocates many objects that the collector counts, so a big `chunk_batch` sets off dozens of
-/// collections, full ones among them, all on the one thread that holds the GIL, which finds nothing to free: a
-/// large share of the call, and most of its variance. The objects built here hold no reference
-/// cycle, so nothing is lost by collecting afterwards: at most one collection follows, and none if the chunks are
-/// freed first. A change another thread makes to the collector's state during the call may be undone.
-pub(crate) fn gc_paused<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
-    static GC: pyo3::sync::PyOnceLock<Py<PyModule>> = pyo3::sync::PyOnceLock::new();
-    let gc = GC
-        .get_or_try_init(py, || py.import("gc").map(Bound::unbind))?
-        .bind(py);
-    if !gc
-        .call_method0(pyo3::intern!(py, "isenabled"))?
-        .is_truthy()?
-    {
-        return f();
-    }
-    gc.call_method0(pyo3::intern!(py, "disable"))?;
-    let _resume = Resume(gc.clone().unbind());
-    f()
-}
-
-/// Turns the collector back on when dropped.
-#[derive(Debug)]
-struct Resume(Py<PyModule>);
-
-impl Drop for Resume {
-    fn drop(&mut self) {
-        Python::attach(|py| {
-            if let Err(e) = self.0.bind(py).call_method0(pyo3::intern!(py, "enable")) {
-                e.write_unraisable(py, None);
-            }
-        });
     }
 }

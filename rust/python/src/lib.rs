@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 mod batch;
+mod build;
 mod chunk;
 mod errors;
 mod interrupt;

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
 use crate::batch::batch_error;
-use crate::chunk::{self, Prepared};
+use crate::build::{self, Prepared};
 use crate::errors::{count_arg, run, to_py, tripwire, wrong_type, ChunkingError, DETACH_BYTES};
 use crate::interrupt::Interrupt;
 use crate::metadata;
@@ -101,7 +101,7 @@ impl PySplitter {
     ) -> PyResult<Bound<'py, PyList>> {
         let source = source.cast::<pyo3::types::PyString>()?;
         let tokens = self.tokenizer.is_some();
-        let chunks = chunk::build(
+        let chunks = build::build(
             py,
             source,
             prepared,
@@ -272,10 +272,10 @@ impl PySplitter {
         };
         let prepared = self.prepare(py, text, options)?;
         let meta = (|| "metadata".to_owned(), meta);
-        if prepared.count() < chunk::PAUSE_GC_CHUNKS {
+        if prepared.count() < build::PAUSE_GC_CHUNKS {
             return self.build(py, source, &prepared, meta);
         }
-        chunk::gc_paused(py, || self.build(py, source, &prepared, meta))
+        build::gc_paused(py, || self.build(py, source, &prepared, meta))
     }
 
     /// `chunk` for many texts: split in parallel on all cores with the GIL released.
@@ -315,7 +315,7 @@ impl PySplitter {
         let mut lists = Vec::with_capacity(items.len());
         let interrupt = Interrupt::new();
         let stop = self.stop(&interrupt);
-        chunk::gc_paused(py, || {
+        build::gc_paused(py, || {
             self.pipeline(
                 py,
                 &strs,
