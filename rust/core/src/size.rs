@@ -61,6 +61,12 @@ pub trait Sizer: Send + Sync + Debug {
         false
     }
 
+    /// Whether sizes add up over a cut at any char boundary, not only at the engine's boundaries: the engine then
+    /// counts a piece once and subtracts its trailing whitespace, instead of counting content and whitespace apart.
+    fn adds_per_char(&self) -> bool {
+        false
+    }
+
     /// The exact size of `text[start..end]`, where `start` is the start of the window last measured with
     /// `cache` (see [`Sizer::prefix_sizes`]): a sizer may use what it kept of that window.
     fn size_in_window(&self, text: &str, start: usize, end: usize, cache: &SizerCache) -> usize {
@@ -97,6 +103,10 @@ impl Sizer for Chars {
     }
 
     fn ascii_is_bytes(&self) -> bool {
+        true
+    }
+
+    fn adds_per_char(&self) -> bool {
         true
     }
 

@@ -218,20 +218,37 @@ impl Assembler<'_> {
         let (mut prev, mut size) = (win.start, 0);
         let (mut trimmed_end, mut trimmed_size) = (win.start, 0);
         let ascii = win.ascii;
+        let per_char = ascii || (self.sizer.adds_per_char() && self.sizer.ascii_is_bytes());
         let size_of = |s: &str| if ascii { s.len() } else { self.sizer.size(s) };
         for b in win.bounds.iter().take_while(|b| whole || b.pos <= upto) {
             let seg = &text[prev..b.pos];
-            let content = if ascii {
-                trim_ascii_end(seg)
+            if per_char {
+                // One count of the piece, less its trailing whitespace: ASCII first, Unicode spaces (U+3000, NBSP)
+                // only when a non-ASCII byte ends what is left.
+                let units = size_of(seg);
+                let mut content = trim_ascii_end(seg).len();
+                let mut blank = seg.len() - content;
+                if !ascii && content > 0 && seg.as_bytes()[content - 1] >= 0x80 {
+                    let unicode = seg[..content].trim_end().len();
+                    if unicode < content {
+                        blank += self.sizer.size(&seg[unicode..content]);
+                        content = unicode;
+                    }
+                }
+                if content > 0 {
+                    trimmed_size = size + units - blank;
+                    trimmed_end = prev + content;
+                }
+                size += units;
             } else {
-                seg.trim_end()
-            };
-            if content.is_empty() {
-                size += size_of(seg);
-            } else {
-                trimmed_size = size + size_of(content);
-                trimmed_end = prev + content.len();
-                size = trimmed_size + size_of(&seg[content.len()..]);
+                let content = seg.trim_end();
+                if content.is_empty() {
+                    size += size_of(seg);
+                } else {
+                    trimmed_size = size + size_of(content);
+                    trimmed_end = prev + content.len();
+                    size = trimmed_size + size_of(&seg[content.len()..]);
+                }
             }
             win.marks.push(Mark {
                 pos: b.pos,
