@@ -117,31 +117,63 @@ impl Splitter {
 /// id; without one, a digest of the whole text stands for the document, so that equal chunk texts of different
 /// documents do not collide (and every id changes with any edit).
 pub fn chunk_ids(text: &str, spans: &[Span], doc_id: Option<&str>) -> Vec<u64> {
-    // Seeds keep a document id apart from a text that happens to hold the same bytes.
-    let doc = match doc_id {
-        Some(d) => xxh3_64_with_seed(d.as_bytes(), 1),
-        None => xxh3_64_with_seed(text.as_bytes(), 0),
-    };
-    let mut seen: FxHashMap<u64, u64> = FxHashMap::default();
-    seen.reserve(spans.len());
+    let mut ids = Ids::new(match doc_id {
+        Some(d) => DocKey::Id(d),
+        None => DocKey::Text(text),
+    });
+    ids.seen.reserve(spans.len());
     spans
         .iter()
-        .map(|s| {
-            // One pass over the chunk's bytes, seeded with the document.
-            let id = xxh3_64_with_seed(&text.as_bytes()[s.start..s.end], doc);
-            let count = seen.entry(id).or_insert(0);
-            let occurrence = *count;
-            *count += 1;
-            if occurrence == 0 {
-                id
-            } else {
-                let mut key = [0u8; 16];
-                key[..8].copy_from_slice(&id.to_le_bytes());
-                key[8..].copy_from_slice(&occurrence.to_le_bytes());
-                xxh3_64(&key)
-            }
-        })
+        .map(|s| ids.next(&text.as_bytes()[s.start..s.end]))
         .collect()
+}
+
+/// What namespaces a document's chunk ids.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum DocKey<'a> {
+    /// The caller's document id.
+    Id(&'a str),
+    /// The whole text, standing for a document without an id.
+    Text(&'a str),
+}
+
+/// The ids of a document's chunks, one chunk text after the other (see [`chunk_ids`]).
+#[derive(Debug)]
+pub(crate) struct Ids {
+    doc: u64,
+    /// How many chunks had each (hashed) text so far.
+    seen: FxHashMap<u64, u64>,
+}
+
+impl Ids {
+    pub(crate) fn new(doc: DocKey<'_>) -> Self {
+        // Seeds keep a document id apart from a text that happens to hold the same bytes.
+        let doc = match doc {
+            DocKey::Id(d) => xxh3_64_with_seed(d.as_bytes(), 1),
+            DocKey::Text(t) => xxh3_64_with_seed(t.as_bytes(), 0),
+        };
+        Self {
+            doc,
+            seen: FxHashMap::default(),
+        }
+    }
+
+    /// The id of the next chunk, whose text is `chunk`.
+    pub(crate) fn next(&mut self, chunk: &[u8]) -> u64 {
+        // One pass over the chunk's bytes, seeded with the document.
+        let id = xxh3_64_with_seed(chunk, self.doc);
+        let count = self.seen.entry(id).or_insert(0);
+        let occurrence = *count;
+        *count += 1;
+        if occurrence == 0 {
+            id
+        } else {
+            let mut key = [0u8; 16];
+            key[..8].copy_from_slice(&id.to_le_bytes());
+            key[8..].copy_from_slice(&occurrence.to_le_bytes());
+            xxh3_64(&key)
+        }
+    }
 }
 
 #[cfg(test)]
