@@ -1,7 +1,7 @@
 //! A text's chunks as a caller receives them: the engine's spans with their `str` (code point) offsets, a stable id
 //! each, their neighbours' ids and, for a paged text, their pages. Every binding gets the same chunks from here.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::boundary::Level;
@@ -141,8 +141,11 @@ pub(crate) enum DocKey<'a> {
 #[derive(Debug)]
 pub(crate) struct Ids {
     doc: u64,
-    /// How many chunks had each (hashed) text so far.
-    seen: FxHashMap<u64, u64>,
+    /// The (hashed) texts seen so far: most are seen once, and a set of them is half the size of a map of counts
+    /// (a stream of gigabytes keeps millions).
+    seen: FxHashSet<u64>,
+    /// How many chunks had each text that was seen more than once.
+    repeated: FxHashMap<u64, u64>,
 }
 
 impl Ids {
@@ -154,7 +157,8 @@ impl Ids {
         };
         Self {
             doc,
-            seen: FxHashMap::default(),
+            seen: FxHashSet::default(),
+            repeated: FxHashMap::default(),
         }
     }
 
@@ -162,17 +166,16 @@ impl Ids {
     pub(crate) fn next(&mut self, chunk: &[u8]) -> u64 {
         // One pass over the chunk's bytes, seeded with the document.
         let id = xxh3_64_with_seed(chunk, self.doc);
-        let count = self.seen.entry(id).or_insert(0);
+        if self.seen.insert(id) {
+            return id;
+        }
+        let count = self.repeated.entry(id).or_insert(1);
         let occurrence = *count;
         *count += 1;
-        if occurrence == 0 {
-            id
-        } else {
-            let mut key = [0u8; 16];
-            key[..8].copy_from_slice(&id.to_le_bytes());
-            key[8..].copy_from_slice(&occurrence.to_le_bytes());
-            xxh3_64(&key)
-        }
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&id.to_le_bytes());
+        key[8..].copy_from_slice(&occurrence.to_le_bytes());
+        xxh3_64(&key)
     }
 }
 
