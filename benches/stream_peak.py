@@ -6,7 +6,7 @@ Run it in a fresh process (test_bench_streaming.py does). It writes a file of ``
 corpus (en.txt, zh.txt and ja.txt; each copy has its paragraphs numbered, so that chunk texts do not repeat and the
 stream's table of chunk ids grows as it would on real text), then, in this process:
 
-* streams it with ``RecursiveChunker(512).iter_chunks(open(path))``, keeping a digest of every chunk's
+* streams it with ``RecursiveChunker(512).iter_chunks(open(path, "rb"))``, keeping a digest of every chunk's
   ``(start, end, id, prev_id, next_id, text)`` and nothing else, and reports the peak RSS (VmHWM, reset just
   before, as in memory_peak.py) minus the RSS before: ``stream_peak_mb``;
 * with ``--compare``: reads the whole file, runs ``chunk()`` on it and digests its chunks the same way: ``equal``
@@ -72,7 +72,7 @@ def main() -> None:
         before = rss_bytes()
         reset = reset_peak()
         t0 = time.perf_counter()
-        with open(path, encoding="utf-8", newline="") as f:
+        with open(path, "rb") as f:
             streamed, n = digest(chunker.iter_chunks(f, META))
         secs = time.perf_counter() - t0
         peak = peak_bytes() - before

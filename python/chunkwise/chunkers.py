@@ -6,7 +6,6 @@ Each class builds one core splitter in ``__init__`` (the core validates every ar
 
 from __future__ import annotations
 
-import codecs
 from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _core
@@ -209,34 +208,30 @@ def _unit(unit: Optional[str], tokenizer: Optional[Tokenizer]) -> str:
     return "chars" if tokenizer is None else "tokens"
 
 
-def _streamed(stream: Any, pieces: Iterator[str]) -> Iterator[Chunk]:
+def _streamed(stream: Any, pieces: Iterator[Union[str, bytes]]) -> Iterator[Chunk]:
     for piece in pieces:
         yield from stream.push(piece)
     yield from stream.finish()
 
 
-def _pieces(source: Any, read_size: int) -> Iterator[str]:
+def _pieces(source: Any, read_size: int) -> Iterator[Union[str, bytes]]:
     """The ``str`` pieces of a stream's source (see :meth:`BaseChunker.iter_chunks`)."""
     if isinstance(source, str):
         yield source
         return
     read = getattr(source, "read", None)
     if callable(read):
-        decoder = None
+        # Bytes go to the core as they are (it checks them as UTF-8 and joins characters cut between reads): no
+        # Python decoding, which costs more than the chunking.
         while True:
             piece = read(read_size)
             if not piece:
                 break
-            if isinstance(piece, (bytes, bytearray, memoryview)):
-                if decoder is None:
-                    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-                piece = decoder.decode(bytes(piece))
-            elif not isinstance(piece, str):
+            if isinstance(piece, (bytearray, memoryview)):
+                piece = bytes(piece)
+            elif not isinstance(piece, (str, bytes)):
                 raise TypeError(f"source.read() must return str or bytes, got {type(piece).__name__}")
-            if piece:
-                yield piece
-        if decoder is not None:
-            decoder.decode(b"", final=True)
+            yield piece
         return
     if isinstance(source, (bytes, bytearray)):
         raise TypeError("source must be a str, a file or an iterable of str, got bytes: decode it first")

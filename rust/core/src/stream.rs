@@ -51,6 +51,8 @@ pub struct ChunkStream {
     paged: bool,
     feeds_before: usize,
     finished: bool,
+    /// The bytes of a character cut between two pieces of bytes (see [`ChunkStream::push_bytes`]).
+    partial: Vec<u8>,
     /// [`BLOCK`], [`MARGIN`] and [`CONTEXT`] (smaller in tests, to make many runs of a small text).
     sizes: (usize, usize, usize),
 }
@@ -82,6 +84,7 @@ impl ChunkStream {
             paged,
             feeds_before: 0,
             finished: false,
+            partial: Vec::new(),
             sizes: (BLOCK, MARGIN, CONTEXT),
         })
     }
@@ -111,6 +114,42 @@ impl ChunkStream {
         Ok(())
     }
 
+    /// [`ChunkStream::push`] for a piece of UTF-8 bytes, which may end inside a character (the rest of it starts the
+    /// next piece). Bytes that are not UTF-8 are an error that gives their offset in the stream.
+    pub fn push_bytes(
+        &mut self,
+        splitter: &Splitter,
+        piece: &[u8],
+        out: &mut Vec<Chunk>,
+        stop: Option<&dyn Fn() -> bool>,
+    ) -> Result<(), ChunkError> {
+        let joined;
+        let bytes = if self.partial.is_empty() {
+            piece
+        } else {
+            joined = [std::mem::take(&mut self.partial).as_slice(), piece].concat();
+            joined.as_slice()
+        };
+        let valid = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) if e.error_len().is_none() => {
+                // The piece ends inside a character: keep its first bytes for the next piece.
+                self.partial = bytes[e.valid_up_to()..].to_vec();
+                std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+            }
+            Err(e) => {
+                return Err(ChunkError::invalid(
+                    "piece",
+                    format!(
+                        "the stream is not UTF-8: invalid byte at offset {} of the stream",
+                        self.base + self.buffer.len() + e.valid_up_to()
+                    ),
+                ))
+            }
+        };
+        self.push(splitter, valid, out, stop)
+    }
+
     /// Ends the stream: appends the remaining chunks to `out`.
     pub fn finish(
         &mut self,
@@ -120,6 +159,15 @@ impl ChunkStream {
     ) -> Result<(), ChunkError> {
         if self.finished {
             return Ok(());
+        }
+        if !self.partial.is_empty() {
+            return Err(ChunkError::invalid(
+                "piece",
+                format!(
+                    "the stream is not UTF-8: it ends inside a character, at offset {} of the stream",
+                    self.base + self.buffer.len()
+                ),
+            ));
         }
         self.run(splitter, true, out, stop)?;
         if let Some(last) = self.merging.take() {
@@ -385,6 +433,38 @@ mod tests {
             crate::tokens::TokenCounter::tiktoken("cl100k_base").unwrap(),
         ));
         check(config, &texts[0], SMALL);
+    }
+
+    #[test]
+    fn bytes_cut_inside_characters_stream_as_the_text() {
+        let text = corpus("zh.txt");
+        let splitter = Splitter::new(SplitterConfig::new(Strategy::Recursive, 100)).unwrap();
+        let mut stream = ChunkStream::new(&splitter, "doc", false).unwrap();
+        (stream.sizes, stream.block) = (SMALL, SMALL.0);
+        let (mut got, mut out) = (Vec::new(), Vec::new());
+        for piece in text.as_bytes().chunks(1001) {
+            stream.push_bytes(&splitter, piece, &mut out, None).unwrap();
+            got.append(&mut out);
+        }
+        stream.finish(&splitter, &mut out, None).unwrap();
+        got.append(&mut out);
+        let options = ChunkOptions {
+            doc_id: Some("doc"),
+            paged: false,
+        };
+        assert_eq!(got, splitter.chunks(&text, options).unwrap().chunks);
+
+        let mut stream = ChunkStream::new(&splitter, "doc", false).unwrap();
+        let err = stream
+            .push_bytes(&splitter, b"ab\xffc", &mut out, None)
+            .unwrap_err();
+        assert!(err.to_string().contains("offset 2"), "{err}");
+        let mut stream = ChunkStream::new(&splitter, "doc", false).unwrap();
+        stream
+            .push_bytes(&splitter, &"a\u{e9}".as_bytes()[..2], &mut out, None)
+            .unwrap();
+        let err = stream.finish(&splitter, &mut out, None).unwrap_err();
+        assert!(err.to_string().contains("ends inside a character"), "{err}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use chunkwise_core::ChunkStream;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::build::{Prepared, Texts};
 use crate::errors::{run, DETACH_BYTES};
@@ -53,12 +53,23 @@ impl PyChunkStream {
         })
     }
 
-    /// Adds the next piece of the text; returns the chunks that are now final.
+    /// Adds the next piece of the text (a `str`, or UTF-8 `bytes` that may end inside a character); returns the
+    /// chunks that are now final.
     fn push<'py>(
         &mut self,
         py: Python<'py>,
         piece: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
+        if let Ok(bytes) = piece.cast::<PyBytes>() {
+            let bytes = bytes.as_bytes();
+            return self.step(
+                py,
+                bytes.len(),
+                Box::new(|stream, splitter, out, stop| {
+                    stream.push_bytes(splitter, bytes, out, Some(stop))
+                }),
+            );
+        }
         let piece = borrow_str(py, "piece", piece)?;
         self.step(
             py,
