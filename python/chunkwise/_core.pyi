@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["ChunkingError", "Chunk", "ChunkStream", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -61,6 +61,14 @@ class Chunk:
     def to_dict(self) -> Dict[str, Any]: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+@final
+class ChunkStream:
+    def __new__(
+        cls, splitter: Splitter, metadata: Optional[Dict[str, Any]] = None, paged: bool = False
+    ) -> ChunkStream: ...
+    def push(self, piece: Union[str, bytes]) -> List[Chunk]: ...
+    def finish(self) -> List[Chunk]: ...
 
 @final
 class Splitter:

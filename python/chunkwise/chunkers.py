@@ -6,7 +6,7 @@ Each class builds one core splitter in ``__init__`` (the core validates every ar
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _core
 from ._core import Tokenizer
@@ -112,6 +112,34 @@ class BaseChunker:
             dicts = [_as_dict(m, f"metadatas[{i}]") for i, m in enumerate(_as_list(metadatas, "metadatas"))]
         return self._splitter.chunk_batch(_as_list(texts, "texts"), dicts)
 
+    def iter_chunks(
+        self,
+        source: Union[str, Iterable[str], IO[Any]],
+        metadata: Optional[Mapping[str, Any]] = None,
+        *,
+        paged: bool = False,
+        read_size: int = 1 << 20,
+    ) -> Iterator[Chunk]:
+        """The chunks of a text that arrives in pieces (a file larger than memory), as they become final: the same
+        chunks as :meth:`chunk` on the whole text, with offsets and ``index`` in the whole stream, in memory bounded
+        by a few blocks of a few MB.
+
+        ``source``: a file opened in text mode (or in binary mode: read as UTF-8), an iterable of ``str`` pieces (cut
+        anywhere), or a ``str``. It is read ``read_size`` characters (or bytes) at a time.
+
+        ``metadata`` must name the document (``doc_id``, ``id`` or ``source``): chunk ids are namespaced by the
+        document (see :attr:`Chunk.id`), and without a name :meth:`chunk` stands for the document with its whole
+        text, which a stream only knows at its end. ``paged``: number pages (``page_start``, ``page_end``), as
+        :meth:`chunk` does for a text holding form feeds; a stream that holds one must be paged.
+
+        The structural chunkers (Markdown, clause, table) read the structure of the whole document and do not
+        stream: they raise ChunkingError.
+        """
+        if isinstance(read_size, bool) or not isinstance(read_size, int) or read_size < 1:
+            raise ValueError(f"read_size must be a positive int, got {read_size!r}")
+        stream = _core.ChunkStream(self._splitter, _as_dict(metadata, "metadata"), paged)
+        return _streamed(stream, _pieces(source, read_size))
+
     def spans_batch(self, texts: Sequence[str]) -> list:
         """:meth:`spans` for many texts, in parallel on all cores with the GIL released."""
         import numpy as np
@@ -178,6 +206,45 @@ def _unit(unit: Optional[str], tokenizer: Optional[Tokenizer]) -> str:
     if unit is not None:
         return unit
     return "chars" if tokenizer is None else "tokens"
+
+
+def _streamed(stream: Any, pieces: Iterator[Union[str, bytes]]) -> Iterator[Chunk]:
+    for piece in pieces:
+        yield from stream.push(piece)
+    yield from stream.finish()
+
+
+def _pieces(source: Any, read_size: int) -> Iterator[Union[str, bytes]]:
+    """The ``str`` pieces of a stream's source (see :meth:`BaseChunker.iter_chunks`)."""
+    if isinstance(source, str):
+        yield source
+        return
+    read = getattr(source, "read", None)
+    if callable(read):
+        # Bytes go to the core as they are (it checks them as UTF-8 and joins characters cut between reads): no
+        # Python decoding, which costs more than the chunking.
+        while True:
+            piece = read(read_size)
+            if not piece:
+                break
+            if isinstance(piece, (bytearray, memoryview)):
+                piece = bytes(piece)
+            elif not isinstance(piece, (str, bytes)):
+                raise TypeError(f"source.read() must return str or bytes, got {type(piece).__name__}")
+            yield piece
+        return
+    if isinstance(source, (bytes, bytearray)):
+        raise TypeError("source must be a str, a file or an iterable of str, got bytes: decode it first")
+    try:
+        items = iter(source)
+    except TypeError:
+        raise TypeError(
+            f"source must be a str, a file or an iterable of str, got {type(source).__name__}"
+        ) from None
+    for i, piece in enumerate(items):
+        if not isinstance(piece, str):
+            raise TypeError(f"source[{i}] must be a str, got {type(piece).__name__}")
+        yield piece
 
 
 def _as_dict(metadata: Any, name: str) -> Optional[dict]:

@@ -1,7 +1,7 @@
 //! A text's chunks as a caller receives them: the engine's spans with their `str` (code point) offsets, a stable id
 //! each, their neighbours' ids and, for a paged text, their pages. Every binding gets the same chunks from here.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::boundary::Level;
@@ -117,31 +117,66 @@ impl Splitter {
 /// id; without one, a digest of the whole text stands for the document, so that equal chunk texts of different
 /// documents do not collide (and every id changes with any edit).
 pub fn chunk_ids(text: &str, spans: &[Span], doc_id: Option<&str>) -> Vec<u64> {
-    // Seeds keep a document id apart from a text that happens to hold the same bytes.
-    let doc = match doc_id {
-        Some(d) => xxh3_64_with_seed(d.as_bytes(), 1),
-        None => xxh3_64_with_seed(text.as_bytes(), 0),
-    };
-    let mut seen: FxHashMap<u64, u64> = FxHashMap::default();
-    seen.reserve(spans.len());
+    let mut ids = Ids::new(match doc_id {
+        Some(d) => DocKey::Id(d),
+        None => DocKey::Text(text),
+    });
+    ids.seen.reserve(spans.len());
     spans
         .iter()
-        .map(|s| {
-            // One pass over the chunk's bytes, seeded with the document.
-            let id = xxh3_64_with_seed(&text.as_bytes()[s.start..s.end], doc);
-            let count = seen.entry(id).or_insert(0);
-            let occurrence = *count;
-            *count += 1;
-            if occurrence == 0 {
-                id
-            } else {
-                let mut key = [0u8; 16];
-                key[..8].copy_from_slice(&id.to_le_bytes());
-                key[8..].copy_from_slice(&occurrence.to_le_bytes());
-                xxh3_64(&key)
-            }
-        })
+        .map(|s| ids.next(&text.as_bytes()[s.start..s.end]))
         .collect()
+}
+
+/// What namespaces a document's chunk ids.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum DocKey<'a> {
+    /// The caller's document id.
+    Id(&'a str),
+    /// The whole text, standing for a document without an id.
+    Text(&'a str),
+}
+
+/// The ids of a document's chunks, one chunk text after the other (see [`chunk_ids`]).
+#[derive(Debug)]
+pub(crate) struct Ids {
+    doc: u64,
+    /// The (hashed) texts seen so far: most are seen once, and a set of them is half the size of a map of counts
+    /// (a stream of gigabytes keeps millions).
+    seen: FxHashSet<u64>,
+    /// How many chunks had each text that was seen more than once.
+    repeated: FxHashMap<u64, u64>,
+}
+
+impl Ids {
+    pub(crate) fn new(doc: DocKey<'_>) -> Self {
+        // Seeds keep a document id apart from a text that happens to hold the same bytes.
+        let doc = match doc {
+            DocKey::Id(d) => xxh3_64_with_seed(d.as_bytes(), 1),
+            DocKey::Text(t) => xxh3_64_with_seed(t.as_bytes(), 0),
+        };
+        Self {
+            doc,
+            seen: FxHashSet::default(),
+            repeated: FxHashMap::default(),
+        }
+    }
+
+    /// The id of the next chunk, whose text is `chunk`.
+    pub(crate) fn next(&mut self, chunk: &[u8]) -> u64 {
+        // One pass over the chunk's bytes, seeded with the document.
+        let id = xxh3_64_with_seed(chunk, self.doc);
+        if self.seen.insert(id) {
+            return id;
+        }
+        let count = self.repeated.entry(id).or_insert(1);
+        let occurrence = *count;
+        *count += 1;
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&id.to_le_bytes());
+        key[8..].copy_from_slice(&occurrence.to_le_bytes());
+        xxh3_64(&key)
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 //! - [`levels`]: a strategy's table of levels: the source of each level's cuts (an emitter, or the structure) and
 //!   its name.
 //! - [`splitter`]: the strategies, each one table of levels for the engine.
+//! - [`stream`]: the chunks of a text that arrives in pieces, equal to those of the whole text.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -27,17 +28,19 @@ pub mod offsets;
 pub mod size;
 mod span;
 pub mod splitter;
+pub mod stream;
 pub mod structure;
 mod tiktoken;
 pub mod tokens;
 
-pub use assemble::Mode;
+pub use assemble::{Mode, Resume};
 pub use boundary::Level;
 pub use chunk::{Chunk, ChunkOptions, Chunks};
 pub use error::ChunkError;
 pub use size::{MaxChars, Unit};
 pub use span::Span;
 pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy, TableFormat};
+pub use stream::ChunkStream;
 pub use structure::{Description, SpanInfo, Structure};
 pub use tiktoken::registry as tiktoken_encodings;
 pub use tokens::{CountFn, PieceRule, TokenCounter};

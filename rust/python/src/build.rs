@@ -43,6 +43,14 @@ impl Prepared {
         })
     }
 
+    /// Chunks of a stream, final and in order (they carry no structure).
+    pub(crate) fn streamed(chunks: Vec<chunkwise_core::Chunk>) -> Self {
+        Self {
+            chunks,
+            structure: None,
+        }
+    }
+
     /// Whether the chunks carry page numbers.
     fn paged(&self) -> bool {
         self.chunks.first().is_some_and(|c| c.pages.is_some())
@@ -65,11 +73,20 @@ mod gc {
     }
 }
 
+/// Where the chunks' texts come from.
+pub(crate) enum Texts<'a, 'py> {
+    /// The whole text, sliced when a chunk's text is first read.
+    Source(&'a Bound<'py, PyString>),
+    /// The part of a stream that holds the chunks (each chunk's text is made now: the part goes away), and the
+    /// index of the first chunk in the stream.
+    Stream(&'a chunkwise_core::ChunkStream, usize),
+}
+
 /// Builds the chunk objects of one text: the one place spans become `Chunk`s. `arg`: the name of the metadata
 /// argument, made only for an error.
 pub(crate) fn build<'py>(
     py: Python<'py>,
-    source: &Bound<'py, PyString>,
+    texts: Texts<'_, 'py>,
     prepared: &Prepared,
     level_name: impl Fn(chunkwise_core::Level) -> Name,
     (arg, metadata): (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
@@ -167,12 +184,20 @@ pub(crate) fn build<'py>(
             m.set_item(pyo3::intern!(py, "page_end"), last)?;
         }
         let meta = meta.map(Bound::unbind);
+        let (text, source, index) = match &texts {
+            Texts::Source(source) => (OnceLock::new(), Some(Bound::clone(source).unbind()), i),
+            Texts::Stream(stream, first) => (
+                OnceLock::from(PyString::new(py, stream.text(ch)).unbind()),
+                None,
+                first + i,
+            ),
+        };
         let chunk = Chunk {
-            text: OnceLock::new(),
-            source: std::sync::Mutex::new(Some(source.clone().unbind())),
+            text,
+            source: std::sync::Mutex::new(source),
             start: ch.char_start,
             end: ch.char_end,
-            index: i,
+            index,
             size: ch.size,
             token_count: tokens.then_some(ch.size),
             level: level.unbind(),

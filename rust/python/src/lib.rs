@@ -13,6 +13,7 @@ mod interrupt;
 mod langchain;
 mod metadata;
 mod splitter;
+mod stream;
 mod text;
 mod tokenizer;
 
@@ -27,6 +28,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_on, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::_splitter_from_config, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
+    m.add_class::<stream::PyChunkStream>()?;
     m.add_class::<chunk::Chunk>()?;
     m.add_class::<tokenizer::PyTokenizer>()?;
     m.add_class::<langchain::PyLangchainSplitter>()?;

@@ -100,21 +100,32 @@ impl PySplitter {
         metadata: (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
     ) -> PyResult<Bound<'py, PyList>> {
         let source = source.cast::<pyo3::types::PyString>()?;
+        let chunks = self.build_from(py, build::Texts::Source(source), prepared, metadata)?;
+        PyList::new(py, chunks)
+    }
+
+    /// [`PySplitter::build`] from any [`build::Texts`].
+    pub(crate) fn build_from<'py>(
+        &self,
+        py: Python<'py>,
+        texts: build::Texts<'_, 'py>,
+        prepared: &Prepared,
+        metadata: (impl Fn() -> String, Option<&Bound<'py, PyDict>>),
+    ) -> PyResult<Vec<Bound<'py, crate::chunk::Chunk>>> {
         let tokens = self.tokenizer.is_some();
-        let chunks = build::build(
+        build::build(
             py,
-            source,
+            texts,
             prepared,
             |l| self.inner.levels().name(l),
             metadata,
             tokens,
-        )?;
-        PyList::new(py, chunks)
+        )
     }
 }
 
 /// `arg`: the argument's name, made only for an error.
-fn metadata_arg<'a, 'py>(
+pub(crate) fn metadata_arg<'a, 'py>(
     arg: impl FnOnce() -> String,
     value: &'a Option<Bound<'py, PyAny>>,
 ) -> PyResult<Option<&'a Bound<'py, PyDict>>> {

@@ -77,6 +77,50 @@ pub struct Assembler<'a> {
     eager: usize,
     /// Asked every [`STOP_EVERY`] chunks whether to stop: a caller's way to interrupt a long split.
     stop: Stop<'a>,
+    /// The text is the head of a longer one (a stream): no chunk is made whose choice may read at or past this
+    /// position, since what follows in the stream could change it (see [`Assembler::resume`]).
+    horizon: Option<usize>,
+}
+
+/// Where a run of the engine stands before a chunk whose window is new: all it carries from one window to the
+/// next. A run stopped at its horizon goes on from here over a longer text, exactly as if it had never stopped.
+/// (Within a window the state is larger: weaker levels are emitted from where the window's chunks start, so a
+/// run only stops where it opens a window.)
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resume {
+    /// Where the search for the next chunk's start begins (before whitespace is skipped).
+    pub pos: usize,
+    /// The previous chunk's boundary: a chunk that starts before it (overlap) and ends within the previous
+    /// chunk's content brings nothing new, and is dropped.
+    pub prev_cut: usize,
+    /// The end of the previous chunk's content.
+    pub prev_end: usize,
+    /// Bytes per unit seen so far, which sizes the next window.
+    pub bytes_per_unit: f64,
+}
+
+impl Default for Resume {
+    /// The start of a text.
+    fn default() -> Self {
+        Resume {
+            pos: 0,
+            prev_cut: 0,
+            prev_end: 0,
+            bytes_per_unit: 1.5,
+        }
+    }
+}
+
+impl Resume {
+    /// The same state in a text that lost its first `dropped` bytes.
+    pub fn shifted(self, dropped: usize) -> Resume {
+        Resume {
+            pos: self.pos - dropped,
+            prev_cut: self.prev_cut.saturating_sub(dropped),
+            prev_end: self.prev_end.saturating_sub(dropped),
+            ..self
+        }
+    }
 }
 
 /// A caller's check whether a split should stop; `None` never stops.
@@ -144,6 +188,7 @@ impl<'a> Assembler<'a> {
             view: None,
             eager: 0,
             stop: Stop::default(),
+            horizon: None,
         }
     }
 
@@ -191,13 +236,45 @@ impl<'a> Assembler<'a> {
         self
     }
 
+    /// Treats the text as the head of a longer one: [`Assembler::resume`] stops before any chunk whose choice may
+    /// read text at or past `horizon`. Emitters read a little context past the window they scan, so the caller
+    /// keeps a margin of text after the horizon (see `crate::stream`).
+    pub fn horizon(mut self, horizon: Option<usize>) -> Self {
+        self.horizon = horizon;
+        self
+    }
+
     /// Appends the spans of `text` to `out`, or stops with [`ChunkError::Interrupted`] when `stop` says so.
     pub fn run(&self, text: &str, out: &mut Vec<Span>) -> Result<(), crate::error::ChunkError> {
         let first = out.len();
-        let mut win = Window::new();
-        let mut pos = 0;
+        self.resume(text, Resume::default(), out)?;
+        if self.min_size > 0 {
+            self.merge_small(text, out, first);
+        }
+        Ok(())
+    }
+
+    /// Appends the spans of `text` from the state `from` to `out`, without merging small chunks. Returns where the
+    /// run stopped when a chunk's choice would have read past the horizon (`None`: the text is done).
+    pub fn resume(
+        &self,
+        text: &str,
+        from: Resume,
+        out: &mut Vec<Span>,
+    ) -> Result<Option<Resume>, crate::error::ChunkError> {
+        let first = out.len();
+        let mut win = Window::new(from.bytes_per_unit);
+        let mut pos = from.pos;
         // The previous chunk: where its boundary is, and where its content ends.
-        let (mut prev_cut, mut prev_end) = (0, 0);
+        let (mut prev_cut, mut prev_end) = (from.prev_cut, from.prev_end);
+        let stopped = |pos, prev_cut, prev_end, bytes_per_unit| {
+            Ok(Some(Resume {
+                pos,
+                prev_cut,
+                prev_end,
+                bytes_per_unit,
+            }))
+        };
         loop {
             let start = if self.trim {
                 // A byte order mark that starts the text is no content either.
@@ -207,6 +284,9 @@ impl<'a> Assembler<'a> {
             } else {
                 pos
             };
+            if self.horizon.is_some_and(|h| start >= h) {
+                return stopped(pos, prev_cut, prev_end, win.bytes_per_unit());
+            }
             if start >= text.len() {
                 break;
             }
@@ -218,7 +298,12 @@ impl<'a> Assembler<'a> {
             let mark = match self.mode {
                 Mode::Greedy => {
                     if !self.reuse(text, start, &mut win) {
+                        let rate = win.bytes_per_unit();
                         self.open(text, start, &mut win);
+                        // The window's choices read up to its end (and the context after it).
+                        if self.horizon.is_some_and(|h| win.scan_end() >= h) {
+                            return stopped(pos, prev_cut, prev_end, rate);
+                        }
                     }
                     let budget = self.budget(text, start);
                     let mark = self.choose(text, &mut win, budget);
@@ -226,6 +311,12 @@ impl<'a> Assembler<'a> {
                 }
                 Mode::Fixed { snap } => self.fixed_cut(text, start, snap, &mut win.fresh),
             };
+            if matches!(self.mode, Mode::Fixed { .. })
+                && self.horizon.is_some_and(|h| mark.pos >= h)
+            {
+                // A fixed window reads up to its cut (and the context after it), and carries nothing to the next.
+                return stopped(pos, prev_cut, prev_end, win.bytes_per_unit());
+            }
             let (end, size) = self.end_of(&mark);
             if start < prev_cut && end <= prev_end {
                 // The overlap brought no new content: start after the previous chunk instead.
@@ -244,10 +335,7 @@ impl<'a> Assembler<'a> {
                 Mode::Fixed { .. } => self.fixed_next(text, start, &mark),
             };
         }
-        if self.min_size > 0 {
-            self.merge_small(text, out, first);
-        }
-        Ok(())
+        Ok(None)
     }
 
     /// What the chunk starting at `start` may take.
@@ -289,29 +377,12 @@ impl<'a> Assembler<'a> {
     /// Merges each chunk smaller than `min_size` into the chunk before it (or the first into the next) when the
     /// merged chunk fits.
     fn merge_small(&self, text: &str, spans: &mut Vec<Span>, first: usize) {
-        let size = |a: usize, b: usize| self.sizer.size(&text[a..b]);
         let mut k = first;
         for i in first..spans.len() {
             let cur = spans[i];
             if k > first {
-                let prev = spans[k - 1];
-                let barrier = self.structure.is_some() && prev.level >= Level::SECTION;
-                let small = !barrier && (cur.size < self.min_size || prev.size < self.min_size);
-                let merged = if small {
-                    size(prev.start, cur.end)
-                } else {
-                    usize::MAX
-                };
-                let cap = self.structure.map_or(self.capacity, |s| {
-                    s.capacity_at(text, prev.start, self.sizer, self.capacity)
-                });
-                if merged <= cap {
-                    spans[k - 1] = Span {
-                        start: prev.start,
-                        end: cur.end,
-                        level: cur.level,
-                        size: merged,
-                    };
+                if let Some(merged) = self.merged(text, &spans[k - 1], &cur) {
+                    spans[k - 1] = merged;
                     continue;
                 }
             }
@@ -319,6 +390,24 @@ impl<'a> Assembler<'a> {
             k += 1;
         }
         spans.truncate(k);
+    }
+
+    /// `prev` and `cur` as one chunk, when either is smaller than `min_size` and the two fit together.
+    pub fn merged(&self, text: &str, prev: &Span, cur: &Span) -> Option<Span> {
+        let barrier = self.structure.is_some() && prev.level >= Level::SECTION;
+        if barrier || (cur.size >= self.min_size && prev.size >= self.min_size) {
+            return None;
+        }
+        let merged = self.sizer.size(&text[prev.start..cur.end]);
+        let cap = self.structure.map_or(self.capacity, |s| {
+            s.capacity_at(text, prev.start, self.sizer, self.capacity)
+        });
+        (merged <= cap).then_some(Span {
+            start: prev.start,
+            end: cur.end,
+            level: cur.level,
+            size: merged,
+        })
     }
 }
 

@@ -44,12 +44,22 @@ pub(super) struct Window {
 }
 
 impl Window {
-    /// An empty window, sized at first for text of one and a half bytes a unit.
-    pub(super) fn new() -> Self {
+    /// An empty window, sized at first for text of `bytes_per_unit` bytes a unit.
+    pub(super) fn new(bytes_per_unit: f64) -> Self {
         Window {
-            bytes_per_unit: 1.5,
+            bytes_per_unit,
             ..Window::default()
         }
+    }
+
+    /// Bytes per unit seen in the windows so far: the next window is sized from it.
+    pub(super) fn bytes_per_unit(&self) -> f64 {
+        self.bytes_per_unit
+    }
+
+    /// Where the window's scan ends: nothing past it was read (but the context emitters look at).
+    pub(super) fn scan_end(&self) -> usize {
+        self.scan_end
     }
 }
 

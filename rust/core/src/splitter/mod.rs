@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::assemble::{Assembler, Mode};
+use crate::assemble::{Assembler, Mode, Resume};
 pub use crate::boundary::KeepSeparator;
 use crate::boundary::{Emitter, Level};
 use crate::error::ChunkError;
@@ -328,13 +328,57 @@ impl Splitter {
         self.assembler(structure.as_ref(), view)
             .stop(stop)
             .run(text, &mut out)?;
+        self.report_sizes(text, &mut out);
+        Ok((out, structure))
+    }
+
+    /// The measure of a capped tokenizer is the larger of tokens and the cap's share of the size: report tokens.
+    pub(crate) fn report_sizes(&self, text: &str, spans: &mut [Span]) {
         if let Some(capped) = &self.capped {
-            // The measure is the larger of tokens and the cap's share of the size: report tokens.
-            for s in &mut out {
+            for s in spans {
                 s.size = capped.reported(&text[s.start..s.end], s.size);
             }
         }
-        Ok((out, structure))
+    }
+
+    /// Part of a streamed text (see [`crate::stream`]): the spans of `text` from the state `from`, stopping before
+    /// any chunk whose choice may read at or past `horizon` (`None`: `text` is the end of the stream). Small chunks
+    /// are not merged: the stream merges them with [`Splitter::merged`] as they come. Structural strategies read
+    /// the whole document and do not stream.
+    pub(crate) fn split_part(
+        &self,
+        text: &str,
+        from: Resume,
+        horizon: Option<usize>,
+        stop: Option<&dyn Fn() -> bool>,
+    ) -> Result<(Vec<Span>, Option<Resume>), ChunkError> {
+        let view = if self.reads_lines() {
+            crate::boundary::breaks::line_view(text)
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
+        let view = match &view {
+            std::borrow::Cow::Owned(v) => Some(v.as_str()),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
+        let mut out = Vec::new();
+        let resume = self
+            .assembler(None, view)
+            .stop(stop)
+            .horizon(horizon)
+            .resume(text, from, &mut out)?;
+        Ok((out, resume))
+    }
+
+    /// `prev` and `cur` of a streamed text as one chunk, when the strategy's `min_size` merges them (as
+    /// [`Splitter::split`] does after its run).
+    pub(crate) fn merged(&self, text: &str, prev: &Span, cur: &Span) -> Option<Span> {
+        self.assembler(None, None).merged(text, prev, cur)
+    }
+
+    /// Whether small chunks are merged into their neighbours.
+    pub(crate) fn merges_small(&self) -> bool {
+        self.min_size > 0
     }
 
     /// What each span learns from the structure: title path, context, chunk type, table rows.

@@ -1,0 +1,130 @@
+//! `chunkwise._core.ChunkStream`: the chunks of a document that arrives in pieces (see `chunkwise_core::stream`),
+//! as `Chunk` objects with offsets in the whole stream.
+
+use chunkwise_core::ChunkStream;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use crate::build::{Prepared, Texts};
+use crate::errors::{run, DETACH_BYTES};
+use crate::interrupt::Interrupt;
+use crate::metadata;
+use crate::splitter::{metadata_arg, PySplitter};
+use crate::text::borrow_str;
+
+/// One streamed document: `push` its pieces in order, then `finish`; each returns the chunks that are final.
+#[pyclass(module = "chunkwise._core", name = "ChunkStream")]
+#[derive(Debug)]
+pub struct PyChunkStream {
+    splitter: Py<PySplitter>,
+    inner: ChunkStream,
+    metadata: Option<Py<PyDict>>,
+    /// Chunks handed out so far: the index of the next one.
+    made: usize,
+}
+
+#[pymethods]
+impl PyChunkStream {
+    /// A stream for `splitter`'s strategy. `metadata` is copied into each chunk and must name the document
+    /// (`doc_id`, `id` or `source`): the chunk ids are namespaced by it. `paged`: number pages (required when the
+    /// stream holds form feeds).
+    #[new]
+    #[pyo3(signature = (splitter, metadata=None, paged=false))]
+    fn new(
+        splitter: Bound<'_, PySplitter>,
+        metadata: Option<Bound<'_, PyAny>>,
+        paged: bool,
+    ) -> PyResult<Self> {
+        let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
+        let Some(doc_id) = metadata::doc_id(meta)? else {
+            return Err(PyValueError::new_err(
+                "metadata must name the document ('doc_id', 'id' or 'source') to chunk a stream: chunk ids are \
+                 namespaced by the document, and a stream has no whole text to stand for it",
+            ));
+        };
+        let inner = ChunkStream::new(&splitter.get().inner, &doc_id, paged)
+            .map_err(crate::errors::to_py)?;
+        Ok(Self {
+            splitter: splitter.unbind(),
+            inner,
+            metadata: meta.map(|m| m.clone().unbind()),
+            made: 0,
+        })
+    }
+
+    /// Adds the next piece of the text (a `str`, or UTF-8 `bytes` that may end inside a character); returns the
+    /// chunks that are now final.
+    fn push<'py>(
+        &mut self,
+        py: Python<'py>,
+        piece: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if let Ok(bytes) = piece.cast::<PyBytes>() {
+            let bytes = bytes.as_bytes();
+            return self.step(
+                py,
+                bytes.len(),
+                Box::new(|stream, splitter, out, stop| {
+                    stream.push_bytes(splitter, bytes, out, Some(stop))
+                }),
+            );
+        }
+        let piece = borrow_str(py, "piece", piece)?;
+        self.step(
+            py,
+            piece.len(),
+            Box::new(|stream, splitter, out, stop| stream.push(splitter, piece, out, Some(stop))),
+        )
+    }
+
+    /// Ends the stream; returns the last chunks.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.step(
+            py,
+            DETACH_BYTES,
+            Box::new(|stream, splitter, out, stop| stream.finish(splitter, out, Some(stop))),
+        )
+    }
+}
+
+type Step<'a> = dyn FnOnce(
+        &mut ChunkStream,
+        &chunkwise_core::Splitter,
+        &mut Vec<chunkwise_core::Chunk>,
+        &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), chunkwise_core::ChunkError>
+    + Send
+    + 'a;
+
+impl PyChunkStream {
+    /// Runs one call of the core stream (without the GIL for a large piece) and builds the chunks it hands out.
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        bytes: usize,
+        call: Box<Step<'_>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let splitter = self.splitter.get();
+        let interrupt = Interrupt::new();
+        let stop = splitter.stop(&interrupt);
+        let mut out = Vec::new();
+        let inner = &mut self.inner;
+        let release = bytes >= DETACH_BYTES && !splitter.calls_python();
+        let done = run(py, release, "chunking the stream", || {
+            call(inner, &splitter.inner, &mut out, &stop)
+        })?;
+        splitter.check()?;
+        done.map_err(|e| interrupt.to_py(e))?;
+        let prepared = Prepared::streamed(out);
+        let meta = self.metadata.as_ref().map(|m| m.bind(py).clone());
+        let chunks = splitter.build_from(
+            py,
+            Texts::Stream(&self.inner, self.made),
+            &prepared,
+            (|| "metadata".to_owned(), meta.as_ref()),
+        )?;
+        self.made += chunks.len();
+        PyList::new(py, chunks)
+    }
+}
