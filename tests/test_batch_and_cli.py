@@ -119,12 +119,14 @@ def test_cli_writes_json_lines(tmp_path, capsys):
     (folder / "nested").mkdir(parents=True)
     (folder / "a.txt").write_text("Alpha. Beta.\n\nGamma delta epsilon.", encoding="utf-8")
     (folder / "nested" / "b.md").write_text("# Title\n\n中文句子。第二句。", encoding="utf-8")
-    (folder / "bad.bin").write_bytes(b"\xff\x00bad")  # not UTF-8; FF FE would be a UTF-16 BOM, read as UTF-16
+    (folder / "bad.bin").write_bytes(b"\xc3\x28 bad")  # not UTF-8, and no NUL byte: text in another encoding
+    (folder / "image.bin").write_bytes(b"\xff\x00bad")  # a NUL byte: binary, one summary line
     out = tmp_path / "chunks.jsonl"
     code = main(["chunk", str(folder), "--size", "12", "--out", str(out), "--no-progress"])
     err = capsys.readouterr().err
     assert code == 1  # the undecodable file is reported, not silently dropped
     assert "skipped" in err and "bad.bin" in err and "2 documents" in err and "MB/s" in err
+    assert "image.bin" not in err and "1 skipped: binary" in err
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     sources = {r["source"] for r in records}
     assert sources == {str(folder / "a.txt"), str(folder / "nested" / "b.md")}

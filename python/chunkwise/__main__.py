@@ -1,8 +1,9 @@
 """Command line: ``chunkwise chunk PATH... [--strategy recursive] [--size 512] [--overlap 0] [--out chunks.jsonl]``.
 
-Writes one JSON object per chunk (text, start, end, source, index, id, level, size, metadata) and a summary on
-stderr (documents, chunks, MB/s, then one line per reason files were skipped or failed). Folders are walked
-recursively (hidden names left out); many files are chunked in parallel batches.
+Writes one JSON object per chunk (see ``FIELDS``) and a summary on stderr (documents, chunks, MB/s, then one line
+per reason files were skipped or failed). Folders are walked recursively (hidden names left out unless
+``--hidden``, ``--include``/``--exclude`` patterns applied); ``-`` reads standard input; many files are chunked in
+parallel batches, and a big file is streamed (``iter_chunks``) in bounded memory.
 
 What is read, and why:
 
@@ -10,9 +11,14 @@ What is read, and why:
   side effects; such paths are reported and skipped, whether found in a folder or given directly.
 - Never the output itself (compared by device and inode, so another spelling of its path or a hard link is caught
   too): an output file inside an input folder would otherwise be chunked on the next run.
-- Text is UTF-8, or UTF-16/UTF-32 when the file starts with that encoding's byte order mark. A leading BOM is not
-  part of the text: ``start`` and ``end`` are ``str`` offsets into the decoded text without it, so
-  ``decoded[start:end] == text``. Other files are reported and skipped.
+- Text is UTF-8, or UTF-16/UTF-32 when the file starts with that encoding's byte order mark (or ``--encoding``). A
+  leading BOM is not part of the text: ``start`` and ``end`` are ``str`` offsets into the decoded text without it,
+  so ``decoded[start:end] == text``. Other files are reported and skipped.
+- Compressed files (``.gz``, ``.bz2``, ``.xz``, and ``.zst`` with the ``zstandard`` package) are read decompressed.
+- A binary file (a NUL byte in its first 8 KiB, no UTF-16/32 byte order mark) is no text to chunk: binary files are
+  counted in one summary line, not named one by one, and do not change the exit status.
+- Symbolic links: a linked file is read; a linked folder is walked only with ``--follow-links`` (each folder once,
+  so a link loop ends).
 
 What is written: ``--out`` appears whole or not at all. The lines go to a temporary file in the same folder that
 replaces ``--out`` only when the run ends; a crash or Ctrl-C removes it and leaves the previous output untouched.
@@ -25,8 +31,13 @@ input files; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import bz2
 import codecs
+import fnmatch
+import gzip
+import io
 import json
+import lzma
 import os
 import re
 import stat
@@ -35,10 +46,11 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator, List, Mapping, Optional, Sequence, Set, TextIO, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, TextIO, Tuple
 
 from . import (
     ClauseChunker,
+    Tokenizer,
     FixedChunker,
     MarkdownChunker,
     ParagraphChunker,
@@ -59,11 +71,33 @@ STRATEGIES = {
 #: Files read and chunked together, so that a batch runs on all cores.
 BATCH_FILES = 64
 
+#: A file larger than this (on disk) is streamed on its own with ``iter_chunks``, in bounded memory, when the
+#: strategy streams (the structural ones read the whole document).
+STREAM_BYTES = 32 * 1024 * 1024
+
+#: The fields of each output line, in order; ``--fields`` picks some of them.
+FIELDS = (
+    "text", "start", "end", "source", "index", "id", "prev_id", "next_id", "level", "size", "token_count",
+    "context", "embedding_text", "metadata",
+)
+
+#: Decompressors by file suffix; zstd needs the ``zstandard`` package.
+_OPENERS: Dict[str, Callable[[IO[bytes]], Any]] = {
+    ".gz": lambda f: gzip.GzipFile(fileobj=f),
+    ".bz2": lambda f: bz2.BZ2File(f),
+    ".xz": lambda f: lzma.LZMAFile(f),
+}
+
 # Why a file was left out: (what happened, why), one summary line each.
 NOT_REGULAR = ("skipped", "not a regular file")
 UNREADABLE = ("skipped", "cannot read")
 NOT_TEXT = ("skipped", "not UTF-8")
+NOT_DECODED = ("skipped", "cannot decode")
+BINARY = ("skipped", "binary")
 FAILED = ("failed", "chunking error")
+
+#: Reasons counted in the summary only: not named file by file, and not a failure of the run.
+QUIET = {BINARY}
 
 # A byte order mark and the codec that reads past it; UTF-32 LE first, as its BOM begins with UTF-16 LE's. None of
 # them can start a valid UTF-8 text, so no UTF-8 file is misread.
@@ -91,10 +125,15 @@ class _Problems:
 
     def add(self, reason: Tuple[str, str], path: object, detail: object) -> None:
         self.counts[reason] += 1
-        print(f"chunkwise: {reason[0]} {path}: {detail}", file=self.stream)
+        if reason not in QUIET:
+            print(f"chunkwise: {reason[0]} {path}: {detail}", file=self.stream)
 
     def summary(self) -> List[str]:
         return [f"chunkwise: {n} {done}: {why}" for (done, why), n in self.counts.items()]
+
+    def failed(self) -> bool:
+        """Whether anything went wrong (binary files left out are not a failure)."""
+        return any(reason not in QUIET for reason in self.counts)
 
 
 class _Skip(Exception):
@@ -119,12 +158,42 @@ def _integer(value: str) -> int:
     return number
 
 
+def _tokenizer(value: Optional[str]) -> Optional[Tokenizer]:
+    """A tiktoken encoding name, or the path of a tokenizer.json."""
+    if value is None:
+        return None
+    try:
+        if value.endswith(".json") or os.sep in value or os.path.exists(value):
+            return Tokenizer.from_file(value)
+        return Tokenizer.tiktoken(value)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--tokenizer {value}: {exc}") from None
+
+
 def _make_chunker(args: argparse.Namespace) -> Any:
     """The chunker; the core's checks of size and overlap, reworded to name the options as the user typed them."""
+    kwargs: Dict[str, Any] = {"size": args.size, "overlap": args.overlap}
+    if args.min_size:
+        if args.strategy == "fixed":
+            raise UsageError("--min-size does not apply to --strategy fixed (its windows are all full)")
+        kwargs["min_size"] = args.min_size
+    tokenizer = _tokenizer(args.tokenizer)
+    if tokenizer is not None:
+        kwargs["tokenizer"] = tokenizer
     try:
-        return STRATEGIES[args.strategy](size=args.size, overlap=args.overlap)
+        return STRATEGIES[args.strategy](**kwargs)
     except ValueError as exc:  # ChunkingError: "size must be >= 1, got 0", "overlap must be < size (0..=9), ..."
-        raise UsageError(re.sub(r"\b(size|overlap)\b", r"--\1", str(exc))) from None
+        raise UsageError(re.sub(r"\b(size|overlap|min_size)\b", lambda m: "--" + m[1].replace("_", "-"), str(exc))) from None
+
+
+def _fields(value: Optional[str]) -> Tuple[str, ...]:
+    if value is None:
+        return FIELDS
+    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    unknown = [n for n in names if n not in FIELDS]
+    if unknown or not names:
+        raise UsageError(f"--fields {value}: unknown {', '.join(unknown) or 'nothing'}; choose from {', '.join(FIELDS)}")
+    return names
 
 
 def _output_target(out: Optional[str]) -> Optional[str]:
@@ -143,27 +212,65 @@ def _output_target(out: Optional[str]) -> Optional[str]:
 # -- reading ------------------------------------------------------------------------------------------------------
 
 
-def _walk(paths: Sequence[str], problems: _Problems) -> Iterator[Path]:
-    """Each path given, and every file under a folder, in a stable order. A folder that cannot be listed is
-    reported (``os.walk`` drops it silently unless asked), whether it is given or found."""
+class _Filter:
+    """Which files found in a folder are read: ``--include``/``--exclude`` glob patterns, matched against the path
+    relative to the folder given (with ``/``) and against the name; hidden names only with ``--hidden``."""
+
+    def __init__(self, include: Sequence[str], exclude: Sequence[str], hidden: bool) -> None:
+        self.include, self.exclude, self.hidden = list(include), list(exclude), hidden
+
+    @staticmethod
+    def _matches(patterns: Sequence[str], rel: str) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
+
+    def folder(self, rel: str) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        return (self.hidden or not name.startswith(".")) and not self._matches(self.exclude, rel)
+
+    def file(self, rel: str) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        if not self.hidden and name.startswith("."):
+            return False
+        if self.include and not self._matches(self.include, rel):
+            return False
+        return not self._matches(self.exclude, rel)
+
+
+def _walk(paths: Sequence[str], problems: _Problems, keep: _Filter, follow: bool) -> Iterator[Path]:
+    """Each path given, and every file under a folder that ``keep`` takes, in a stable order. A folder that cannot
+    be listed is reported (``os.walk`` drops it silently unless asked), whether it is given or found. With
+    ``follow``, linked folders are walked too, each folder once (a link loop would never end)."""
 
     def unreadable(exc: OSError) -> None:
         problems.add(UNREADABLE, exc.filename, f"cannot list folder: {exc.strerror or exc}")
 
     for raw in paths:
         path = Path(raw)
-        if not path.is_dir():
+        if raw == "-" or not path.is_dir():
             yield path  # anything else is checked when read: a missing file or a FIFO is reported there
             continue
-        for root, dirs, files in os.walk(path, onerror=unreadable):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        seen: Set[Identity] = set()
+        for root, dirs, files in os.walk(path, onerror=unreadable, followlinks=follow):
+            if follow:
+                info = os.stat(root)
+                if (info.st_dev, info.st_ino) in seen:
+                    dirs[:] = []
+                    continue
+                seen.add((info.st_dev, info.st_ino))
+            rel_root = Path(root).relative_to(path).as_posix()
+            prefix = "" if rel_root == "." else rel_root + "/"
+            dirs[:] = sorted(d for d in dirs if keep.folder(prefix + d))
             for name in sorted(files):
-                if not name.startswith("."):
+                if keep.file(prefix + name):
                     yield Path(root) / name
 
 
-def _read(path: Path, own: Set[Identity]) -> Optional[bytes]:
-    """The bytes of a regular file, or None when it is our own output. Raises _Skip for anything else."""
+def _open(path: Path, own: Set[Identity]) -> Optional[IO[bytes]]:
+    """A binary file object of a regular file (decompressed by its suffix), or None when it is our own output.
+    Raises _Skip for anything else."""
+    if str(path) == "-":
+        return sys.stdin.buffer
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -173,14 +280,49 @@ def _read(path: Path, own: Set[Identity]) -> Optional[bytes]:
         # O_NONBLOCK: should the path become a FIFO after the stat, open() returns at once instead of waiting for a
         # writer (and reading it gives no bytes); it changes nothing for a regular file.
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-        with open(os.open(path, flags), "rb") as f:
-            return f.read()
+        raw: IO[bytes] = open(os.open(path, flags), "rb")
     except OSError as exc:
         raise _Skip(UNREADABLE, exc.strerror or exc) from None
+    suffix = path.suffix.lower()
+    if suffix == ".zst":
+        try:
+            import zstandard  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            raw.close()
+            raise _Skip(("skipped", "zstd needs the zstandard package"), "pip install zstandard") from None
+        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)  # type: ignore[no-any-return]
+    opener = _OPENERS.get(suffix)
+    return opener(raw) if opener else raw
 
 
-def _decode(data: bytes) -> str:
-    """UTF-8, or the encoding a leading BOM names; the BOM itself is not part of the text the offsets count in."""
+def _read(path: Path, own: Set[Identity]) -> Optional[bytes]:
+    """The (decompressed) bytes of a regular file, or None when it is our own output. Raises _Skip."""
+    f = _open(path, own)
+    if f is None:
+        return None
+    if f is sys.stdin.buffer:
+        return f.read()  # not closed: it is not ours
+    try:
+        with f:
+            return f.read()
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        # a truncated or corrupt archive (zlib.error is an OSError subclass's cousin: caught below)
+        raise _Skip(UNREADABLE, exc) from None
+    except Exception as exc:  # zlib.error, zstandard.ZstdError: a corrupt archive
+        raise _Skip(UNREADABLE, exc) from None
+
+
+def _is_binary(data: bytes) -> bool:
+    """A NUL byte in the first 8 KiB (and no UTF-16/32 byte order mark, whose text is full of them)."""
+    return b"\0" in data[:8192] and not any(data.startswith(bom) for bom, _ in _BOMS[:4])
+
+
+def _decode(data: bytes, encoding: Optional[str] = None) -> str:
+    """UTF-8, or the encoding a leading BOM names, or ``encoding``; a BOM is not part of the text the offsets count
+    in."""
+    if encoding is not None:
+        text = data.decode(encoding)
+        return text[1:] if text.startswith("\ufeff") else text
     for bom, codec in _BOMS:
         if data.startswith(bom):
             return data.decode(codec)
@@ -248,26 +390,18 @@ class _Output:
             self.temp = None
 
 
-def _json_lines(source: str, chunks: Sequence[Any]) -> str:
+def _json_lines(source: str, chunks: Sequence[Any], fields: Tuple[str, ...] = FIELDS) -> str:
     """One document's lines, built whole before any is written, so the output never ends in a partial line."""
+    getters: Dict[str, Callable[[Any], object]] = {
+        "source": lambda c: source,
+        "metadata": lambda c: c.metadata,
+    }
+    def attribute(name: str) -> Callable[[Any], object]:
+        return lambda c: getattr(c, name)
+
+    pick = [(f, getters.get(f) or attribute(f)) for f in fields]
     return "".join(
-        json.dumps(
-            {
-                "text": c.text,
-                "start": c.start,
-                "end": c.end,
-                "source": source,
-                "index": c.index,
-                "id": c.id,
-                "level": c.level,
-                "size": c.size,
-                "metadata": c.metadata,
-            },
-            ensure_ascii=False,
-            default=_plain,
-        )
-        + "\n"
-        for c in chunks
+        json.dumps({f: get(c) for f, get in pick}, ensure_ascii=False, default=_plain) + "\n" for c in chunks
     )
 
 
@@ -284,7 +418,7 @@ def _plain(value: object) -> object:
 def _chunk_batch(chunker: Any, paths: List[Path], texts: List[str], problems: _Problems) -> List[Optional[list]]:
     """Every text's chunks, in parallel; if the batch raises, one text at a time, so that a text the chunker fails
     on costs only itself (None), named with its error. KeyboardInterrupt is not an Exception: it still stops."""
-    metadatas = [{"source": str(p)} for p in paths]
+    metadatas = [{"source": _source(p)} for p in paths]
     try:
         return chunker.chunk_batch(texts, metadatas)
     except Exception:
@@ -321,10 +455,19 @@ class _Progress:
 def _chunk_command(args: argparse.Namespace) -> int:
     """Options first (a bad one costs nothing), then the walk, then the files; --out is replaced only at the end."""
     chunker = _make_chunker(args)
+    fields = _fields(args.fields)
+    if args.encoding is not None:
+        try:
+            codecs.lookup(args.encoding)
+        except LookupError:
+            raise UsageError(f"--encoding {args.encoding}: unknown encoding") from None
+    if args.paths.count("-") > 1:
+        raise UsageError("standard input (-) can be read once")
     out = _Output(args.out)
     problems = _Problems(sys.stderr)
     try:
-        files = list(_walk(args.paths, problems))
+        keep = _Filter(args.include, args.exclude, args.hidden)
+        files = list(_walk(args.paths, problems, keep, args.follow_links))
         if not files and not problems.counts:
             out.discard()
             print("chunkwise: no input files found", file=sys.stderr)
@@ -332,55 +475,143 @@ def _chunk_command(args: argparse.Namespace) -> int:
         show = args.progress if args.progress is not None else (len(files) > 1 and sys.stderr.isatty())
         started = time.perf_counter()
         progress = _Progress(len(files), sys.stderr, show)
-        documents, chunks, nbytes = _chunk_files(chunker, files, out, problems, progress)
+        run = _Run(chunker, out, problems, fields, args.encoding)
+        run.files(files, progress)
     except BaseException:
         out.discard()
         raise
     out.commit()
     elapsed = max(time.perf_counter() - started, 1e-9)
     print(
-        f"chunkwise: {_count(documents, 'document')}, {_count(chunks, 'chunk')}, {nbytes / 1e6:.2f} MB in {elapsed:.2f} s "
-        f"({nbytes / 1e6 / elapsed:.1f} MB/s)",
+        f"chunkwise: {_count(run.documents, 'document')}, {_count(run.chunks, 'chunk')}, {run.nbytes / 1e6:.2f} MB in "
+        f"{elapsed:.2f} s ({run.nbytes / 1e6 / elapsed:.1f} MB/s)",
         *problems.summary(),
         sep="\n",
         file=sys.stderr,
     )
-    return 1 if problems.counts else 0
+    return 1 if problems.failed() else 0
 
 
-def _chunk_files(
-    chunker: Any, files: List[Path], out: _Output, problems: _Problems, progress: _Progress
-) -> Tuple[int, int, int]:
-    """Reads, chunks and writes ``files`` batch by batch; returns the documents, chunks and bytes done."""
-    documents = chunks = nbytes = 0
-    try:
-        for i in range(0, len(files), BATCH_FILES):
-            batch = files[i : i + BATCH_FILES]
-            paths: List[Path] = []
-            texts: List[str] = []
-            for path in batch:
-                try:
-                    data = _read(path, out.own)
-                    if data is None:
-                        continue
-                    texts.append(_decode(data))
-                except _Skip as skip:
-                    problems.add(skip.reason, path, skip)
+class _Run:
+    """Reads, chunks and writes files: in parallel batches, a big file streamed on its own."""
+
+    def __init__(
+        self, chunker: Any, out: _Output, problems: _Problems, fields: Tuple[str, ...], encoding: Optional[str]
+    ) -> None:
+        self.chunker, self.out, self.problems, self.fields, self.encoding = chunker, out, problems, fields, encoding
+        self.documents = self.chunks = self.nbytes = 0
+        try:
+            chunker.iter_chunks("", {"source": ""})
+            self.streams = True
+        except ValueError:  # a structural strategy reads the whole document
+            self.streams = False
+
+    def files(self, files: List[Path], progress: _Progress) -> None:
+        """Every file, its lines in the order of ``files``."""
+        paths: List[Path] = []
+        texts: List[str] = []
+        seen = 0  # files handled since the last batch was written
+
+        def flush() -> None:
+            nonlocal paths, texts, seen
+            self._batch(paths, texts)
+            progress.advance(seen)
+            paths, texts, seen = [], [], 0
+
+        try:
+            for path in files:
+                seen += 1
+                if self._is_big(path):
+                    flush()
+                    self._stream(path)
+                    progress.advance(1)
+                    seen = 0
                     continue
-                except UnicodeDecodeError as exc:
-                    problems.add(NOT_TEXT, path, exc)
-                    continue
-                paths.append(path)
-                nbytes += len(data)
-            for path, doc_chunks in zip(paths, _chunk_batch(chunker, paths, texts, problems)):
-                if doc_chunks is not None:
-                    out.write(_json_lines(str(path), doc_chunks))
-                    documents += 1
-                    chunks += len(doc_chunks)
-            progress.advance(len(batch))
-    finally:
-        progress.close()
-    return documents, chunks, nbytes
+                text = self._text(path)
+                if text is not None:
+                    paths.append(path)
+                    texts.append(text)
+                if len(paths) >= BATCH_FILES:
+                    flush()
+            flush()
+        finally:
+            progress.close()
+
+    def _is_big(self, path: Path) -> bool:
+        if not self.streams or str(path) == "-" or self.encoding is not None:
+            return False
+        try:
+            return os.stat(path).st_size > STREAM_BYTES
+        except OSError:
+            return False  # reported when read
+
+    def _text(self, path: Path) -> Optional[str]:
+        try:
+            data = _read(path, self.out.own)
+            if data is None:
+                return None
+            if _is_binary(data):
+                raise _Skip(BINARY, "binary")
+            text = _decode(data, self.encoding)
+        except _Skip as skip:
+            self.problems.add(skip.reason, path, skip)
+            return None
+        except UnicodeDecodeError as exc:
+            self.problems.add(NOT_DECODED if self.encoding else NOT_TEXT, path, exc)
+            return None
+        self.nbytes += len(data)
+        return text
+
+    def _batch(self, paths: List[Path], texts: List[str]) -> None:
+        for path, doc_chunks in zip(paths, _chunk_batch(self.chunker, paths, texts, self.problems)):
+            if doc_chunks is not None:
+                self.out.write(_json_lines(_source(path), doc_chunks, self.fields))
+                self.documents += 1
+                self.chunks += len(doc_chunks)
+
+    def _stream(self, path: Path) -> None:
+        """A big file, streamed: its lines are written when the whole file is chunked (never half a document)."""
+        try:
+            f = _open(path, self.out.own)
+            if f is None:
+                return
+            with f:
+                reader = io.BufferedReader(f) if not hasattr(f, "peek") else f  # type: ignore[arg-type,type-var]
+                head = reader.peek(8192)[:8192]
+                if _is_binary(head):
+                    raise _Skip(BINARY, "binary")
+                if any(head.startswith(bom) for bom, _ in _BOMS[:4]):
+                    # UTF-16/32: the core streams UTF-8 only; such a file is read whole.
+                    text = self._text(path)
+                    if text is not None:
+                        self._batch([path], [text])
+                    return
+                if head.startswith(codecs.BOM_UTF8):
+                    reader.read(len(codecs.BOM_UTF8))  # not part of the text, as in a file read whole
+                source = _source(path)
+                with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+                    n = 0
+                    for chunk in self.chunker.iter_chunks(reader, {"source": source}):
+                        spool.write(_json_lines(source, [chunk], self.fields))
+                        n += 1
+                    spool.seek(0)
+                    for lines in iter(lambda: spool.read(1 << 20), ""):
+                        self.out.write(lines)
+                self.nbytes += os.stat(path).st_size
+                self.documents += 1
+                self.chunks += n
+        except _Skip as skip:
+            self.problems.add(skip.reason, path, skip)
+        except UnicodeDecodeError as exc:
+            self.problems.add(NOT_TEXT, path, exc)
+        except OSError as exc:
+            self.problems.add(UNREADABLE, path, exc.strerror or exc)
+        except ValueError as exc:  # ChunkingError: not UTF-8, a page break in a stream, ...
+            self.problems.add(FAILED, path, exc)
+
+
+def _source(path: Path) -> str:
+    return "<stdin>" if str(path) == "-" else str(path)
 
 
 def _count(n: int, noun: str) -> str:
@@ -404,12 +635,30 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     chunk.add_argument(
-        "paths", nargs="+", metavar="PATH", help="files or folders (UTF-8 text, or UTF-16/UTF-32 with a BOM)"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files or folders (UTF-8 text, or UTF-16/UTF-32 with a BOM; .gz .bz2 .xz .zst read decompressed); - is "
+        "standard input",
     )
     chunk.add_argument("--strategy", choices=sorted(STRATEGIES), default="recursive")
     chunk.add_argument("--size", type=_integer, default=512, help="largest chunk, in characters (default 512)")
     chunk.add_argument("--overlap", type=_integer, default=0, help="overlap between chunks, in characters (default 0)")
+    chunk.add_argument("--min-size", type=_integer, default=0, help="merge chunks smaller than this (default 0)")
+    chunk.add_argument(
+        "--tokenizer", default=None, help="sizes in tokens: a tiktoken encoding (cl100k_base, o200k_base, ...) or a "
+        "tokenizer.json path"
+    )
     chunk.add_argument("--out", default=None, help="output file (JSON lines); default: standard output")
+    chunk.add_argument("--fields", default=None, help=f"comma-separated fields of each line (default: {','.join(FIELDS)})")
+    chunk.add_argument("--include", action="append", default=[], metavar="GLOB",
+                       help="in folders, read only files whose relative path or name matches (repeatable)")
+    chunk.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                       help="in folders, leave out files and folders whose relative path or name matches (repeatable)")
+    chunk.add_argument("--hidden", action="store_true", help="in folders, read names starting with a dot too")
+    chunk.add_argument("--follow-links", action="store_true", help="walk linked folders too (each folder once)")
+    chunk.add_argument("--encoding", default=None,
+                       help="decode files with this codec instead of UTF-8 (a byte order mark is still dropped)")
     bar = chunk.add_mutually_exclusive_group()
     bar.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
