@@ -6,6 +6,7 @@ in a Rust core, and returns :class:`Chunk` objects whose ``text`` is always ``so
 
 from ._core import ChunkingError, Tokenizer, __version__
 from .chunk import Chunk
+from .diff import ChunkDiff, diff
 from .chunkers import (
     ClauseChunker,
     FixedChunker,
@@ -19,6 +20,7 @@ from .chunkers import (
 
 __all__ = [
     "Chunk",
+    "ChunkDiff",
     "ChunkingError",
     "ClauseChunker",
     "FixedChunker",
@@ -29,5 +31,6 @@ __all__ = [
     "TableChunker",
     "Tokenizer",
     "__version__",
+    "diff",
     "join_pages",
 ]

@@ -390,12 +390,19 @@ class _Output:
             self.temp = None
 
 
-def _json_lines(source: str, chunks: Sequence[Any], fields: Tuple[str, ...] = FIELDS) -> str:
-    """One document's lines, built whole before any is written, so the output never ends in a partial line."""
+def _json_lines(
+    source: str, chunks: Sequence[Any], fields: Tuple[str, ...] = FIELDS, previous: Optional["_Previous"] = None
+) -> str:
+    """One document's lines, built whole before any is written, so the output never ends in a partial line. With
+    ``previous``, each line says whether its chunk is new (``"change": "added"``, to embed) or was there before
+    (``"kept"``)."""
     getters: Dict[str, Callable[[Any], object]] = {
         "source": lambda c: source,
         "metadata": lambda c: c.metadata,
     }
+    if previous is not None:
+        fields = (*fields, "change")
+        getters["change"] = previous.change
     def attribute(name: str) -> Callable[[Any], object]:
         return lambda c: getattr(c, name)
 
@@ -452,6 +459,59 @@ class _Progress:
             self.stream.write("\n")
 
 
+class _Previous:
+    """A previous run's output (``--previous``): what this run adds, keeps and removes (see :func:`chunkwise.diff`).
+
+    A previous chunk is removed when its id is not in this run and its document was read again, or lies under a
+    folder given (its file is gone); chunks of documents this run did not look at are left alone."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.ids: Set[str] = set()
+        try:
+            with open(path, encoding="utf-8") as f:
+                for n, line in enumerate(f, 1):
+                    if line.strip():
+                        self.ids.add(self._record(line, n)[0])
+        except OSError as exc:
+            raise UsageError(f"--previous {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"--previous {path}: not UTF-8 ({exc})") from None
+        self.added = self.kept = 0
+        self.new_ids: Set[str] = set()
+
+    def _record(self, line: str, n: int) -> Tuple[str, str]:
+        try:
+            record = json.loads(line)
+            return str(record["id"]), str(record["source"])
+        except (ValueError, KeyError, TypeError):
+            raise UsageError(f"--previous {self.path}: line {n} is not a chunk line with an id and a source") from None
+
+    def change(self, chunk: Any) -> str:
+        self.new_ids.add(chunk.id)
+        if chunk.id in self.ids:
+            self.kept += 1
+            return "kept"
+        self.added += 1
+        return "added"
+
+    def removed(self, sources: Set[str], folders: Sequence[str], out: Optional[TextIO]) -> int:
+        """Counts (and writes to ``out``) the previous lines whose chunks this run removed."""
+        prefixes = tuple(os.path.join(f, "") for f in folders)
+        n = 0
+        with open(self.path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                chunk_id, source = self._record(line, number)
+                if chunk_id in self.new_ids or not (source in sources or source.startswith(prefixes)):
+                    continue
+                n += 1
+                if out is not None:
+                    out.write(line if line.endswith("\n") else line + "\n")
+        return n
+
+
 def _chunk_command(args: argparse.Namespace) -> int:
     """Options first (a bad one costs nothing), then the walk, then the files; --out is replaced only at the end."""
     chunker = _make_chunker(args)
@@ -463,6 +523,10 @@ def _chunk_command(args: argparse.Namespace) -> int:
             raise UsageError(f"--encoding {args.encoding}: unknown encoding") from None
     if args.paths.count("-") > 1:
         raise UsageError("standard input (-) can be read once")
+    previous = _Previous(args.previous) if args.previous is not None else None
+    if args.removed is not None and previous is None:
+        raise UsageError("--removed needs --previous (the run to compare with)")
+    removed_target = _output_target(args.removed) if args.removed is not None else None
     out = _Output(args.out)
     problems = _Problems(sys.stderr)
     try:
@@ -475,8 +539,20 @@ def _chunk_command(args: argparse.Namespace) -> int:
         show = args.progress if args.progress is not None else (len(files) > 1 and sys.stderr.isatty())
         started = time.perf_counter()
         progress = _Progress(len(files), sys.stderr, show)
-        run = _Run(chunker, out, problems, fields, args.encoding)
+        run = _Run(chunker, out, problems, fields, args.encoding, previous)
         run.files(files, progress)
+        changes = []
+        if previous is not None:
+            folders = [p for p in args.paths if p != "-" and os.path.isdir(p)]
+            if removed_target is not None:
+                with open(removed_target, "w", encoding="utf-8") as removed_out:
+                    removed = previous.removed(run.sources, folders, removed_out)
+            else:
+                removed = previous.removed(run.sources, folders, None)
+            changes = [
+                f"chunkwise: against {args.previous}: {previous.added} added (to embed), {previous.kept} kept, "
+                f"{removed} removed (to delete)"
+            ]
     except BaseException:
         out.discard()
         raise
@@ -485,6 +561,7 @@ def _chunk_command(args: argparse.Namespace) -> int:
     print(
         f"chunkwise: {_count(run.documents, 'document')}, {_count(run.chunks, 'chunk')}, {run.nbytes / 1e6:.2f} MB in "
         f"{elapsed:.2f} s ({run.nbytes / 1e6 / elapsed:.1f} MB/s)",
+        *changes,
         *problems.summary(),
         sep="\n",
         file=sys.stderr,
@@ -496,10 +573,19 @@ class _Run:
     """Reads, chunks and writes files: in parallel batches, a big file streamed on its own."""
 
     def __init__(
-        self, chunker: Any, out: _Output, problems: _Problems, fields: Tuple[str, ...], encoding: Optional[str]
+        self,
+        chunker: Any,
+        out: _Output,
+        problems: _Problems,
+        fields: Tuple[str, ...],
+        encoding: Optional[str],
+        previous: Optional[_Previous] = None,
     ) -> None:
         self.chunker, self.out, self.problems, self.fields, self.encoding = chunker, out, problems, fields, encoding
+        self.previous = previous
         self.documents = self.chunks = self.nbytes = 0
+        #: The documents read and chunked (their previous chunks may be removed).
+        self.sources: Set[str] = set()
         try:
             chunker.iter_chunks("", {"source": ""})
             self.streams = True
@@ -565,7 +651,8 @@ class _Run:
     def _batch(self, paths: List[Path], texts: List[str]) -> None:
         for path, doc_chunks in zip(paths, _chunk_batch(self.chunker, paths, texts, self.problems)):
             if doc_chunks is not None:
-                self.out.write(_json_lines(_source(path), doc_chunks, self.fields))
+                self.out.write(_json_lines(_source(path), doc_chunks, self.fields, self.previous))
+                self.sources.add(_source(path))
                 self.documents += 1
                 self.chunks += len(doc_chunks)
 
@@ -592,12 +679,13 @@ class _Run:
                 with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
                     n = 0
                     for chunk in self.chunker.iter_chunks(reader, {"source": source}):
-                        spool.write(_json_lines(source, [chunk], self.fields))
+                        spool.write(_json_lines(source, [chunk], self.fields, self.previous))
                         n += 1
                     spool.seek(0)
                     for lines in iter(lambda: spool.read(1 << 20), ""):
                         self.out.write(lines)
                 self.nbytes += os.stat(path).st_size
+                self.sources.add(source)
                 self.documents += 1
                 self.chunks += n
         except _Skip as skip:
@@ -655,6 +743,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="in folders, read only files whose relative path or name matches (repeatable)")
     chunk.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                        help="in folders, leave out files and folders whose relative path or name matches (repeatable)")
+    chunk.add_argument("--previous", default=None, metavar="JSONL",
+                       help="a previous run's output: each line says whether its chunk was added or kept")
+    chunk.add_argument("--removed", default=None, metavar="JSONL",
+                       help="with --previous: write the previous lines whose chunks are gone (to delete)")
     chunk.add_argument("--hidden", action="store_true", help="in folders, read names starting with a dot too")
     chunk.add_argument("--follow-links", action="store_true", help="walk linked folders too (each folder once)")
     chunk.add_argument("--encoding", default=None,
