@@ -1,0 +1,101 @@
+"""A chunkwise chunker as a LlamaIndex ``NodeParser``: ``TextNode``s with exact ``start_char_idx`` /
+``end_char_idx`` in their document, ids that are the chunks' content-addressed ids (re-ingesting an edited document
+keeps the ids of the chunks it did not touch), SOURCE / PREVIOUS / NEXT relations, and the chunk's metadata
+(``title_path``, pages, table rows...) merged over the document's.
+
+Needs llama-index-core (``pip install llama-index-core``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Sequence
+
+try:
+    from llama_index.core.node_parser import NodeParser
+    from llama_index.core.schema import BaseNode, Document, MetadataMode, NodeRelationship, TextNode
+except ImportError as exc:  # pragma: no cover - the message is the point
+    raise ImportError("chunkwise.integrations.llama_index needs LlamaIndex: pip install llama-index-core") from exc
+
+from pydantic import PrivateAttr
+
+from ..chunkers import BaseChunker
+from ._fields import chunk_metadata
+
+__all__ = ["ChunkwiseNodeParser"]
+
+#: Keys of a node's metadata that describe the chunk, not its meaning: left out of what is embedded and what the
+#: LLM reads (the title path and the document's own keys stay in).
+_TECHNICAL = [
+    "start_index", "end_index", "chunk_id", "chunk_index", "prev_chunk_id", "next_chunk_id", "level", "size",
+    "token_count", "context", "page_start", "page_end", "row_start", "row_end", "total_rows", "headings",
+    "chunk_type", "context_shortened",
+]
+
+
+class ChunkwiseNodeParser(NodeParser):
+    """Any chunkwise chunker behind LlamaIndex's ``NodeParser`` interface (``get_nodes_from_documents``, and a
+    transformation of an ``IngestionPipeline``)."""
+
+    _chunker: BaseChunker = PrivateAttr()
+
+    def __init__(self, chunker: BaseChunker, **kwargs: Any) -> None:
+        if not isinstance(chunker, BaseChunker):
+            raise TypeError(f"chunker must be a chunkwise chunker, got {type(chunker).__name__}")
+        super().__init__(**kwargs)
+        self._chunker = chunker
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "ChunkwiseNodeParser"
+
+    @property
+    def chunker(self) -> BaseChunker:
+        return self._chunker
+
+    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> List[BaseNode]:
+        out: List[BaseNode] = []
+        for node in nodes:
+            text = node.get_content(metadata_mode=MetadataMode.NONE)
+            # The node's id namespaces the chunk ids, so that equal passages of two documents get two ids.
+            metadata: Dict[str, Any] = {**node.metadata, "doc_id": node.node_id}
+            chunks = self._chunker.chunk(text, metadata)
+            # A TextNode's templates carry over to its chunks (how metadata and text are joined for the LLM).
+            templates = (
+                {k: getattr(node, k) for k in ("metadata_separator", "metadata_template", "text_template")}
+                if isinstance(node, TextNode)
+                else {}
+            )
+            made = []
+            for chunk in chunks:
+                meta = chunk_metadata(chunk)
+                meta.pop("doc_id", None)
+                for key, value in node.metadata.items():
+                    meta.setdefault(key, value)
+                child = TextNode(
+                    id_=chunk.id,
+                    text=chunk.text,
+                    start_char_idx=chunk.start,
+                    end_char_idx=chunk.end,
+                    metadata=meta,
+                    excluded_embed_metadata_keys=[k for k in _TECHNICAL if k in meta]
+                    + list(node.excluded_embed_metadata_keys),
+                    excluded_llm_metadata_keys=[k for k in _TECHNICAL if k in meta]
+                    + list(node.excluded_llm_metadata_keys),
+                    **templates,
+                )
+                child.relationships[NodeRelationship.SOURCE] = node.as_related_node_info()
+                made.append(child)
+            if self.include_prev_next_rel:
+                for prev, nxt in zip(made, made[1:]):
+                    prev.relationships[NodeRelationship.NEXT] = nxt.as_related_node_info()
+                    nxt.relationships[NodeRelationship.PREVIOUS] = prev.as_related_node_info()
+            out.extend(made)
+        return out
+
+    def _postprocess_parsed_nodes(self, nodes: List[BaseNode], parent_doc_map: Dict[str, Document]) -> List[BaseNode]:
+        # LlamaIndex's own post-processing finds each node's text in its document again and relinks neighbours by
+        # position: the chunks already carry their exact offsets and relations.
+        return nodes
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self._chunker,), None)
