@@ -48,6 +48,7 @@ from collections import Counter
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, TextIO, Tuple
 
+from . import loaders
 from . import (
     ClauseChunker,
     Tokenizer,
@@ -170,18 +171,31 @@ def _tokenizer(value: Optional[str]) -> Optional[Tokenizer]:
         raise UsageError(f"--tokenizer {value}: {exc}") from None
 
 
-def _make_chunker(args: argparse.Namespace) -> Any:
+#: Suffixes of Markdown files, which ``--strategy auto`` chunks with MarkdownChunker.
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+
+
+def _document_suffix(path: Path) -> str:
+    """The suffix that says what a file holds, under a compression suffix (``guide.html.gz`` -> ``.html``)."""
+    suffixes = [x.lower() for x in path.suffixes]
+    if suffixes and (suffixes[-1] in _OPENERS or suffixes[-1] == ".zst"):
+        suffixes = suffixes[:-1]
+    return suffixes[-1] if suffixes else ""
+
+
+def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None) -> Any:
     """The chunker; the core's checks of size and overlap, reworded to name the options as the user typed them."""
+    strategy = strategy or args.strategy
     kwargs: Dict[str, Any] = {"size": args.size, "overlap": args.overlap}
     if args.min_size:
-        if args.strategy == "fixed":
+        if strategy == "fixed":
             raise UsageError("--min-size does not apply to --strategy fixed (its windows are all full)")
         kwargs["min_size"] = args.min_size
     tokenizer = _tokenizer(args.tokenizer)
     if tokenizer is not None:
         kwargs["tokenizer"] = tokenizer
     try:
-        return STRATEGIES[args.strategy](**kwargs)
+        return STRATEGIES[strategy](**kwargs)
     except ValueError as exc:  # ChunkingError: "size must be >= 1, got 0", "overlap must be < size (0..=9), ..."
         raise UsageError(re.sub(r"\b(size|overlap|min_size)\b", lambda m: "--" + m[1].replace("_", "-"), str(exc))) from None
 
@@ -514,7 +528,9 @@ class _Previous:
 
 def _chunk_command(args: argparse.Namespace) -> int:
     """Options first (a bad one costs nothing), then the walk, then the files; --out is replaced only at the end."""
-    chunker = _make_chunker(args)
+    auto = args.strategy == "auto"
+    chunker = _make_chunker(args, "recursive" if auto else None)
+    markdown = _make_chunker(args, "markdown") if auto else None
     fields = _fields(args.fields)
     if args.encoding is not None:
         try:
@@ -539,7 +555,7 @@ def _chunk_command(args: argparse.Namespace) -> int:
         show = args.progress if args.progress is not None else (len(files) > 1 and sys.stderr.isatty())
         started = time.perf_counter()
         progress = _Progress(len(files), sys.stderr, show)
-        run = _Run(chunker, out, problems, fields, args.encoding, previous)
+        run = _Run(chunker, out, problems, fields, args.encoding, previous, markdown)
         run.files(files, progress)
         changes = []
         if previous is not None:
@@ -580,9 +596,12 @@ class _Run:
         fields: Tuple[str, ...],
         encoding: Optional[str],
         previous: Optional[_Previous] = None,
+        markdown: Optional[Any] = None,
     ) -> None:
         self.chunker, self.out, self.problems, self.fields, self.encoding = chunker, out, problems, fields, encoding
         self.previous = previous
+        #: ``--strategy auto``: the chunker of Markdown documents (``chunker`` takes the rest).
+        self.markdown = markdown
         self.documents = self.chunks = self.nbytes = 0
         #: The documents read and chunked (their previous chunks may be removed).
         self.sources: Set[str] = set()
@@ -596,23 +615,32 @@ class _Run:
         """Every file, its lines in the order of ``files``."""
         paths: List[Path] = []
         texts: List[str] = []
+        kind: Any = None  # the chunker of the batch being gathered
         seen = 0  # files handled since the last batch was written
 
         def flush() -> None:
             nonlocal paths, texts, seen
-            self._batch(paths, texts)
+            self._batch(paths, texts, kind)
             progress.advance(seen)
             paths, texts, seen = [], [], 0
 
         try:
             for path in files:
-                seen += 1
+                if _document_suffix(path) in loaders.SUFFIXES:
+                    flush()
+                    self._load(path)
+                    progress.advance(1)
+                    continue
                 if self._is_big(path):
                     flush()
                     self._stream(path)
                     progress.advance(1)
-                    seen = 0
                     continue
+                chunker = self._chunker_for(path, False)
+                if chunker is not kind:
+                    flush()
+                    kind = chunker
+                seen += 1
                 text = self._text(path)
                 if text is not None:
                     paths.append(path)
@@ -622,6 +650,44 @@ class _Run:
             flush()
         finally:
             progress.close()
+
+    def _chunker_for(self, path: Path, markdown: bool) -> Any:
+        if self.markdown is not None and (markdown or _document_suffix(path) in MARKDOWN_SUFFIXES):
+            return self.markdown
+        return self.chunker
+
+    def _load(self, path: Path) -> None:
+        """An HTML, PDF or DOCX file, read into text by its loader and chunked on its own (a PDF by pages)."""
+        try:
+            data = _read(path, self.out.own)
+            if data is None:
+                return
+            loaded = loaders.load(path.with_name(path.name[: len(path.name) - len("".join(path.suffixes))]
+                                                 + _document_suffix(path)), data)
+        except _Skip as skip:
+            self.problems.add(skip.reason, path, skip)
+            return
+        except loaders.MissingLoader as exc:
+            self.problems.add(("skipped", "no loader installed"), path, exc)
+            return
+        except Exception as exc:  # a file its loader cannot parse: named, and the run goes on
+            self.problems.add(UNREADABLE, path, f"cannot read as {_document_suffix(path)[1:].upper()}: {exc}")
+            return
+        chunker = self._chunker_for(path, loaded.markdown)
+        metadata = {"source": _source(path)}
+        try:
+            if loaded.pages is not None:
+                chunks = chunker.chunk(pages=loaded.pages, metadata=metadata)
+            else:
+                chunks = chunker.chunk(loaded.text, metadata)
+        except Exception as exc:
+            self.problems.add(FAILED, path, exc)
+            return
+        self.out.write(_json_lines(_source(path), chunks, self.fields, self.previous))
+        self.sources.add(_source(path))
+        self.nbytes += len(data)
+        self.documents += 1
+        self.chunks += len(chunks)
 
     def _is_big(self, path: Path) -> bool:
         if not self.streams or str(path) == "-" or self.encoding is not None:
@@ -648,8 +714,10 @@ class _Run:
         self.nbytes += len(data)
         return text
 
-    def _batch(self, paths: List[Path], texts: List[str]) -> None:
-        for path, doc_chunks in zip(paths, _chunk_batch(self.chunker, paths, texts, self.problems)):
+    def _batch(self, paths: List[Path], texts: List[str], chunker: Any = None) -> None:
+        if not paths:
+            return
+        for path, doc_chunks in zip(paths, _chunk_batch(chunker or self.chunker, paths, texts, self.problems)):
             if doc_chunks is not None:
                 self.out.write(_json_lines(_source(path), doc_chunks, self.fields, self.previous))
                 self.sources.add(_source(path))
@@ -729,7 +797,12 @@ def _parser() -> argparse.ArgumentParser:
         help="files or folders (UTF-8 text, or UTF-16/UTF-32 with a BOM; .gz .bz2 .xz .zst read decompressed); - is "
         "standard input",
     )
-    chunk.add_argument("--strategy", choices=sorted(STRATEGIES), default="recursive")
+    chunk.add_argument(
+        "--strategy",
+        choices=sorted([*STRATEGIES, "auto"]),
+        default="recursive",
+        help="auto: markdown for Markdown, HTML and DOCX files (title paths), recursive for the rest",
+    )
     chunk.add_argument("--size", type=_integer, default=512, help="largest chunk, in characters (default 512)")
     chunk.add_argument("--overlap", type=_integer, default=0, help="overlap between chunks, in characters (default 0)")
     chunk.add_argument("--min-size", type=_integer, default=0, help="merge chunks smaller than this (default 0)")
