@@ -71,10 +71,20 @@ pub(crate) enum ChunkId {
 impl ChunkId {
     fn render(&self) -> String {
         match self {
-            ChunkId::Hash(h) => format!("{h:016x}"),
+            ChunkId::Hash(h) => {
+                let mut s = String::with_capacity(16);
+                write_hash_id(&mut s, *h);
+                s
+            }
             ChunkId::Given(s) => s.clone(),
         }
     }
+}
+
+/// Writes a chunk id hash as it reads: 16 hex digits.
+pub(crate) fn write_hash_id(out: &mut impl std::fmt::Write, hash: u64) {
+    // Writing to a String or an Arrow string builder never fails.
+    let _ = write!(out, "{hash:016x}");
 }
 
 impl PartialEq for ChunkId {
