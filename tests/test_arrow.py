@@ -381,3 +381,13 @@ def test_description_and_page_columns_carry_values():
     rows = assert_same(chunk_arrow(pa.array(csv), table), table, csv)
     assert [(r["row_start"], r["row_end"], r["total_rows"]) for r in rows] == [(0, 2, 7), (2, 4, 7), (4, 6, 7), (6, 7, 7)]
     assert all(r["embedding_text"].startswith("| name | city |") for r in rows)
+
+
+def test_big_inputs_come_back_in_several_batches_that_join_up():
+    # Over a few MB, the output is built as several record batches in parallel: rows, ids and neighbours' ids must
+    # still line up across the batch boundaries.
+    texts = (PROSE[:2] + PROSE[4:6] + [PROSE[7]]) * 300
+    chunker = RecursiveChunker(200, 30)
+    out = chunk_arrow(pa.array(texts), chunker)
+    assert out.column("text").num_chunks > 1
+    assert_same(out, chunker, texts)

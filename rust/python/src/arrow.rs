@@ -18,7 +18,7 @@ use pyo3_arrow::PyTable;
 
 use crate::batch::batch_error;
 use crate::build::{context_sep, Prepared};
-use crate::chunk::write_hash_id;
+use crate::chunk::hash_id;
 use crate::errors::ChunkingError;
 use crate::interrupt::Interrupt;
 use crate::metadata;
@@ -41,11 +41,11 @@ pub(crate) fn chunk_arrow<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let splitter = splitter.get();
     let arrays = read_all("texts", texts)?;
-    let (strs, large) = strings("texts", &arrays)?;
+    let (strs, large) = strings(py, "texts", &arrays)?;
     let ids: Vec<Option<String>> = match doc_ids {
         Some(d) => {
             let arrays = read_all("doc_ids", d)?;
-            let (given, _) = strings("doc_ids", &arrays)?;
+            let (given, _) = strings(py, "doc_ids", &arrays)?;
             if given.len() != strs.len() {
                 return Err(ChunkingError::new_err(format!(
                     "doc_ids must have one entry per text ({}), got {}",
@@ -84,17 +84,47 @@ pub(crate) fn chunk_arrow<'py>(
         structural: splitter.inner.is_structural(),
     };
     let level_name = |l| splitter.inner.level_name(l);
-    let batch = py
+    let batches = py
         .detach(|| {
-            if large || needs_large(&texts, &prepared) {
-                columns::<i64>(&texts, &prepared, shape, &level_name)
-            } else {
-                columns::<i32>(&texts, &prepared, shape, &level_name)
-            }
+            use rayon::prelude::*;
+            let large = large || needs_large(&texts, &prepared);
+            // Record batches of whole texts, built in parallel.
+            groups(&prepared)
+                .into_par_iter()
+                .map(|r| {
+                    let (texts, prepared) = (&texts[r.clone()], &prepared[r.clone()]);
+                    if large {
+                        columns::<i64>(texts, prepared, r.start, shape, &level_name)
+                    } else {
+                        columns::<i32>(texts, prepared, r.start, shape, &level_name)
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()
         })
         .map_err(|e| ChunkingError::new_err(format!("building the Arrow columns: {e}")))?;
-    let schema = batch.schema();
-    PyTable::try_new(vec![batch], schema)?.into_pyarrow(py)
+    let schema = batches[0].schema();
+    PyTable::try_new(batches, schema)?.into_pyarrow(py)
+}
+
+/// About how many bytes of chunk text a record batch of the output holds.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// The texts of each record batch of the output: whole texts, about [`BATCH_BYTES`] of chunks each, at least one
+/// batch (even of no text: it carries the schema).
+fn groups(prepared: &[Prepared]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, p) in prepared.iter().enumerate() {
+        bytes += p.chunks().iter().map(|c| c.end - c.start).sum::<usize>();
+        if bytes >= BATCH_BYTES {
+            out.push(start..i + 1);
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    if start < prepared.len() || out.is_empty() {
+        out.push(start..prepared.len());
+    }
+    out
 }
 
 /// Every array of an Arrow array or stream of strings, in order; string_view arrays as binary_view ones, whose
@@ -121,37 +151,48 @@ fn read_all(arg: &str, data: AnyArray) -> PyResult<Vec<ArrayRef>> {
 }
 
 /// The texts of the arrays of [`read_all`], borrowed from their buffers (`None` for a null), and whether they are
-/// large_string. Each is checked to be UTF-8: the Arrow C Data Interface hands buffers over unchecked.
-fn strings<'a>(arg: &str, arrays: &'a [ArrayRef]) -> PyResult<(Vec<Option<&'a str>>, bool)> {
-    let mut out = Vec::with_capacity(arrays.iter().map(|a| a.len()).sum());
+/// large_string. Each is checked to be UTF-8 (in parallel, with the GIL released): the Arrow C Data Interface hands
+/// buffers over unchecked.
+fn strings<'a>(
+    py: Python<'_>,
+    arg: &str,
+    arrays: &'a [ArrayRef],
+) -> PyResult<(Vec<Option<&'a str>>, bool)> {
+    let mut raw: Vec<Option<&'a [u8]>> = Vec::with_capacity(arrays.iter().map(|a| a.len()).sum());
     let mut large = false;
     for array in arrays {
         match array.data_type() {
             DataType::LargeUtf8 => {
                 large = true;
-                offset_strings(arg, array.as_string::<i64>(), &mut out)?;
+                offset_bytes(arg, array.as_string::<i64>(), &mut raw)?;
             }
             DataType::BinaryView => {
                 let view = array.as_binary_view();
-                for i in 0..view.len() {
-                    out.push(if view.is_null(i) {
-                        None
-                    } else {
-                        Some(utf8(arg, out.len(), view.value(i))?)
-                    });
-                }
+                raw.extend((0..view.len()).map(|i| (!view.is_null(i)).then(|| view.value(i))));
             }
-            _ => offset_strings(arg, array.as_string::<i32>(), &mut out)?,
+            _ => offset_bytes(arg, array.as_string::<i32>(), &mut raw)?,
         }
     }
-    Ok((out, large))
+    let checked = py.detach(|| {
+        use rayon::prelude::*;
+        raw.par_iter()
+            .enumerate()
+            .map(|(i, b)| match b {
+                None => Ok(None),
+                Some(b) => simdutf8::compat::from_utf8(b).map(Some).map_err(|e| (i, e)),
+            })
+            .collect::<Result<Vec<_>, _>>()
+    });
+    let texts = checked
+        .map_err(|(i, e)| ChunkingError::new_err(format!("{arg}[{i}] is not valid UTF-8: {e}")))?;
+    Ok((texts, large))
 }
 
-/// The texts of a string or large_string array, from its offsets and bytes.
-fn offset_strings<'a, O: OffsetSizeTrait>(
+/// The values of a string or large_string array as bytes, from its offsets and data.
+fn offset_bytes<'a, O: OffsetSizeTrait>(
     arg: &str,
     array: &'a arrow_array::GenericStringArray<O>,
-    out: &mut Vec<Option<&'a str>>,
+    out: &mut Vec<Option<&'a [u8]>>,
 ) -> PyResult<()> {
     let (offsets, data) = (array.value_offsets(), array.value_data());
     for i in 0..array.len() {
@@ -166,14 +207,9 @@ fn offset_strings<'a, O: OffsetSizeTrait>(
                 out.len()
             ))
         })?;
-        out.push(Some(utf8(arg, out.len(), bytes)?));
+        out.push(Some(bytes));
     }
     Ok(())
-}
-
-fn utf8<'a>(arg: &str, i: usize, bytes: &'a [u8]) -> PyResult<&'a str> {
-    std::str::from_utf8(bytes)
-        .map_err(|e| ChunkingError::new_err(format!("{arg}[{i}] is not valid UTF-8: {e}")))
 }
 
 /// Which columns the output has: they depend on the chunker only, never on the data, so that every batch of a
@@ -209,12 +245,13 @@ fn needs_large(texts: &[&str], prepared: &[Prepared]) -> bool {
     total + texts > i32::MAX as usize
 }
 
-/// The output columns (string columns with offsets of type `O`).
+/// The output columns of `texts`, the first of which is row `first_row` (string columns with offsets of type `O`).
 fn columns<O: OffsetSizeTrait>(
     texts: &[&str],
     prepared: &[Prepared],
+    first_row: usize,
     shape: Shape,
-    level_name: &dyn Fn(chunkwise_core::Level) -> &'static str,
+    level_name: &(dyn Fn(chunkwise_core::Level) -> &'static str + Sync),
 ) -> Result<RecordBatch, ArrowError> {
     let n: usize = prepared.iter().map(Prepared::count).sum();
     let text_bytes: usize = prepared
@@ -233,7 +270,8 @@ fn columns<O: OffsetSizeTrait>(
     let string = |capacity: usize| GenericStringBuilder::<O>::with_capacity(n, capacity);
     let mut text = string(text_bytes);
     let mut level = string(n * 8);
-    let (mut id, mut prev_id, mut next_id) = (string(n * 16), string(n * 16), string(n * 16));
+    let mut ids: Vec<u8> = Vec::with_capacity(n * 16);
+    let (mut has_prev, mut has_next) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut page_start, mut page_end) = (
         Int64Builder::with_capacity(n),
         Int64Builder::with_capacity(n),
@@ -242,17 +280,9 @@ fn columns<O: OffsetSizeTrait>(
         for c in p.chunks() {
             text.append_value(&t[c.start..c.end]);
             level.append_value(level_name(c.level));
-            write_hash_id(&mut id, c.id);
-            id.append_value("");
-            for (col, other) in [(&mut prev_id, c.prev_id), (&mut next_id, c.next_id)] {
-                match other {
-                    Some(h) => {
-                        write_hash_id(col, h);
-                        col.append_value("");
-                    }
-                    None => col.append_null(),
-                }
-            }
+            ids.extend_from_slice(&hash_id(c.id));
+            has_prev.push(c.prev_id.is_some());
+            has_next.push(c.next_id.is_some());
             page_start.append_option(c.pages.map(|(first, _)| first as i64));
             page_end.append_option(c.pages.map(|(_, last)| last as i64));
         }
@@ -262,7 +292,7 @@ fn columns<O: OffsetSizeTrait>(
     let mut fields: Vec<(Field, ArrayRef)> = vec![
         (
             Field::new("row", DataType::Int64, false),
-            ints(&|row, _, _| row as i64),
+            ints(&|row, _, _| (first_row + row) as i64),
         ),
         (
             Field::new("index", DataType::Int64, false),
@@ -292,18 +322,10 @@ fn columns<O: OffsetSizeTrait>(
         Field::new("level", string_type.clone(), false),
         Arc::new(level.finish()),
     ));
-    fields.push((
-        Field::new("id", string_type.clone(), false),
-        Arc::new(id.finish()),
-    ));
-    fields.push((
-        Field::new("prev_id", string_type.clone(), true),
-        Arc::new(prev_id.finish()),
-    ));
-    fields.push((
-        Field::new("next_id", string_type.clone(), true),
-        Arc::new(next_id.finish()),
-    ));
+    let [id, prev_id, next_id] = id_columns::<O>(ids, has_prev, has_next)?;
+    fields.push((Field::new("id", string_type.clone(), false), id));
+    fields.push((Field::new("prev_id", string_type.clone(), true), prev_id));
+    fields.push((Field::new("next_id", string_type.clone(), true), next_id));
     let described = prepared.iter().any(|p| p.structure().is_some());
     let (context, embedding) = if described {
         contexts::<O>(texts, prepared, n, text_bytes)
@@ -326,6 +348,40 @@ fn columns<O: OffsetSizeTrait>(
     ));
     let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = fields.into_iter().unzip();
     RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
+}
+
+/// The `id`, `prev_id` and `next_id` columns, over one buffer of ids (16 bytes each, in chunk order): a chunk's
+/// previous chunk is the one before it in the column, its next one the one after (the first and last chunk of a
+/// text have none), so the three columns differ only by their offsets, shifted by one id, and nulls.
+fn id_columns<O: OffsetSizeTrait>(
+    ids: Vec<u8>,
+    has_prev: Vec<bool>,
+    has_next: Vec<bool>,
+) -> Result<[ArrayRef; 3], ArrowError> {
+    let n = has_prev.len();
+    let values = arrow_buffer::Buffer::from_vec(ids);
+    let offset = |k: usize| O::from_usize(16 * k).expect("needs_large sized the offsets");
+    let column = |offsets: Vec<O>, valid: Option<Vec<bool>>| -> Result<ArrayRef, ArrowError> {
+        let offsets = arrow_buffer::OffsetBuffer::new(offsets.into());
+        let nulls = valid.map(arrow_buffer::NullBuffer::from);
+        Ok(Arc::new(arrow_array::GenericStringArray::<O>::try_new(
+            offsets,
+            values.clone(),
+            nulls,
+        )?))
+    };
+    let id = column((0..=n).map(offset).collect(), None)?;
+    // Entry k spans id k - 1 (entry 0 is empty, and null).
+    let prev = column(
+        std::iter::once(0).chain(0..n).map(offset).collect(),
+        Some(has_prev),
+    )?;
+    // Entry k spans id k + 1 (the last entry is empty, and null).
+    let next = column(
+        (1..=n).chain(std::iter::once(n)).map(offset).collect(),
+        Some(has_next),
+    )?;
+    Ok([id, prev, next])
 }
 
 /// `n` empty strings.
