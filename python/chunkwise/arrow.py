@@ -116,13 +116,27 @@ def chunk_arrow(
     _check_strings(pa, texts, f"text_column {text_column!r}" if texts is not table else "data")
     if doc_ids is not None:
         doc_ids = _doc_ids(pa, doc_ids, "id_column" if id_column is not None else "doc_ids")
-    out = _core.chunk_arrow(chunker._splitter, texts, doc_ids)
+    out = pa.table(_Stream(_core.chunk_arrow(chunker._splitter, texts, doc_ids)))
     if not keep:
         return out
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
     kept = table.select(keep).take(out.column("row"))
     return pa.Table.from_arrays(kept.columns + out.columns, schema=_joined(pa, kept.schema, out.schema))
+
+
+class _Stream:
+    """The Arrow C stream the core hands back, as the PyCapsule protocol wants it: an object whose
+    ``__arrow_c_stream__`` returns the capsule (once: reading a stream consumes it). The core sends the output's
+    own schema; a requested one is not applied (the protocol leaves that to the producer)."""
+
+    __slots__ = ("_capsule",)
+
+    def __init__(self, capsule: Any) -> None:
+        self._capsule = capsule
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._capsule
 
 
 def _joined(pa: Any, first: Any, second: Any) -> Any:

@@ -13,8 +13,8 @@ use arrow_array::{Array, ArrayRef, Int64Array, OffsetSizeTrait, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema};
 use chunkwise_core::ChunkOptions;
 use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
 use pyo3_arrow::input::AnyArray;
-use pyo3_arrow::PyTable;
 
 use crate::batch::batch_error;
 use crate::build::{context_sep, Prepared};
@@ -29,7 +29,8 @@ use crate::splitter::PySplitter;
 const DOC_ID_KEY: &str = "doc_id";
 
 /// The chunks of every text of `texts` (an Arrow string, large_string or string_view array, or a stream of them),
-/// as a `pyarrow.Table` with one row per chunk. `doc_ids`: an Arrow string array of the same length, each row's
+/// as an Arrow C stream of record batches, one row per chunk, in a PyCapsule (`pyarrow.table` reads it through an
+/// object whose `__arrow_c_stream__` returns it). `doc_ids`: an Arrow string array of the same length, each row's
 /// document id (null: none); see `DOC_ID_KEY`.
 #[pyfunction]
 #[pyo3(signature = (splitter, texts, doc_ids=None))]
@@ -38,7 +39,7 @@ pub(crate) fn chunk_arrow<'py>(
     splitter: &Bound<'py, PySplitter>,
     texts: AnyArray,
     doc_ids: Option<AnyArray>,
-) -> PyResult<Bound<'py, PyAny>> {
+) -> PyResult<Bound<'py, PyCapsule>> {
     let splitter = splitter.get();
     let arrays = read_all("texts", texts)?;
     let (strs, large) = strings(py, "texts", &arrays)?;
@@ -103,7 +104,9 @@ pub(crate) fn chunk_arrow<'py>(
         })
         .map_err(|e| ChunkingError::new_err(format!("building the Arrow columns: {e}")))?;
     let schema = batches[0].schema();
-    PyTable::try_new(batches, schema)?.into_pyarrow(py)
+    let reader = arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+    let stream = arrow_array::ffi_stream::FFI_ArrowArrayStream::new(Box::new(reader));
+    PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
 }
 
 /// About how many bytes of chunk text a record batch of the output holds.
