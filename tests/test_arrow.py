@@ -391,3 +391,11 @@ def test_big_inputs_come_back_in_several_batches_that_join_up():
     out = chunk_arrow(pa.array(texts), chunker)
     assert out.column("text").num_chunks > 1
     assert_same(out, chunker, texts)
+
+
+def test_a_python_tokenizer_callable():
+    # Sizes from a Python callable: the split runs with the GIL held, one text after the other, same result.
+    chunker = SentenceChunker(30, tokenizer=Tokenizer.from_callable(lambda s: len(s.split())))
+    texts = PROSE[:6]
+    rows = assert_same(chunk_arrow(pa.array(texts), chunker), chunker, texts)
+    assert rows and all(r["token_count"] <= 30 for r in rows)
