@@ -7,7 +7,7 @@ in the same run:
 * ``spans_batch``: offsets only, from the list: the speed of the split itself.
 
 RecursiveChunker(512). Each is timed interleaved with the others, 3 rounds (1 in a smoke run), and the **median**
-of each is recorded (extra_info: ``*_s``, ``*_MBps``, and the ratios ``vs_loop`` = loop / chunk_arrow,
+of each is recorded (extra_info: ``*_s``, ``*_MBps``, ``*_cpu_s`` (CPU time of all threads), and the ratios ``vs_loop`` = loop / chunk_arrow,
 ``vs_spans_batch`` = spans_batch / chunk_arrow). Targets: ``vs_loop`` >= 3 and ``vs_spans_batch`` near 1, asserted
 only with CHUNKWISE_BENCH_STRICT=1. The tables are checked equal first.
 
@@ -18,6 +18,7 @@ the input's Arrow size; target < 3, always asserted (a ratio, not a timing).
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -38,16 +39,19 @@ SMOKE_DOCS = 2_000
 SCRIPT = Path(__file__).resolve().parent / "arrow_peak.py"
 
 
-def medians(fns: dict, rounds: int) -> dict:
-    """Median wall time of each function over ``rounds`` interleaved rounds (order alternating)."""
-    times: dict = {name: [] for name in fns}
+def medians(fns: dict, rounds: int) -> tuple:
+    """Median wall time and median CPU time (all threads of the process) of each function over ``rounds``
+    interleaved rounds (order alternating)."""
+    wall: dict = {name: [] for name in fns}
+    cpu: dict = {name: [] for name in fns}
     names = list(fns)
     for r in range(rounds):
         for name in names if r % 2 == 0 else reversed(names):
-            t0 = time.perf_counter()
+            w0, c0 = time.perf_counter(), time.process_time()
             fns[name]()
-            times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(t) for name, t in times.items()}
+            cpu[name].append(time.process_time() - c0)
+            wall[name].append(time.perf_counter() - w0)
+    return ({n: statistics.median(t) for n, t in wall.items()}, {n: statistics.median(t) for n, t in cpu.items()})
 
 
 def test_arrow_kernel(benchmark, smoke):
@@ -67,10 +71,14 @@ def test_arrow_kernel(benchmark, smoke):
     }
     if not smoke:
         assert loop_table(pa, chunker, docs).cast(got.schema).equals(got)
-    times = medians(fns, 1 if smoke else 3)
+    load_before = os.getloadavg()[0]
+    times, cpu = medians(fns, 1 if smoke else 3)
     benchmark.pedantic(fns["chunk_arrow"], rounds=1 if smoke else 3, iterations=1)
     info = {f"{k}_s": round(v, 4) for k, v in times.items()}
     info.update({f"{k}_MBps": round(nbytes / 1e6 / v, 1) for k, v in times.items()})
+    # CPU seconds: the work done, which a loaded machine changes less than the wall time of the parallel calls.
+    info.update({f"{k}_cpu_s": round(v, 4) for k, v in cpu.items()})
+    info["loadavg_1min_before"] = round(load_before, 2)
     vs_loop = times["loop"] / times["chunk_arrow"]
     vs_spans = times["spans_batch"] / times["chunk_arrow"]
     record(benchmark, nbytes, impl="chunkwise", variant="arrow.chunk_arrow", docs=len(docs), chunks=got.num_rows,
