@@ -19,7 +19,7 @@ use pyo3_arrow::input::AnyArray;
 use crate::batch::batch_error;
 use crate::build::{context_sep, Prepared};
 use crate::chunk::hash_id;
-use crate::errors::ChunkingError;
+use crate::errors::{run, ChunkingError};
 use crate::interrupt::Interrupt;
 use crate::metadata;
 use crate::splitter::PySplitter;
@@ -85,23 +85,23 @@ pub(crate) fn chunk_arrow<'py>(
         structural: splitter.inner.is_structural(),
     };
     let level_name = |l| splitter.inner.level_name(l);
-    let batches = py
-        .detach(|| {
-            use rayon::prelude::*;
-            let large = large || needs_large(&texts, &prepared);
-            // Record batches of whole texts, built in parallel.
-            groups(&prepared)
-                .into_par_iter()
-                .map(|r| {
-                    let (texts, prepared) = (&texts[r.clone()], &prepared[r.clone()]);
-                    if large {
-                        columns::<i64>(texts, prepared, r.start, shape, &level_name)
-                    } else {
-                        columns::<i32>(texts, prepared, r.start, shape, &level_name)
-                    }
-                })
-                .collect::<Result<Vec<_>, _>>()
-        })
+    let build = || {
+        use rayon::prelude::*;
+        let large = large || needs_large(&texts, &prepared);
+        // Record batches of whole texts, built in parallel.
+        groups(&prepared)
+            .into_par_iter()
+            .map(|r| {
+                let (texts, prepared) = (&texts[r.clone()], &prepared[r.clone()]);
+                if large {
+                    columns::<i64>(texts, prepared, r.start, shape, &level_name)
+                } else {
+                    columns::<i32>(texts, prepared, r.start, shape, &level_name)
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let batches = run(py, true, "building the Arrow columns", build)?
         .map_err(|e| ChunkingError::new_err(format!("building the Arrow columns: {e}")))?;
     let schema = batches[0].schema();
     let reader = arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
@@ -363,9 +363,14 @@ fn id_columns<O: OffsetSizeTrait>(
 ) -> Result<[ArrayRef; 3], ArrowError> {
     let n = has_prev.len();
     let values = arrow_buffer::Buffer::from_vec(ids);
-    let offset = |k: usize| O::from_usize(16 * k).expect("needs_large sized the offsets");
-    let column = |offsets: Vec<O>, valid: Option<Vec<bool>>| -> Result<ArrayRef, ArrowError> {
-        let offsets = arrow_buffer::OffsetBuffer::new(offsets.into());
+    let offset = |k: usize| {
+        O::from_usize(16 * k)
+            .ok_or_else(|| ArrowError::ComputeError("too many ids for a string column".into()))
+    };
+    let column = |offsets: Result<Vec<O>, ArrowError>,
+                  valid: Option<Vec<bool>>|
+     -> Result<ArrayRef, ArrowError> {
+        let offsets = arrow_buffer::OffsetBuffer::new(offsets?.into());
         let nulls = valid.map(arrow_buffer::NullBuffer::from);
         Ok(Arc::new(arrow_array::GenericStringArray::<O>::try_new(
             offsets,
