@@ -391,6 +391,10 @@ def test_big_inputs_come_back_in_several_batches_that_join_up():
     out = chunk_arrow(pa.array(texts), chunker)
     assert out.column("text").num_chunks > 1
     assert_same(out, chunker, texts)
+    # Kept columns line up with the batches' rows.
+    table = pa.table({"body": texts, "n": list(range(len(texts)))})
+    kept = chunk_arrow(table, chunker, text_column="body", keep=["n"])
+    assert kept.column("n").to_pylist() == kept.column("row").to_pylist() == out.column("row").to_pylist()
 
 
 def test_a_python_tokenizer_callable():
