@@ -24,6 +24,8 @@ def test_readme_has_python_examples():
 
 @pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
 def test_python_block_runs(index, monkeypatch):
+    if "import pyarrow" in PYTHON_BLOCKS[index]:
+        pytest.importorskip("pyarrow")  # an optional extra (chunkwise[arrow]); the test extras install it
     monkeypatch.chdir(ROOT)
     exec(compile(PYTHON_BLOCKS[index], f"README.md python block {index}", "exec"), {"__name__": "__readme__"})
 

@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "ChunkStream", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["ChunkingError", "Chunk", "ChunkStream", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -168,3 +168,6 @@ def _splitter_from_config(config: Dict[str, Any]) -> Splitter:
 
 def _panic_on(marker: Optional[str]) -> None:
     """Test hook, not API: while armed, splitting a text that holds ``marker`` panics inside the core call."""
+def chunk_arrow(splitter: Splitter, texts: Any, doc_ids: Optional[Any] = None) -> Any:
+    """The chunks of an Arrow string array or stream, as a PyCapsule holding an Arrow C stream of record batches
+    (see chunkwise.arrow.chunk_arrow)."""

@@ -51,6 +51,24 @@ impl Prepared {
         }
     }
 
+    /// The chunks, in order.
+    pub(crate) fn chunks(&self) -> &[chunkwise_core::Chunk] {
+        &self.chunks
+    }
+
+    /// What each chunk learns from the document's structure (structural strategies only).
+    pub(crate) fn structure(&self) -> Option<&Description> {
+        self.structure.as_ref()
+    }
+
+    /// No chunks: those of a missing text (a null in an Arrow column), which is not split at all.
+    pub(crate) fn none() -> Self {
+        Self {
+            chunks: Vec::new(),
+            structure: None,
+        }
+    }
+
     /// Whether the chunks carry page numbers.
     fn paged(&self) -> bool {
         self.chunks.first().is_some_and(|c| c.pages.is_some())
@@ -167,7 +185,7 @@ pub(crate) fn build<'py>(
                 };
                 last_context = Some(context.clone());
             }
-            if info.inline_join {
+            if context_sep(info) == "\n" {
                 sep = &line_break;
             }
             embedding = info
@@ -216,6 +234,16 @@ pub(crate) fn build<'py>(
         out.push(chunk);
     }
     Ok(out)
+}
+
+/// What joins a chunk's context and its text in its embedding text: one line break after a table header or a fence
+/// line (so that the result is still a table or a code block), else a blank line.
+pub(crate) fn context_sep(info: &SpanInfo) -> &'static str {
+    if info.inline_join {
+        "\n"
+    } else {
+        "\n\n"
+    }
 }
 
 /// Adds a chunk's description to its metadata: `title_path` (from `titles`, the Python strings of the headings'

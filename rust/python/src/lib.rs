@@ -5,6 +5,7 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
 mod batch;
 mod build;
 mod chunk;
@@ -27,6 +28,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::install_panic_hook();
     m.add_function(wrap_pyfunction!(errors::_panic_on, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::_splitter_from_config, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::chunk_arrow, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;
     m.add_class::<chunk::Chunk>()?;

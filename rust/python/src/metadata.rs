@@ -166,13 +166,19 @@ pub(crate) fn check_keys(
     Ok(())
 }
 
+/// The document id of a document whose metadata holds `key: value` (`value` as `str()` renders it), namespaced by
+/// the key.
+pub(crate) fn doc_id_of(key: &str, value: &str) -> String {
+    format!("{key}={value}")
+}
+
 /// The document id named by the metadata (`doc_id`, `id` or `source`), if any.
 pub(crate) fn doc_id(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Option<String>> {
     if let Some(meta) = metadata {
         for key in DOC_ID_KEYS {
             if let Some(value) = meta.get_item(key)? {
                 if !value.is_none() {
-                    return Ok(Some(format!("{key}={}", value.str()?.to_cow()?)));
+                    return Ok(Some(doc_id_of(key, &value.str()?.to_cow()?)));
                 }
             }
         }

@@ -67,6 +67,11 @@ impl PySplitter {
         text.len() >= DETACH_BYTES && !self.calls_python()
     }
 
+    /// Whether sizes are in tokens of a tokenizer (then a chunk's size is its exact token count).
+    pub(crate) fn has_tokenizer(&self) -> bool {
+        self.tokenizer.is_some()
+    }
+
     pub(crate) fn calls_python(&self) -> bool {
         self.tokenizer
             .as_ref()

@@ -1,0 +1,190 @@
+"""Chunking Arrow data: a string column in, a table of chunks out, for ingestion at the batch granularity of an
+engine (Ray Data, Daft, Spark's ``mapInArrow``, DuckDB, Polars...).
+
+The texts are read from the Arrow buffers in Rust (no Python ``str`` per document), split in parallel with the
+GIL released, and the output columns are built in Rust and handed over through the Arrow PyCapsule interface.
+Needs pyarrow: ``pip install "chunkwise[arrow]"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Optional, Sequence
+
+from . import _core
+from .chunkers import BaseChunker
+
+__all__ = ["chunk_arrow", "OUTPUT_COLUMNS"]
+
+#: The columns every output has, in order (then ``token_count`` after ``size`` for a chunker in tokens, the
+#: description columns for a structural chunker, and the page columns: see :func:`chunk_arrow`).
+OUTPUT_COLUMNS = ("row", "index", "text", "start", "end", "size", "level", "id", "prev_id", "next_id", "context",
+                  "embedding_text")
+_ALL_OUTPUT_COLUMNS = frozenset(OUTPUT_COLUMNS) | {
+    "token_count", "title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
+    "context_shortened", "page_start", "page_end",
+}
+
+
+def _pyarrow() -> Any:
+    # Imported by name: pyarrow has no type information for mypy to read.
+    try:
+        return importlib.import_module("pyarrow")
+    except ImportError:
+        raise ImportError(
+            'chunkwise.arrow needs pyarrow: pip install "chunkwise[arrow]" (or pip install pyarrow)'
+        ) from None
+
+
+def chunk_arrow(
+    data: Any,
+    chunker: BaseChunker,
+    *,
+    text_column: str = "text",
+    keep: Optional[Sequence[str]] = None,
+    id_column: Optional[str] = None,
+    doc_ids: Any = None,
+) -> Any:
+    """The chunks of every text of ``data`` as a ``pyarrow.Table`` (typed ``Any``: pyarrow has no type stubs), one
+    row per chunk.
+
+    ``data``: a pyarrow ``Array`` or ``ChunkedArray`` of ``string``, ``large_string`` or ``string_view``; a
+    ``RecordBatch`` or ``Table``, whose ``text_column`` holds the texts; or any object with the Arrow PyCapsule
+    interface (``__arrow_c_array__`` / ``__arrow_c_stream__``: Polars, DuckDB, nanoarrow...), read as an array of
+    strings or, when its type is a struct, as a table.
+
+    The output has, in order: the ``keep`` columns of the table (each value repeated once per chunk of its row);
+    ``row``, the row of the document in ``data`` (0-based, also for a sliced input); ``index``, the chunk's index in
+    its document; ``text``; ``start`` and ``end``, ``str`` offsets in the document (``text ==
+    document[start:end]``); ``size``; ``token_count`` when the chunker measures in tokens; ``level``; ``id``,
+    ``prev_id`` and ``next_id``; ``context`` and ``embedding_text``; for a structural chunker (Markdown, Clause,
+    Table) the keys it adds to a chunk's metadata: ``title_path`` (a list of strings), ``headings`` (their depths),
+    ``chunk_type``, ``row_start``, ``row_end``, ``total_rows`` and ``language`` (null where a chunk's metadata has
+    no such key, and for a code block without a language), ``context_shortened`` (false where absent); and
+    ``page_start``/``page_end``, null unless the document holds form feeds (the pages of ``chunk()``). Every value
+    is the one ``chunker.chunk_batch`` gives for the same texts. The columns depend on the chunker only, never on
+    the data, so the batches of a dataset share one schema. Text columns are ``large_string`` when the input is,
+    or when they would not fit in a ``string`` column (2 GiB), else ``string``.
+
+    A null text has no chunks, like an empty one.
+
+    ``id_column`` (a column of the table, strings or integers) or ``doc_ids`` (an array or a sequence, one per
+    document): the document ids, which make chunk ids that survive edits of the document (see ``Chunk.id``): the
+    ids are those ``chunk_batch(texts, metadatas=[{"doc_id": value}, ...])`` gives. A null id is no id.
+    """
+    pa = _pyarrow()
+    if not isinstance(chunker, BaseChunker):
+        raise TypeError(f"chunker must be a chunkwise chunker (e.g. RecursiveChunker), got {type(chunker).__name__}")
+    if keep is not None:
+        if isinstance(keep, str):
+            raise TypeError("keep must be a list of column names, not a str")
+        keep = list(keep)
+        for k in keep:
+            if not isinstance(k, str):
+                raise TypeError(f"keep must be a list of column names (str), got {k!r} in it")
+    if not isinstance(text_column, str):
+        raise TypeError(f"text_column must be a str, got {type(text_column).__name__}")
+    if id_column is not None and doc_ids is not None:
+        raise TypeError("give id_column or doc_ids, not both")
+    table = _as_arrow(pa, data)
+    if isinstance(table, (pa.Table, pa.RecordBatch)):
+        names = table.schema.names
+        if text_column not in names:
+            raise _core.ChunkingError(f"text_column {text_column!r} is not a column of data (its columns: {names})")
+        texts = table.column(text_column)
+        for k in keep or ():
+            if k == text_column:
+                raise _core.ChunkingError(
+                    f"keep names the text column {text_column!r}: its chunks are the output's text column"
+                )
+            if k not in names:
+                raise _core.ChunkingError(f"keep names {k!r}, which is not a column of data (its columns: {names})")
+            if k in _ALL_OUTPUT_COLUMNS:
+                raise _core.ChunkingError(f"keep names {k!r}, a column of the output: rename it first")
+        if keep is not None and len(set(keep)) != len(keep):
+            raise _core.ChunkingError(f"keep names a column twice: {keep}")
+        if id_column is not None:
+            if id_column not in names:
+                raise _core.ChunkingError(f"id_column {id_column!r} is not a column of data (its columns: {names})")
+            doc_ids = table.column(id_column)
+    else:
+        if keep:
+            raise TypeError("keep needs a table or a record batch; data is an array")
+        if id_column is not None:
+            raise TypeError("id_column needs a table or a record batch; data is an array (give doc_ids)")
+        texts = table
+    _check_strings(pa, texts, f"text_column {text_column!r}" if texts is not table else "data")
+    if doc_ids is not None:
+        doc_ids = _doc_ids(pa, doc_ids, "id_column" if id_column is not None else "doc_ids")
+    out = pa.table(_Stream(_core.chunk_arrow(chunker._splitter, texts, doc_ids)))
+    if not keep:
+        return out
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    kept = table.select(keep).take(out.column("row"))
+    return pa.Table.from_arrays(kept.columns + out.columns, schema=_joined(pa, kept.schema, out.schema))
+
+
+class _Stream:
+    """The Arrow C stream the core hands back, as the PyCapsule protocol wants it: an object whose
+    ``__arrow_c_stream__`` returns the capsule (once: reading a stream consumes it). The core sends the output's
+    own schema; a requested one is not applied (the protocol leaves that to the producer)."""
+
+    __slots__ = ("_capsule",)
+
+    def __init__(self, capsule: Any) -> None:
+        self._capsule = capsule
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._capsule
+
+
+def _joined(pa: Any, first: Any, second: Any) -> Any:
+    return pa.schema(list(first) + list(second))
+
+
+def _as_arrow(pa: Any, data: Any) -> Any:
+    """A pyarrow Array, ChunkedArray, RecordBatch or Table holding ``data`` (without copying)."""
+    if isinstance(data, (pa.Array, pa.ChunkedArray, pa.RecordBatch, pa.Table)):
+        return data
+    if hasattr(data, "__arrow_c_stream__"):
+        out = pa.chunked_array(data)
+        if pa.types.is_struct(out.type):
+            return pa.Table.from_struct_array(out)
+        return out
+    if hasattr(data, "__arrow_c_array__"):
+        out = pa.array(data)
+        if pa.types.is_struct(out.type):
+            return pa.RecordBatch.from_struct_array(out)
+        return out
+    raise TypeError(
+        "data must be a pyarrow Array, ChunkedArray, RecordBatch or Table, or an object with the Arrow PyCapsule "
+        f"interface (__arrow_c_array__ or __arrow_c_stream__), got {type(data).__name__}"
+    )
+
+
+def _check_strings(pa: Any, texts: Any, name: str) -> None:
+    t = texts.type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or _is_string_view(pa, t)):
+        raise TypeError(f"{name} must hold strings (string, large_string or string_view), got {t}")
+
+
+def _is_string_view(pa: Any, t: Any) -> bool:
+    check = getattr(pa.types, "is_string_view", None)
+    return bool(check and check(t))
+
+
+def _doc_ids(pa: Any, ids: Any, name: str) -> Any:
+    """Document ids as Arrow strings: integers as ``str()`` writes them (the doc ids of ``chunk_batch``)."""
+    if not isinstance(ids, (pa.Array, pa.ChunkedArray)):
+        ids = _as_arrow(pa, ids) if hasattr(ids, "__arrow_c_array__") or hasattr(ids, "__arrow_c_stream__") else ids
+    if not isinstance(ids, (pa.Array, pa.ChunkedArray)):
+        if isinstance(ids, (str, bytes)):
+            raise TypeError(f"{name} must be a sequence of ids, not a single {type(ids).__name__}")
+        ids = pa.array(list(ids))
+    t = ids.type
+    if pa.types.is_integer(t):
+        ids = ids.cast(pa.string())
+    elif not (pa.types.is_string(t) or pa.types.is_large_string(t) or _is_string_view(pa, t)):
+        raise TypeError(f"{name} must hold strings or integers, got {t}")
+    return ids
