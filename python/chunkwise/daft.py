@@ -39,7 +39,8 @@ def chunk_dataframe(
         empty["id"] = pa.array([], schema[id_column].dtype.to_arrow_dtype())
     struct = pa.struct(list(fn(pa.table(empty)).schema))
     lists = _ChunkLists(fn, struct)
-    udf = daft.func.batch(return_dtype=daft.DataType.from_arrow_type(pa.large_list(struct)))(lists.__call__)
+    dtype = daft.DataType.from_arrow_type(pa.large_list(struct))
+    udf = daft.func.batch(return_dtype=dtype, batch_size=batch_size)(lists.__call__)
     args = [daft.col(text_column)] + ([] if id_column is None else [daft.col(id_column)])
     kept = [daft.col(k) for k in keep or ()]
     return (
