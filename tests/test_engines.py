@@ -147,6 +147,21 @@ def test_spark_schema_is_spark_types(spark):
     assert "row" not in schema.names
 
 
+def test_spark_large_var_types(spark, docs):
+    """Where the session sends large strings (and wants them back), the chunks are the same."""
+    from chunkwise.spark import chunk_dataframe
+
+    small = docs.slice(0, 300)
+    spark.conf.set("spark.sql.execution.arrow.useLargeVarTypes", "true")
+    try:
+        out = chunk_dataframe(spark.createDataFrame(small), MarkdownChunker(100), keep=KEEP, id_column="doc")
+        got = out.toArrow()
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.useLargeVarTypes")
+    want = chunk_arrow(small, MarkdownChunker(100), keep=KEEP, id_column="doc").drop_columns(["row"])
+    assert got.sort_by(KEY).to_pylist() == want.sort_by(KEY).to_pylist()
+
+
 # --- Without the engines --------------------------------------------------------------------------------------
 
 

@@ -39,7 +39,9 @@ def chunk_dataframe(
     fn = ChunkBatch(chunker, text_column, keep, id_column)
     empty = types.to_arrow_schema(df.schema).empty_table()
     schema = types.from_arrow_schema(_spark_types(pa, fn(empty).schema))
-    target = types.to_arrow_schema(schema)
+    # The Arrow types Spark reads back: large strings and lists where the session says so.
+    large = df.sparkSession.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false").lower() == "true"
+    target = types.to_arrow_schema(schema, prefers_large_types=large)
     return df.mapInArrow(_CastBatches(fn, target), schema)
 
 
