@@ -24,10 +24,33 @@ def test_readme_has_python_examples():
 
 @pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
 def test_python_block_runs(index, monkeypatch):
-    if "import pyarrow" in PYTHON_BLOCKS[index]:
+    code = PYTHON_BLOCKS[index]
+    if "import pyarrow" in code:
         pytest.importorskip("pyarrow")  # an optional extra (chunkwise[arrow]); the test extras install it
+    # The cluster examples (optional extras too) start a local engine, stopped after the block.
+    engines = [name for name in ("ray", "daft", "pyspark") if re.search(rf"^(import|from) {name}\b", code, re.M)]
+    for name in engines:
+        pytest.importorskip(name)
+    if "pyspark" in engines:
+        monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)  # Spark's Python workers: this interpreter
     monkeypatch.chdir(ROOT)
-    exec(compile(PYTHON_BLOCKS[index], f"README.md python block {index}", "exec"), {"__name__": "__readme__"})
+    try:
+        exec(compile(code, f"README.md python block {index}", "exec"), {"__name__": "__readme__"})
+    finally:
+        _stop_engines(engines)
+
+
+def _stop_engines(engines) -> None:
+    if "ray" in engines:
+        import ray
+
+        ray.shutdown()
+    if "pyspark" in engines:
+        from pyspark.sql import SparkSession
+
+        session = SparkSession.getActiveSession()
+        if session is not None:
+            session.stop()
 
 
 def _command(prefix: str) -> str:

@@ -1,0 +1,68 @@
+"""What the engine adapters (chunkwise.ray, chunkwise.daft, chunkwise.spark) share: importing the engine with a
+message that says what to install, checking the arguments once on the driver, and the batch function the workers
+run, which is :func:`chunkwise.arrow.chunk_arrow` on one Arrow batch of the engine."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, List, Optional, Sequence
+
+from .chunkers import BaseChunker
+
+
+def engine(module: str, extra: str) -> Any:
+    """``module`` imported, or an ImportError that says which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(
+            f'chunkwise.{extra} needs {module.split(".")[0]}: pip install "chunkwise[{extra}]"'
+        ) from None
+
+
+def columns(
+    chunker: BaseChunker, text_column: str, keep: Optional[Sequence[str]], id_column: Optional[str]
+) -> List[str]:
+    """The input columns the workers need (the text, the kept ones and the ids), after the checks that do not need
+    the data: the kernel repeats them on every batch, but a mistake is better caught before the job starts."""
+    if not isinstance(chunker, BaseChunker):
+        raise TypeError(f"chunker must be a chunkwise chunker (e.g. RecursiveChunker), got {type(chunker).__name__}")
+    if not isinstance(text_column, str):
+        raise TypeError(f"text_column must be a str, got {type(text_column).__name__}")
+    if isinstance(keep, str):
+        raise TypeError("keep must be a list of column names, not a str")
+    out = [text_column, *(keep or ())]
+    if id_column is not None and id_column not in out:
+        out.append(id_column)
+    return out
+
+
+class ChunkBatch:
+    """The function a worker calls on one Arrow batch (a ``pyarrow.Table`` or ``RecordBatch``): its chunks, without
+    the kernel's ``row`` column, which would be the row in the engine's batch, a number that means nothing outside
+    it (``keep`` an id column instead). Pickled to the workers with the chunker, which pickles as its settings."""
+
+    __slots__ = ("chunker", "text_column", "keep", "id_column")
+
+    def __init__(
+        self, chunker: BaseChunker, text_column: str, keep: Optional[Sequence[str]], id_column: Optional[str]
+    ) -> None:
+        self.chunker = chunker
+        self.text_column = text_column
+        self.keep = None if keep is None else list(keep)
+        self.id_column = id_column
+
+    def __getstate__(self) -> Any:
+        return (self.chunker, self.text_column, self.keep, self.id_column)
+
+    def __setstate__(self, state: Any) -> None:
+        self.chunker, self.text_column, self.keep, self.id_column = state
+
+    def chunks(self, batch: Any) -> Any:
+        """``chunk_arrow`` on ``batch``, with its ``row`` column."""
+        from .arrow import chunk_arrow
+
+        return chunk_arrow(batch, self.chunker, text_column=self.text_column, keep=self.keep, id_column=self.id_column)
+
+    def __call__(self, batch: Any) -> Any:
+        return self.chunks(batch).drop_columns(["row"])

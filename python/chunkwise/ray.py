@@ -1,0 +1,34 @@
+"""Chunking a Ray Data dataset: :func:`chunk_dataset`, one :func:`chunkwise.arrow.chunk_arrow` call per Arrow batch
+(``map_batches`` with ``batch_format="pyarrow"``), never a Python call per document. Needs Ray Data:
+``pip install "chunkwise[ray]"``."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from ._engine import ChunkBatch, columns, engine
+from .chunkers import BaseChunker
+
+__all__ = ["chunk_dataset"]
+
+
+def chunk_dataset(
+    ds: Any,
+    chunker: BaseChunker,
+    *,
+    text_column: str = "text",
+    keep: Optional[Sequence[str]] = None,
+    id_column: Optional[str] = None,
+    batch_size: Optional[int] = 1024,
+) -> Any:
+    """The chunks of the texts of ``text_column`` in the ``ray.data.Dataset`` ``ds``, as a new (lazy) Dataset, one
+    row per chunk, with the columns of :func:`chunkwise.arrow.chunk_arrow` but ``row`` (the row in one batch of
+    the engine: ``keep`` an id column instead). ``keep``, ``id_column``: as for ``chunk_arrow``. ``batch_size``:
+    documents per call, handed to ``map_batches``; each call splits its batch on all the worker's cores.
+    """
+    engine("ray.data", "ray")
+    needed = columns(chunker, text_column, keep, id_column)
+    fn = ChunkBatch(chunker, text_column, keep, id_column)
+    return ds.select_columns(needed).map_batches(
+        fn, batch_format="pyarrow", batch_size=batch_size, zero_copy_batch=True
+    )
