@@ -38,18 +38,25 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "chunkwise", *args], capture_output=True, text=True, timeout=20)
 
 
-class Poisoned(chunkwise.RecursiveChunker):
-    """Fails on any text holding POISON, in a batch and alone: a stand-in for a text the core cannot chunk."""
+@pytest.fixture
+def poisoned():
+    """The core panics on any text holding POISON, in a batch and alone: a text the core cannot chunk."""
+    chunkwise._core._panic_on("POISON")
+    try:
+        yield
+    finally:
+        chunkwise._core._panic_on(None)
 
-    def chunk_batch(self, texts, metadatas=None):
-        if any("POISON" in t for t in texts):
-            raise chunkwise.ChunkingError("cannot chunk this text")
-        return super().chunk_batch(texts, metadatas)
 
-    def chunk(self, text=None, metadata=None, **kwargs):
-        if "POISON" in text:
-            raise chunkwise.ChunkingError("cannot chunk this text")
-        return super().chunk(text, metadata, **kwargs)
+def batches_call(monkeypatch, hook) -> None:
+    """Runs ``hook(payloads)`` before each batch the command line writes (its one seam into the core)."""
+    real = cli._writers.JsonlWriter.batch
+
+    def batch(self, chunker, payloads, sources, paged=False):
+        hook(payloads)
+        return real(self, chunker, payloads, sources, paged)
+
+    monkeypatch.setattr(cli._writers.JsonlWriter, "batch", batch)
 
 
 def write_files(folder: Path, files: dict) -> None:
@@ -66,8 +73,7 @@ def write_files(folder: Path, files: dict) -> None:
 # -- defect 1: a text the chunker fails on costs only itself --------------------------------------------------------
 
 
-def test_a_failing_text_costs_only_itself(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(cli.STRATEGIES, "recursive", Poisoned)
+def test_a_failing_text_costs_only_itself(tmp_path, capsys, monkeypatch, poisoned):
     monkeypatch.setattr(cli, "BATCH_FILES", 2)  # one clean batch, one with the bad text, one after it
     folder = tmp_path / "docs"
     write_files(folder, {f"{n}.txt": f"Text {n}. More words." for n in "abde"})
@@ -75,7 +81,7 @@ def test_a_failing_text_costs_only_itself(tmp_path, capsys, monkeypatch):
     out = tmp_path / "out.jsonl"
     assert main(["chunk", str(folder), "--size", "10", "--out", str(out), "--no-progress"]) == 1
     err = capsys.readouterr().err
-    assert f"failed {folder / 'c.txt'}: cannot chunk this text" in err
+    assert f"failed {folder / 'c.txt'}: internal error" in err and "POISON" in err
     assert "chunkwise: 4 documents" in err and "chunkwise: 1 failed: chunking error" in err
     got = records(out)
     assert {Path(r["source"]).name for r in got} == {"a.txt", "b.txt", "d.txt", "e.txt"}
@@ -143,14 +149,12 @@ def test_stdout_redirected_into_an_input_folder_is_not_read(tmp_path):
 def test_interrupted_run_leaves_the_previous_output(tmp_path, capsys, monkeypatch):
     seen = []
 
-    class Interrupted(chunkwise.RecursiveChunker):
-        def chunk_batch(self, texts, metadatas=None):
-            seen.append(out.read_text(encoding="utf-8"))  # what a reader of --out sees while the run goes on
-            if len(seen) == 2:
-                raise KeyboardInterrupt
-            return super().chunk_batch(texts, metadatas)
+    def interrupt(payloads):
+        seen.append(out.read_text(encoding="utf-8"))  # what a reader of --out sees while the run goes on
+        if len(seen) == 2:
+            raise KeyboardInterrupt
 
-    monkeypatch.setitem(cli.STRATEGIES, "recursive", Interrupted)
+    batches_call(monkeypatch, interrupt)
     monkeypatch.setattr(cli, "BATCH_FILES", 1)
     write_files(tmp_path / "docs", {"a.txt": "Alpha.", "b.txt": "Beta."})
     out = tmp_path / "out.jsonl"
@@ -279,12 +283,7 @@ def test_a_huge_number_is_a_usage_error(tmp_path, capsys, option):
 def test_a_bad_out_is_reported_before_any_work(tmp_path, capsys, monkeypatch, where, message):
     calls = []
 
-    class Spy(chunkwise.RecursiveChunker):
-        def chunk_batch(self, texts, metadatas=None):
-            calls.append(texts)
-            return super().chunk_batch(texts, metadatas)
-
-    monkeypatch.setitem(cli.STRATEGIES, "recursive", Spy)
+    batches_call(monkeypatch, calls.append)
     write_files(tmp_path, {"a.txt": "Alpha."})
     (tmp_path / "folder").mkdir()
     assert main(["chunk", str(tmp_path / "a.txt"), "--out", str(tmp_path / where)]) == 2
@@ -293,11 +292,10 @@ def test_a_bad_out_is_reported_before_any_work(tmp_path, capsys, monkeypatch, wh
 
 
 def test_ctrl_c_before_any_output_exits_130(tmp_path, capsys, monkeypatch):
-    class Interrupted(chunkwise.RecursiveChunker):
-        def chunk_batch(self, texts, metadatas=None):
-            raise KeyboardInterrupt
+    def interrupt(payloads):
+        raise KeyboardInterrupt
 
-    monkeypatch.setitem(cli.STRATEGIES, "recursive", Interrupted)
+    batches_call(monkeypatch, interrupt)
     write_files(tmp_path, {"a.txt": "Alpha."})
     assert main_or_interrupt(["chunk", str(tmp_path / "a.txt"), "--out", str(tmp_path / "out.jsonl")]) == 130
     assert capsys.readouterr().err == "chunkwise: interrupted\n"
@@ -307,8 +305,7 @@ def test_ctrl_c_before_any_output_exits_130(tmp_path, capsys, monkeypatch):
 # -- the summary: one line per reason --------------------------------------------------------------------------------
 
 
-def test_summary_counts_each_reason(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(cli.STRATEGIES, "recursive", Poisoned)
+def test_summary_counts_each_reason(tmp_path, capsys, monkeypatch, poisoned):
     folder = tmp_path / "docs"
     write_files(folder, {"good.txt": "Fine.", "bad1.bin": b"\xff", "bad2.bin": b"\xc3(", "poison.txt": "POISON."})
     (folder / "null").symlink_to(os.devnull)

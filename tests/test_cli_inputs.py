@@ -11,8 +11,6 @@ import lzma
 import os
 from pathlib import Path
 
-
-import chunkwise
 from chunkwise import RecursiveChunker, Tokenizer
 from chunkwise import __main__ as cli
 
@@ -176,16 +174,16 @@ def test_a_big_file_is_streamed_with_the_same_lines(tmp_path, capsys, monkeypatc
     code, whole, err = run([tmp_path, "--size", "300"], capsys)
     assert code == 0, err
     streamed_calls = []
-    real = chunkwise.RecursiveChunker.iter_chunks
+    real = cli._writers.JsonlWriter.stream
 
-    def spy(self, source, *args, **kwargs):
+    def spy(self, chunker, reader, source, advance):
         streamed_calls.append(source)
-        return real(self, source, *args, **kwargs)
+        return real(self, chunker, reader, source, advance)
 
     monkeypatch.setattr(cli, "STREAM_BYTES", 1000)
-    monkeypatch.setattr(chunkwise.RecursiveChunker, "iter_chunks", spy)
+    monkeypatch.setattr(cli._writers.JsonlWriter, "stream", spy)
     code, streamed, err = run([tmp_path, "--size", "300"], capsys)
     assert code == 0, err
-    assert len(streamed_calls) >= 3  # the probe, big.txt and big.txt.gz (small.txt is too small to stream)
+    assert len(streamed_calls) == 2  # big.txt and big.txt.gz (small.txt is too small to stream)
     assert streamed == whole  # the same lines in the same order: a batch is written before a big file is streamed
     assert "4 documents" in err

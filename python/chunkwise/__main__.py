@@ -46,12 +46,14 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, TextIO, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple
 
-from . import loaders
+from . import _writers, loaders
+from ._writers import FIELDS
 from . import (
     ClauseChunker,
     Tokenizer,
+    join_pages,
     FixedChunker,
     MarkdownChunker,
     ParagraphChunker,
@@ -76,11 +78,8 @@ BATCH_FILES = 64
 #: strategy streams (the structural ones read the whole document).
 STREAM_BYTES = 32 * 1024 * 1024
 
-#: The fields of each output line, in order; ``--fields`` picks some of them.
-FIELDS = (
-    "text", "start", "end", "source", "index", "id", "prev_id", "next_id", "level", "size", "token_count",
-    "context", "embedding_text", "metadata",
-)
+#: Output formats, by the suffixes of ``--out`` that choose them (else ``--format``, default JSON lines).
+FORMATS = {"jsonl": (".jsonl", ".json", ".ndjson"), "parquet": (".parquet", ".pq")}
 
 #: Decompressors by file suffix; zstd needs the ``zstandard`` package.
 _OPENERS: Dict[str, Callable[[IO[bytes]], Any]] = {
@@ -357,7 +356,7 @@ class _Output:
         self.temp: Optional[str] = None
         self.own: Set[Identity] = set()
         if target is None:
-            self.file = sys.stdout
+            self.file: IO[bytes] = sys.stdout.buffer
             self._own(sys.stdout)  # `chunkwise chunk . > out.jsonl` must not read out.jsonl either
             return
         try:
@@ -374,19 +373,16 @@ class _Output:
         except OSError as exc:
             raise UsageError(f"--out {out}: cannot write in {folder}: {exc.strerror or exc}") from None
         os.chmod(self.temp, mode)
-        self.file = open(fd, "w", encoding="utf-8")
+        self.file = open(fd, "wb")
         self._own(self.file)
 
-    def _own(self, stream: TextIO) -> None:
+    def _own(self, stream: IO[Any]) -> None:
         try:
             info = os.fstat(stream.fileno())
         except (OSError, ValueError):  # a stream with no file behind it (captured, closed)
             return
         if stat.S_ISREG(info.st_mode):
             self.own.add((info.st_dev, info.st_ino))
-
-    def write(self, lines: str) -> None:
-        self.file.write(lines)
 
     def commit(self) -> None:
         if self.temp is not None:
@@ -404,69 +400,61 @@ class _Output:
             self.temp = None
 
 
-def _json_lines(
-    source: str, chunks: Sequence[Any], fields: Tuple[str, ...] = FIELDS, previous: Optional["_Previous"] = None
-) -> str:
-    """One document's lines, built whole before any is written, so the output never ends in a partial line. With
-    ``previous``, each line says whether its chunk is new (``"change": "added"``, to embed) or was there before
-    (``"kept"``)."""
-    getters: Dict[str, Callable[[Any], object]] = {
-        "source": lambda c: source,
-        "metadata": lambda c: c.metadata,
-    }
-    if previous is not None:
-        fields = (*fields, "change")
-        getters["change"] = previous.change
-    def attribute(name: str) -> Callable[[Any], object]:
-        return lambda c: getattr(c, name)
-
-    pick = [(f, getters.get(f) or attribute(f)) for f in fields]
-    return "".join(
-        json.dumps({f: get(c) for f, get in pick}, ensure_ascii=False, default=_plain) + "\n" for c in chunks
-    )
-
-
-def _plain(value: object) -> object:
-    """A read-only mapping in metadata (json only knows dict) as a dict."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise TypeError(f"{type(value).__name__} in chunk metadata cannot be written as JSON")
-
-
 # -- chunking -----------------------------------------------------------------------------------------------------
 
 
-def _chunk_batch(chunker: Any, paths: List[Path], texts: List[str], problems: _Problems) -> List[Optional[list]]:
-    """Every text's chunks, in parallel; if the batch raises, one text at a time, so that a text the chunker fails
-    on costs only itself (None), named with its error. KeyboardInterrupt is not an Exception: it still stops."""
-    metadatas = [{"source": _source(p)} for p in paths]
+def _write_batch(writer: Any, chunker: Any, paths: Sequence[Path], payloads: Sequence[Any], paged: bool = False) -> List[Any]:
+    """Chunks and writes every document, in parallel; per document its number of chunks or the exception it raised.
+    Should the whole batch fail (an internal error), one document at a time, so that the document at fault costs
+    only itself. KeyboardInterrupt is not an Exception: it still stops."""
+    sources = [_source(p) for p in paths]
     try:
-        return chunker.chunk_batch(texts, metadatas)
-    except Exception:
-        pass
-    results: List[Optional[list]] = []
-    for path, text, metadata in zip(paths, texts, metadatas):
-        try:
-            results.append(chunker.chunk(text, metadata))
-        except Exception as exc:
-            problems.add(FAILED, path, exc)
-            results.append(None)
+        return writer.batch(chunker, payloads, sources, paged)
+    except Exception as exc:
+        if len(paths) == 1:
+            return [exc]
+    results: List[Any] = []
+    for path, payload in zip(paths, payloads):
+        results += _write_batch(writer, chunker, [path], [payload], paged)
     return results
 
 
 class _Progress:
-    """A one-line progress bar on stderr, shown only when there are many files and stderr is a terminal."""
+    """A one-line progress bar on stderr, shown only when stderr is a terminal (or with ``--progress``): the share
+    of the input's bytes (on disk) done, which moves inside a big file too, and the files done."""
 
-    def __init__(self, total: int, stream: TextIO, enabled: bool) -> None:
-        self.total, self.stream, self.enabled, self.done = total, stream, enabled, 0
+    def __init__(self, files: int, total_bytes: int, stream: TextIO, enabled: bool) -> None:
+        self.files, self.total, self.stream, self.enabled = files, total_bytes, stream, enabled
+        self.done_files = self.done_bytes = self.inside = 0
+        self.last = 0.0
 
-    def advance(self, n: int) -> None:
-        self.done += n
-        if self.enabled:
-            width = 30
-            filled = width * self.done // max(self.total, 1)
-            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} files")
-            self.stream.flush()
+    def advance(self, files: int, nbytes: int) -> None:
+        """``files`` more files done, of ``nbytes`` bytes on disk."""
+        self.done_files += files
+        self.done_bytes += nbytes
+        self.inside = 0
+        self.show(force=True)
+
+    def within(self, nbytes: int) -> None:
+        """``nbytes`` of the current (big) file done."""
+        self.inside = nbytes
+        self.show()
+
+    def show(self, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < 0.1:
+            return
+        self.last = now
+        width = 30
+        done = min(self.done_bytes + self.inside, self.total)
+        filled = width * done // max(self.total, 1)
+        self.stream.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done_files}/{self.files} files, "
+            f"{done / 1e6:.1f}/{self.total / 1e6:.1f} MB"
+        )
+        self.stream.flush()
 
     def close(self) -> None:
         if self.enabled:
@@ -474,25 +462,36 @@ class _Progress:
 
 
 class _Previous:
-    """A previous run's output (``--previous``): what this run adds, keeps and removes (see :func:`chunkwise.diff`).
+    """A previous run's output (``--previous``, JSON lines or Parquet): what this run adds, keeps and removes (see
+    :func:`chunkwise.diff`).
 
     A previous chunk is removed when its id is not in this run and its document was read again, or lies under a
     folder given (its file is gone); chunks of documents this run did not look at are left alone."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.ids: Set[str] = set()
+        self.parquet = path.lower().endswith(FORMATS["parquet"])
         try:
-            with open(path, encoding="utf-8") as f:
-                for n, line in enumerate(f, 1):
-                    if line.strip():
-                        self.ids.add(self._record(line, n)[0])
+            self.ids: Set[str] = {chunk_id for chunk_id, _ in self._records()}
         except OSError as exc:
             raise UsageError(f"--previous {path}: {exc.strerror or exc}") from None
         except UnicodeDecodeError as exc:
             raise UsageError(f"--previous {path}: not UTF-8 ({exc})") from None
-        self.added = self.kept = 0
-        self.new_ids: Set[str] = set()
+
+    def _records(self) -> Iterator[Tuple[str, str]]:
+        """(id, source) of every previous chunk."""
+        if self.parquet:
+            pq = _writers.pyarrow_module("pyarrow.parquet")
+            try:
+                table = pq.read_table(self.path, columns=["id", "source"])
+            except (KeyError, ValueError) as exc:  # ArrowInvalid is a ValueError
+                raise UsageError(f"--previous {self.path}: not a chunk table with id and source columns ({exc})") from None
+            yield from zip(table.column("id").to_pylist(), table.column("source").to_pylist())
+            return
+        with open(self.path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if line.strip():
+                    yield self._record(line, n)
 
     def _record(self, line: str, n: int) -> Tuple[str, str]:
         try:
@@ -501,29 +500,45 @@ class _Previous:
         except (ValueError, KeyError, TypeError):
             raise UsageError(f"--previous {self.path}: line {n} is not a chunk line with an id and a source") from None
 
-    def change(self, chunk: Any) -> str:
-        self.new_ids.add(chunk.id)
-        if chunk.id in self.ids:
-            self.kept += 1
-            return "kept"
-        self.added += 1
-        return "added"
-
-    def removed(self, sources: Set[str], folders: Sequence[str], out: Optional[TextIO]) -> int:
-        """Counts (and writes to ``out``) the previous lines whose chunks this run removed."""
+    def removed(self, written: Callable[[str], bool], sources: Set[str], folders: Sequence[str],
+                out: Optional[str]) -> int:
+        """Counts (and writes to the file ``out``, in the previous run's format) the previous chunks this run
+        removed: ``written(id)`` says whether this run has a chunk."""
         prefixes = tuple(os.path.join(f, "") for f in folders)
+
+        def gone(chunk_id: str, source: str) -> bool:
+            return not written(chunk_id) and (source in sources or source.startswith(prefixes))
+
+        if self.parquet:
+            pq = _writers.pyarrow_module("pyarrow.parquet")
+            table = pq.read_table(self.path)
+            mask = [gone(str(i), str(s)) for i, s in zip(table.column("id").to_pylist(), table.column("source").to_pylist())]
+            if out is not None:
+                pq.write_table(table.filter(_writers.pyarrow_module().array(mask, type=None)), out)
+            return sum(mask)
         n = 0
-        with open(self.path, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                chunk_id, source = self._record(line, number)
-                if chunk_id in self.new_ids or not (source in sources or source.startswith(prefixes)):
-                    continue
-                n += 1
-                if out is not None:
-                    out.write(line if line.endswith("\n") else line + "\n")
+        target = open(out, "w", encoding="utf-8") if out is not None else None
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    if not line.strip():
+                        continue
+                    if not gone(*self._record(line, number)):
+                        continue
+                    n += 1
+                    if target is not None:
+                        target.write(line if line.endswith("\n") else line + "\n")
+        finally:
+            if target is not None:
+                target.close()
         return n
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.format is not None:
+        return str(args.format)
+    out = (args.out or "").lower()
+    return next((name for name, suffixes in FORMATS.items() if out.endswith(suffixes)), "jsonl")
 
 
 def _chunk_command(args: argparse.Namespace) -> int:
@@ -532,6 +547,7 @@ def _chunk_command(args: argparse.Namespace) -> int:
     chunker = _make_chunker(args, "recursive" if auto else None)
     markdown = _make_chunker(args, "markdown") if auto else None
     fields = _fields(args.fields)
+    form = _format(args)
     if args.encoding is not None:
         try:
             codecs.lookup(args.encoding)
@@ -539,6 +555,13 @@ def _chunk_command(args: argparse.Namespace) -> int:
             raise UsageError(f"--encoding {args.encoding}: unknown encoding") from None
     if args.paths.count("-") > 1:
         raise UsageError("standard input (-) can be read once")
+    if form == "parquet":
+        try:
+            _writers.pyarrow_module("pyarrow.parquet")
+        except ImportError as exc:
+            raise UsageError(f"--format parquet: {exc}") from None
+        if args.out in (None, "-") and sys.stdout.isatty():
+            raise UsageError("--format parquet writes binary data: give --out FILE (or redirect standard output)")
     previous = _Previous(args.previous) if args.previous is not None else None
     if args.removed is not None and previous is None:
         raise UsageError("--removed needs --previous (the run to compare with)")
@@ -552,21 +575,27 @@ def _chunk_command(args: argparse.Namespace) -> int:
             out.discard()
             print("chunkwise: no input files found", file=sys.stderr)
             return 2
-        show = args.progress if args.progress is not None else (len(files) > 1 and sys.stderr.isatty())
+        show = args.progress if args.progress is not None else sys.stderr.isatty()
         started = time.perf_counter()
-        progress = _Progress(len(files), sys.stderr, show)
-        run = _Run(chunker, out, problems, fields, args.encoding, previous, markdown)
-        run.files(files, progress)
+        progress = _Progress(len(files), sum(_disk_size(p) for p in files), sys.stderr, show)
+        previous_ids = previous.ids if previous is not None else None
+        writer: Any
+        if form == "parquet":
+            structural = any(c is not None and c._splitter.is_structural() for c in (chunker, markdown))
+            writer = _writers.ParquetWriter(out.file, fields, previous_ids, structural, args.tokenizer is not None)
+        else:
+            writer = _writers.JsonlWriter(out.file, fields, previous_ids)
+        run = _Run(chunker, writer, out.own, problems, args.encoding, markdown)
+        try:
+            run.files(files, progress)
+        finally:
+            writer.close()
         changes = []
         if previous is not None:
             folders = [p for p in args.paths if p != "-" and os.path.isdir(p)]
-            if removed_target is not None:
-                with open(removed_target, "w", encoding="utf-8") as removed_out:
-                    removed = previous.removed(run.sources, folders, removed_out)
-            else:
-                removed = previous.removed(run.sources, folders, None)
+            removed = previous.removed(writer.written, run.sources, folders, removed_target)
             changes = [
-                f"chunkwise: against {args.previous}: {previous.added} added (to embed), {previous.kept} kept, "
+                f"chunkwise: against {args.previous}: {writer.added} added (to embed), {writer.kept} kept, "
                 f"{removed} removed (to delete)"
             ]
     except BaseException:
@@ -585,66 +614,71 @@ def _chunk_command(args: argparse.Namespace) -> int:
     return 1 if problems.failed() else 0
 
 
+def _disk_size(path: Path) -> int:
+    try:
+        return 0 if str(path) == "-" else os.stat(path).st_size
+    except OSError:
+        return 0  # reported when read
+
+
 class _Run:
     """Reads, chunks and writes files: in parallel batches, a big file streamed on its own."""
 
     def __init__(
         self,
         chunker: Any,
-        out: _Output,
+        writer: Any,
+        own: Set[Identity],
         problems: _Problems,
-        fields: Tuple[str, ...],
         encoding: Optional[str],
-        previous: Optional[_Previous] = None,
         markdown: Optional[Any] = None,
     ) -> None:
-        self.chunker, self.out, self.problems, self.fields, self.encoding = chunker, out, problems, fields, encoding
-        self.previous = previous
+        self.chunker, self.writer, self.own, self.problems, self.encoding = chunker, writer, own, problems, encoding
         #: ``--strategy auto``: the chunker of Markdown documents (``chunker`` takes the rest).
         self.markdown = markdown
         self.documents = self.chunks = self.nbytes = 0
         #: The documents read and chunked (their previous chunks may be removed).
         self.sources: Set[str] = set()
-        try:
-            chunker.iter_chunks("", {"source": ""})
-            self.streams = True
-        except ValueError:  # a structural strategy reads the whole document
-            self.streams = False
+        # a structural strategy reads the whole document
+        self.streams = not chunker._splitter.is_structural()
 
     def files(self, files: List[Path], progress: _Progress) -> None:
         """Every file, its lines in the order of ``files``."""
         paths: List[Path] = []
-        texts: List[str] = []
+        payloads: List[Any] = []
+        sizes: List[int] = []
         kind: Any = None  # the chunker of the batch being gathered
-        seen = 0  # files handled since the last batch was written
+        seen = seen_bytes = 0  # files (and their bytes on disk) handled since the last batch was written
 
         def flush() -> None:
-            nonlocal paths, texts, seen
-            self._batch(paths, texts, kind)
-            progress.advance(seen)
-            paths, texts, seen = [], [], 0
+            nonlocal paths, payloads, sizes, seen, seen_bytes
+            self._batch(paths, payloads, sizes, kind)
+            progress.advance(seen, seen_bytes)
+            paths, payloads, sizes, seen, seen_bytes = [], [], [], 0, 0
 
         try:
             for path in files:
                 if _document_suffix(path) in loaders.SUFFIXES:
                     flush()
                     self._load(path)
-                    progress.advance(1)
+                    progress.advance(1, _disk_size(path))
                     continue
                 if self._is_big(path):
                     flush()
-                    self._stream(path)
-                    progress.advance(1)
+                    self._stream(path, progress)
+                    progress.advance(1, _disk_size(path))
                     continue
                 chunker = self._chunker_for(path, False)
                 if chunker is not kind:
                     flush()
                     kind = chunker
                 seen += 1
-                text = self._text(path)
-                if text is not None:
+                seen_bytes += _disk_size(path)
+                read = self._payload(path)
+                if read is not None:
                     paths.append(path)
-                    texts.append(text)
+                    payloads.append(read[0])
+                    sizes.append(read[1])
                 if len(paths) >= BATCH_FILES:
                     flush()
             flush()
@@ -659,7 +693,7 @@ class _Run:
     def _load(self, path: Path) -> None:
         """An HTML, PDF or DOCX file, read into text by its loader and chunked on its own (a PDF by pages)."""
         try:
-            data = _read(path, self.out.own)
+            data = _read(path, self.own)
             if data is None:
                 return
             loaded = loaders.load(path.with_name(path.name[: len(path.name) - len("".join(path.suffixes))]
@@ -674,20 +708,12 @@ class _Run:
             self.problems.add(UNREADABLE, path, f"cannot read as {_document_suffix(path)[1:].upper()}: {exc}")
             return
         chunker = self._chunker_for(path, loaded.markdown)
-        metadata = {"source": _source(path)}
         try:
-            if loaded.pages is not None:
-                chunks = chunker.chunk(pages=loaded.pages, metadata=metadata)
-            else:
-                chunks = chunker.chunk(loaded.text, metadata)
+            text = join_pages(loaded.pages) if loaded.pages is not None else loaded.text
         except Exception as exc:
             self.problems.add(FAILED, path, exc)
             return
-        self.out.write(_json_lines(_source(path), chunks, self.fields, self.previous))
-        self.sources.add(_source(path))
-        self.nbytes += len(data)
-        self.documents += 1
-        self.chunks += len(chunks)
+        self._batch([path], [text], [len(data)], chunker, paged=loaded.pages is not None)
 
     def _is_big(self, path: Path) -> bool:
         if not self.streams or str(path) == "-" or self.encoding is not None:
@@ -697,37 +723,51 @@ class _Run:
         except OSError:
             return False  # reported when read
 
-    def _text(self, path: Path) -> Optional[str]:
+    def _payload(self, path: Path) -> Optional[Tuple[Any, int]]:
+        """What the writer chunks of a text file, and its (decompressed) size: its bytes when they should be UTF-8
+        (checked as they are chunked), else the text decoded here (a UTF-16/32 byte order mark, ``--encoding``). A
+        leading BOM is not part of the text."""
         try:
-            data = _read(path, self.out.own)
+            data = _read(path, self.own)
             if data is None:
                 return None
             if _is_binary(data):
                 raise _Skip(BINARY, "binary")
-            text = _decode(data, self.encoding)
+            if self.encoding is not None:
+                text = data.decode(self.encoding)
+                return (text[1:] if text.startswith("\ufeff") else text), len(data)
+            for bom, codec in _BOMS[:4]:
+                if data.startswith(bom):
+                    return data.decode(codec), len(data)
+            if data.startswith(codecs.BOM_UTF8):
+                return data[len(codecs.BOM_UTF8):], len(data)
+            return data, len(data)
         except _Skip as skip:
             self.problems.add(skip.reason, path, skip)
-            return None
         except UnicodeDecodeError as exc:
             self.problems.add(NOT_DECODED if self.encoding else NOT_TEXT, path, exc)
-            return None
-        self.nbytes += len(data)
-        return text
+        return None
 
-    def _batch(self, paths: List[Path], texts: List[str], chunker: Any = None) -> None:
+    def _batch(self, paths: List[Path], payloads: List[Any], sizes: List[int], chunker: Any = None,
+               paged: bool = False) -> None:
         if not paths:
             return
-        for path, doc_chunks in zip(paths, _chunk_batch(chunker or self.chunker, paths, texts, self.problems)):
-            if doc_chunks is not None:
-                self.out.write(_json_lines(_source(path), doc_chunks, self.fields, self.previous))
+        results = _write_batch(self.writer, chunker or self.chunker, paths, payloads, paged)
+        for path, size, result in zip(paths, sizes, results):
+            if isinstance(result, UnicodeDecodeError):
+                self.problems.add(NOT_DECODED if self.encoding else NOT_TEXT, path, result)
+            elif isinstance(result, BaseException):
+                self.problems.add(FAILED, path, result)
+            else:
                 self.sources.add(_source(path))
                 self.documents += 1
-                self.chunks += len(doc_chunks)
+                self.chunks += result
+                self.nbytes += size
 
-    def _stream(self, path: Path) -> None:
+    def _stream(self, path: Path, progress: _Progress) -> None:
         """A big file, streamed: its lines are written when the whole file is chunked (never half a document)."""
         try:
-            f = _open(path, self.out.own)
+            f = _open(path, self.own)
             if f is None:
                 return
             with f:
@@ -737,21 +777,25 @@ class _Run:
                     raise _Skip(BINARY, "binary")
                 if any(head.startswith(bom) for bom, _ in _BOMS[:4]):
                     # UTF-16/32: the core streams UTF-8 only; such a file is read whole.
-                    text = self._text(path)
-                    if text is not None:
-                        self._batch([path], [text])
+                    read = self._payload(path)
+                    if read is not None:
+                        self._batch([path], [read[0]], [read[1]])
                     return
                 if head.startswith(codecs.BOM_UTF8):
                     reader.read(len(codecs.BOM_UTF8))  # not part of the text, as in a file read whole
                 source = _source(path)
-                with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-                    n = 0
-                    for chunk in self.chunker.iter_chunks(reader, {"source": source}):
-                        spool.write(_json_lines(source, [chunk], self.fields, self.previous))
-                        n += 1
-                    spool.seek(0)
-                    for lines in iter(lambda: spool.read(1 << 20), ""):
-                        self.out.write(lines)
+                raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
+                done = 0
+
+                def advance() -> None:
+                    nonlocal done
+                    try:
+                        done = raw.tell()  # bytes on disk, also under a decompressor
+                    except (OSError, ValueError, AttributeError):
+                        pass
+                    progress.within(done)
+
+                n = self.writer.stream(self.chunker, reader, source, advance)
                 self.nbytes += os.stat(path).st_size
                 self.sources.add(source)
                 self.documents += 1
@@ -810,7 +854,10 @@ def _parser() -> argparse.ArgumentParser:
         "--tokenizer", default=None, help="sizes in tokens: a tiktoken encoding (cl100k_base, o200k_base, ...) or a "
         "tokenizer.json path"
     )
-    chunk.add_argument("--out", default=None, help="output file (JSON lines); default: standard output")
+    chunk.add_argument("--out", default=None, help="output file; default: standard output")
+    chunk.add_argument("--format", choices=sorted(FORMATS), default=None,
+                       help="jsonl (one JSON object per chunk) or parquet (one row per chunk, needs pyarrow); "
+                       "default: from the --out suffix (.parquet, .pq), else jsonl")
     chunk.add_argument("--fields", default=None, help=f"comma-separated fields of each line (default: {','.join(FIELDS)})")
     chunk.add_argument("--include", action="append", default=[], metavar="GLOB",
                        help="in folders, read only files whose relative path or name matches (repeatable)")

@@ -1,9 +1,9 @@
 """Type stubs of the Rust extension module ``chunkwise._core``."""
 
 from os import PathLike
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, final
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "ChunkStream", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -69,6 +69,24 @@ class ChunkStream:
     ) -> ChunkStream: ...
     def push(self, piece: Union[str, bytes]) -> List[Chunk]: ...
     def finish(self) -> List[Chunk]: ...
+    def push_lines(self, piece: Union[str, bytes], lines: "JsonLines", source: str) -> Tuple[bytes, int]: ...
+    def finish_lines(self, lines: "JsonLines", source: str) -> Tuple[bytes, int]: ...
+
+@final
+class JsonLines:
+    """How the command line writes chunks as JSON lines: the fields of a line, and a previous run's ids."""
+
+    def __new__(cls, fields: Sequence[str], previous: Optional[Iterable[str]] = None) -> JsonLines: ...
+    @property
+    def fields(self) -> List[str]: ...
+    @property
+    def added(self) -> int: ...
+    @property
+    def kept(self) -> int: ...
+    def written(self, id: str) -> bool: ...
+    def chunk_batch(
+        self, splitter: Splitter, texts: Sequence[Union[str, bytes]], sources: Sequence[str], paged: bool = False
+    ) -> List[Union[Tuple[bytes, int], BaseException]]: ...
 
 @final
 class Splitter:
@@ -99,6 +117,7 @@ class Splitter:
     def spans_batch(self, texts: Iterable[str]) -> Tuple[bytearray, bytes]: ...
     def level_name(self, level: int) -> str: ...
     def size_of(self, text: str) -> int: ...
+    def is_structural(self) -> bool: ...
     def config(self) -> Dict[str, Any]: ...
 
 @final
@@ -168,6 +187,8 @@ def _splitter_from_config(config: Dict[str, Any]) -> Splitter:
 
 def _panic_on(marker: Optional[str]) -> None:
     """Test hook, not API: while armed, splitting a text that holds ``marker`` panics inside the core call."""
-def chunk_arrow(splitter: Splitter, texts: Any, doc_ids: Optional[Any] = None) -> Any:
+def chunk_arrow(
+    splitter: Splitter, texts: Any, doc_ids: Optional[Any] = None, paged: bool = False, id_key: str = "doc_id"
+) -> Any:
     """The chunks of an Arrow string array or stream, as a PyCapsule holding an Arrow C stream of record batches
     (see chunkwise.arrow.chunk_arrow)."""

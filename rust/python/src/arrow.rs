@@ -31,14 +31,18 @@ const DOC_ID_KEY: &str = "doc_id";
 /// The chunks of every text of `texts` (an Arrow string, large_string or string_view array, or a stream of them),
 /// as an Arrow C stream of record batches, one row per chunk, in a PyCapsule (`pyarrow.table` reads it through an
 /// object whose `__arrow_c_stream__` returns it). `doc_ids`: an Arrow string array of the same length, each row's
-/// document id (null: none); see `DOC_ID_KEY`.
+/// document id (null: none); see `DOC_ID_KEY`. `paged`: number the pages of every text, also of one without a form
+/// feed (a document given as pages). `id_key`: the metadata key the `doc_ids` stand for (the command line names
+/// documents by `source`).
 #[pyfunction]
-#[pyo3(signature = (splitter, texts, doc_ids=None))]
+#[pyo3(signature = (splitter, texts, doc_ids=None, paged=false, id_key=DOC_ID_KEY))]
 pub(crate) fn chunk_arrow<'py>(
     py: Python<'py>,
     splitter: &Bound<'py, PySplitter>,
     texts: AnyArray,
     doc_ids: Option<AnyArray>,
+    paged: bool,
+    id_key: &str,
 ) -> PyResult<Bound<'py, PyCapsule>> {
     let splitter = splitter.get();
     let arrays = read_all("texts", texts)?;
@@ -56,7 +60,7 @@ pub(crate) fn chunk_arrow<'py>(
             }
             given
                 .into_iter()
-                .map(|v| v.map(|v| metadata::doc_id_of(DOC_ID_KEY, v)))
+                .map(|v| v.map(|v| metadata::doc_id_of(id_key, v)))
                 .collect()
         }
         None => vec![None; strs.len()],
@@ -71,7 +75,7 @@ pub(crate) fn chunk_arrow<'py>(
         }
         let options = ChunkOptions {
             doc_id: ids[i].as_deref(),
-            paged: false,
+            paged,
         };
         Prepared::split(&splitter.inner, t, options, &stop)
     })?;

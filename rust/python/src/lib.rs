@@ -11,6 +11,7 @@ mod build;
 mod chunk;
 mod errors;
 mod interrupt;
+mod jsonl;
 mod langchain;
 mod metadata;
 mod splitter;
@@ -31,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow::chunk_arrow, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;
+    m.add_class::<jsonl::JsonLines>()?;
     m.add_class::<chunk::Chunk>()?;
     m.add_class::<tokenizer::PyTokenizer>()?;
     m.add_class::<langchain::PyLangchainSplitter>()?;

@@ -411,6 +411,12 @@ impl PySplitter {
         Ok(self.inner.size_of(borrow_str(py, "text", text)?))
     }
 
+    /// Whether the strategy reads a document's structure (markdown, clause, table): it needs the whole text (no
+    /// stream), and its chunks carry a description (title path, type, rows).
+    fn is_structural(&self) -> bool {
+        self.inner.is_structural()
+    }
+
     /// The arguments the splitter was built with.
     fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let c = self.inner.config();

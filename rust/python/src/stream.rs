@@ -9,6 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use crate::build::{Prepared, Texts};
 use crate::errors::{run, DETACH_BYTES};
 use crate::interrupt::Interrupt;
+use crate::jsonl::{JsonLines, Shape};
 use crate::metadata;
 use crate::splitter::{metadata_arg, PySplitter};
 use crate::text::borrow_str;
@@ -60,6 +61,52 @@ impl PyChunkStream {
         py: Python<'py>,
         piece: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
+        let prepared = self.push_prepared(py, piece)?;
+        self.build(py, &prepared)
+    }
+
+    /// Ends the stream; returns the last chunks.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let prepared = self.finish_prepared(py)?;
+        self.build(py, &prepared)
+    }
+
+    /// `push`, the chunks written as JSON lines by `lines` (see `JsonLines`) with `source` as their source:
+    /// `(lines, number of chunks)`.
+    fn push_lines<'py>(
+        &mut self,
+        py: Python<'py>,
+        piece: &Bound<'py, PyAny>,
+        lines: &JsonLines,
+        source: &str,
+    ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
+        let prepared = self.push_prepared(py, piece)?;
+        Ok(self.write(py, &prepared, lines, source))
+    }
+
+    /// `finish`, the chunks written as JSON lines (see `push_lines`).
+    fn finish_lines<'py>(
+        &mut self,
+        py: Python<'py>,
+        lines: &JsonLines,
+        source: &str,
+    ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
+        let prepared = self.finish_prepared(py)?;
+        Ok(self.write(py, &prepared, lines, source))
+    }
+}
+
+type Step<'a> = dyn FnOnce(
+        &mut ChunkStream,
+        &chunkwise_core::Splitter,
+        &mut Vec<chunkwise_core::Chunk>,
+        &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), chunkwise_core::ChunkError>
+    + Send
+    + 'a;
+
+impl PyChunkStream {
+    fn push_prepared(&mut self, py: Python<'_>, piece: &Bound<'_, PyAny>) -> PyResult<Prepared> {
         if let Ok(bytes) = piece.cast::<PyBytes>() {
             let bytes = bytes.as_bytes();
             return self.step(
@@ -78,33 +125,16 @@ impl PyChunkStream {
         )
     }
 
-    /// Ends the stream; returns the last chunks.
-    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    fn finish_prepared(&mut self, py: Python<'_>) -> PyResult<Prepared> {
         self.step(
             py,
             DETACH_BYTES,
             Box::new(|stream, splitter, out, stop| stream.finish(splitter, out, Some(stop))),
         )
     }
-}
 
-type Step<'a> = dyn FnOnce(
-        &mut ChunkStream,
-        &chunkwise_core::Splitter,
-        &mut Vec<chunkwise_core::Chunk>,
-        &(dyn Fn() -> bool + Sync),
-    ) -> Result<(), chunkwise_core::ChunkError>
-    + Send
-    + 'a;
-
-impl PyChunkStream {
-    /// Runs one call of the core stream (without the GIL for a large piece) and builds the chunks it hands out.
-    fn step<'py>(
-        &mut self,
-        py: Python<'py>,
-        bytes: usize,
-        call: Box<Step<'_>>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    /// Runs one call of the core stream (without the GIL for a large piece): the chunks it hands out.
+    fn step(&mut self, py: Python<'_>, bytes: usize, call: Box<Step<'_>>) -> PyResult<Prepared> {
         let splitter = self.splitter.get();
         let interrupt = Interrupt::new();
         let stop = splitter.stop(&interrupt);
@@ -116,15 +146,39 @@ impl PyChunkStream {
         })?;
         splitter.check()?;
         done.map_err(|e| interrupt.to_py(e))?;
-        let prepared = Prepared::streamed(out);
+        Ok(Prepared::streamed(out))
+    }
+
+    /// The `Chunk` objects of chunks the stream handed out.
+    fn build<'py>(&mut self, py: Python<'py>, prepared: &Prepared) -> PyResult<Bound<'py, PyList>> {
         let meta = self.metadata.as_ref().map(|m| m.bind(py).clone());
-        let chunks = splitter.build_from(
+        let chunks = self.splitter.get().build_from(
             py,
             Texts::Stream(&self.inner, self.made),
-            &prepared,
+            prepared,
             (|| "metadata".to_owned(), meta.as_ref()),
         )?;
         self.made += chunks.len();
         PyList::new(py, chunks)
+    }
+
+    /// The JSON lines of chunks the stream handed out.
+    fn write<'py>(
+        &mut self,
+        py: Python<'py>,
+        prepared: &Prepared,
+        lines: &JsonLines,
+        source: &str,
+    ) -> (Bound<'py, PyBytes>, usize) {
+        let shape = Shape::of(self.splitter.get());
+        let mut out = Vec::new();
+        let inner = &self.inner;
+        let ids = lines.write(&mut out, &shape, source, prepared, self.made, |c| {
+            inner.text(c)
+        });
+        lines.record(&ids);
+        let n = prepared.count();
+        self.made += n;
+        (PyBytes::new(py, &out), n)
     }
 }

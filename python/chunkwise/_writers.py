@@ -1,0 +1,243 @@
+"""The outputs of ``chunkwise chunk``: JSON lines or Parquet, written from the core without a Python object per chunk.
+
+JSON lines are written by the core (``_core.JsonLines``: split and serialised in parallel, one ``bytes`` per
+document). Parquet rows come from the Arrow kernel (``chunkwise.arrow``) and are written by pyarrow, one row group per
+batch of files. Both take a document whole or not at all: a streamed file's chunks are spooled to a temporary file
+and written only once the whole file is chunked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tempfile
+from typing import IO, Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
+
+from . import _core
+from .arrow import _Stream
+
+#: The fields of each output line or row, in order; ``--fields`` picks some of them.
+FIELDS = (
+    "text", "start", "end", "source", "index", "id", "prev_id", "next_id", "level", "size", "token_count",
+    "context", "embedding_text", "metadata",
+)
+
+#: In Parquet, the ``metadata`` field is these columns (null where a chunk's metadata has no such key; the
+#: structure columns only when a structural strategy runs).
+STRUCTURE_COLUMNS = ("title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
+                     "context_shortened")
+PAGE_COLUMNS = ("page_start", "page_end")
+
+#: How many bytes a streamed file is read by.
+READ_SIZE = 4 << 20
+
+Result = Union[int, BaseException]
+Payload = Union[str, bytes]
+
+
+def pyarrow_module(name: str = "pyarrow") -> Any:
+    """pyarrow or one of its modules, imported by name (pyarrow has no type information for mypy to read)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise ImportError('Parquet needs pyarrow: pip install "chunkwise[arrow]" (or pip install pyarrow)') from None
+
+
+class JsonlWriter:
+    """JSON lines (one object per chunk, the fields in the order given) to a binary file."""
+
+    def __init__(self, file: IO[bytes], fields: Sequence[str], previous: Optional[Iterable[str]]) -> None:
+        names = list(fields) + (["change"] if previous is not None else [])
+        self.file = file
+        self.lines = _core.JsonLines(names, previous)
+
+    def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False) -> List[Result]:
+        """Writes the chunks of every document; per document its number of chunks, or the exception it raised."""
+        results = self.lines.chunk_batch(chunker._splitter, payloads, sources, paged)
+        out: List[Result] = []
+        for r in results:
+            if isinstance(r, BaseException):
+                out.append(r)
+            else:
+                self.file.write(r[0])
+                out.append(r[1])
+        return out
+
+    def stream(self, chunker: Any, reader: IO[bytes], source: str, advance: Callable[[], None]) -> int:
+        """A big file, chunked as it is read; its lines are written once the whole file is chunked."""
+        stream = _core.ChunkStream(chunker._splitter, {"source": source})
+        n = 0
+        with tempfile.TemporaryFile() as spool:
+            for block in iter(lambda: reader.read(READ_SIZE), b""):
+                lines, k = stream.push_lines(block, self.lines, source)
+                spool.write(lines)
+                n += k
+                advance()
+            lines, k = stream.finish_lines(self.lines, source)
+            spool.write(lines)
+            n += k
+            spool.seek(0)
+            for block in iter(lambda: spool.read(1 << 20), b""):
+                self.file.write(block)
+        return n
+
+    @property
+    def added(self) -> int:
+        return self.lines.added
+
+    @property
+    def kept(self) -> int:
+        return self.lines.kept
+
+    def written(self, chunk_id: str) -> bool:
+        return self.lines.written(chunk_id)
+
+    def close(self) -> None:
+        pass
+
+
+class ParquetWriter:
+    """Parquet rows (one per chunk), one row group per batch, with pyarrow. The ``metadata`` field is flattened
+    into columns (``STRUCTURE_COLUMNS`` when a structural strategy runs, ``PAGE_COLUMNS``)."""
+
+    def __init__(self, file: IO[bytes], fields: Sequence[str], previous: Optional[Iterable[str]],
+                 structural: bool, tokens: bool) -> None:
+        pa = self.pa = pyarrow_module()
+        self.pc = pyarrow_module("pyarrow.compute")
+        pq = pyarrow_module("pyarrow.parquet")
+        self.fields = list(fields)
+        self.previous = pa.array(sorted(set(previous)), pa.string()) if previous is not None else None
+        self.new_ids: set = set()
+        self.added = self.kept = 0
+        types = {
+            "text": pa.string(), "start": pa.int64(), "end": pa.int64(), "source": pa.string(),
+            "index": pa.int64(), "id": pa.string(), "prev_id": pa.string(), "next_id": pa.string(),
+            "level": pa.string(), "size": pa.int64(), "token_count": pa.int64(), "context": pa.string(),
+            "embedding_text": pa.string(), "title_path": pa.list_(pa.string()), "headings": pa.list_(pa.int64()),
+            "chunk_type": pa.string(), "row_start": pa.int64(), "row_end": pa.int64(), "total_rows": pa.int64(),
+            "language": pa.string(), "context_shortened": pa.bool_(), "page_start": pa.int64(),
+            "page_end": pa.int64(), "change": pa.string(),
+        }
+        columns: List[str] = []
+        for f in self.fields:
+            if f == "metadata":
+                columns += [*(STRUCTURE_COLUMNS if structural else ()), *PAGE_COLUMNS]
+            else:
+                columns.append(f)
+        if previous is not None:
+            columns.append("change")
+        nullable = {"prev_id", "next_id", "row_start", "row_end", "total_rows", "language", "page_start", "page_end",
+                    "change", "token_count", "title_path", "headings", "chunk_type", "context_shortened"}
+        if tokens:
+            nullable.discard("token_count")
+        self.schema = pa.schema([pa.field(c, types[c], nullable=c in nullable) for c in columns])
+        self.writer = pq.ParquetWriter(file, self.schema, compression="zstd")
+
+    def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False) -> List[Result]:
+        pa = self.pa
+        try:
+            texts = self._texts(payloads)
+            names = pa.array(sources, pa.string())
+            table = pa.table(_Stream(_core.chunk_arrow(chunker._splitter, texts, names, paged, "source")))
+        except Exception as exc:
+            if len(payloads) == 1:
+                return [_as_error(exc, payloads[0])]
+            # one document at a time, so that a bad one costs only itself
+            out: List[Result] = []
+            for p, s in zip(payloads, sources):
+                out += self.batch(chunker, [p], [s], paged)
+            return out
+        rows = table.column("row")
+        self._write(table, names.take(rows))
+        counts = self.pc.value_counts(rows)
+        per_row = [0] * len(payloads)
+        for item in counts.to_pylist():
+            per_row[item["values"]] = item["counts"]
+        return list(per_row)
+
+    def _texts(self, payloads: Sequence[Payload]) -> Any:
+        pa = self.pa
+        if all(isinstance(p, bytes) for p in payloads):
+            return pa.array(payloads, pa.binary()).cast(pa.string())  # checked as UTF-8 here
+        return pa.array([p.decode("utf-8") if isinstance(p, bytes) else p for p in payloads], pa.string())
+
+    def _write(self, table: Any, sources: Any) -> None:
+        """Writes the rows of ``table`` (the Arrow kernel's columns) as the output's schema."""
+        pa, pc = self.pa, self.pc
+        n = table.num_rows
+        names = set(table.schema.names)
+        arrays = []
+        for field in self.schema:
+            name = field.name
+            if name == "source":
+                arrays.append(sources)
+            elif name == "change":
+                ids = table.column("id")
+                kept = pc.is_in(ids, value_set=self.previous)
+                k = pc.sum(kept).as_py() or 0
+                self.kept += k
+                self.added += n - k
+                arrays.append(pc.if_else(kept, "kept", "added"))
+            elif name in names:
+                arrays.append(table.column(name).cast(field.type))
+            else:
+                arrays.append(pa.nulls(n, field.type))
+        if self.previous is not None:
+            self.new_ids.update(table.column("id").to_pylist())
+        self.writer.write_table(pa.Table.from_arrays(arrays, schema=self.schema))
+
+    def stream(self, chunker: Any, reader: IO[bytes], source: str, advance: Callable[[], None]) -> int:
+        """A big file, chunked as it is read (as JSON lines from the core, parsed back by pyarrow's reader) and
+        spooled; its rows are written once the whole file is chunked."""
+        pa = self.pa
+        pajson = pyarrow_module("pyarrow.json")
+        lines = _core.JsonLines(["text", "start", "end", "index", "id", "prev_id", "next_id", "level", "size",
+                                 "token_count", "context", "embedding_text"])
+        stream = _core.ChunkStream(chunker._splitter, {"source": source})
+        n = 0
+        with tempfile.TemporaryFile() as spool:
+            for block in iter(lambda: reader.read(READ_SIZE), b""):
+                data, k = stream.push_lines(block, lines, source)
+                spool.write(data)
+                n += k
+                advance()
+            data, k = stream.finish_lines(lines, source)
+            spool.write(data)
+            n += k
+            spool.seek(0)
+            if n == 0:
+                return 0
+            read_schema = pa.schema([
+                ("text", pa.string()), ("start", pa.int64()), ("end", pa.int64()), ("index", pa.int64()),
+                ("id", pa.string()), ("prev_id", pa.string()), ("next_id", pa.string()), ("level", pa.string()),
+                ("size", pa.int64()), ("token_count", pa.int64()), ("context", pa.string()),
+                ("embedding_text", pa.string()),
+            ])
+            options = pajson.ParseOptions(explicit_schema=read_schema)
+            reader_json = pajson.open_json(spool, read_options=pajson.ReadOptions(block_size=READ_SIZE),
+                                           parse_options=options)
+            for batch in reader_json:
+                table = pa.Table.from_batches([batch])
+                self._write(table, pa.array([source] * table.num_rows, pa.string()))
+        return n
+
+    def written(self, chunk_id: str) -> bool:
+        return chunk_id in self.new_ids
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def _as_error(exc: Exception, payload: Payload) -> BaseException:
+    """The error of one document: a ``UnicodeDecodeError`` for bytes that are not UTF-8 (as JSON lines report it)."""
+    if isinstance(payload, bytes):
+        try:
+            payload.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return bad
+    return exc
+
+
+def chunk_counts(results: Sequence[Result]) -> Tuple[int, int]:
+    """(documents chunked, chunks) of a batch's results."""
+    done = [r for r in results if not isinstance(r, BaseException)]
+    return len(done), sum(done)  # type: ignore[arg-type]

@@ -1,0 +1,527 @@
+//! JSON lines of chunks, written here for the command line (`chunkwise chunk`): the texts of a batch are split and
+//! their lines written in parallel with the GIL released, one `bytes` per document, so that no Python object is made
+//! per chunk. A line holds the fields `Chunk.to_dict` and `chunk.metadata` give, in the format `json.dumps(...,
+//! ensure_ascii=False)` writes (", " and ": " between items, the same escapes), so a reader sees no difference.
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use chunkwise_core::{Chunk, ChunkOptions, Description, Level};
+use pyo3::exceptions::{PyUnicodeDecodeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use rustc_hash::FxHashSet;
+
+use crate::build::{context_sep, Prepared};
+use crate::chunk::hash_id;
+use crate::errors::{wrong_type, ChunkingError};
+use crate::interrupt::Interrupt;
+use crate::metadata;
+use crate::splitter::PySplitter;
+use crate::text::{borrow_item, collect};
+
+/// The fields a line can hold, by the names `--fields` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Text,
+    Start,
+    End,
+    Source,
+    Index,
+    Id,
+    PrevId,
+    NextId,
+    Level,
+    Size,
+    TokenCount,
+    Context,
+    EmbeddingText,
+    Metadata,
+    /// Against a previous run: "added" (to embed) or "kept".
+    Change,
+}
+
+impl Field {
+    const ALL: [(&'static str, Field); 15] = [
+        ("text", Field::Text),
+        ("start", Field::Start),
+        ("end", Field::End),
+        ("source", Field::Source),
+        ("index", Field::Index),
+        ("id", Field::Id),
+        ("prev_id", Field::PrevId),
+        ("next_id", Field::NextId),
+        ("level", Field::Level),
+        ("size", Field::Size),
+        ("token_count", Field::TokenCount),
+        ("context", Field::Context),
+        ("embedding_text", Field::EmbeddingText),
+        ("metadata", Field::Metadata),
+        ("change", Field::Change),
+    ];
+
+    fn parse(name: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
+    }
+
+    fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map_or("", |(n, _)| n)
+    }
+}
+
+/// How a run writes its lines: the fields, in order, and a previous run's chunk ids (for `change`), with what this
+/// run has written so far measured against them.
+#[pyclass(module = "chunkwise._core", name = "JsonLines", frozen)]
+#[derive(Debug)]
+pub(crate) struct JsonLines {
+    fields: Vec<Field>,
+    /// The ids of the previous run (`change` needs them).
+    previous: Option<FxHashSet<u64>>,
+    /// The ids written by this run, and how many lines were "added" and "kept".
+    written: Mutex<Written>,
+}
+
+#[derive(Debug, Default)]
+struct Written {
+    ids: FxHashSet<u64>,
+    added: usize,
+    kept: usize,
+}
+
+/// A chunk id as the hash it renders (16 lowercase hex digits), or `None` for any other string (which no chunk of
+/// this run can have).
+fn parse_id(id: &str) -> Option<u64> {
+    let ok = id.len() == 16
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    ok.then(|| u64::from_str_radix(id, 16).ok()).flatten()
+}
+
+#[pymethods]
+impl JsonLines {
+    /// `fields`: the names of the fields of each line, in order; `previous`: the chunk ids of a previous run, which
+    /// make `change` available.
+    #[new]
+    #[pyo3(signature = (fields, previous=None))]
+    fn new(fields: &Bound<'_, PyAny>, previous: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let names = collect("fields", fields)?;
+        let mut parsed = Vec::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
+            let name = name
+                .cast::<PyString>()
+                .map_err(|_| wrong_type(&format!("fields[{i}]"), "str", name))?
+                .to_cow()?;
+            let field = Field::parse(&name).ok_or_else(|| {
+                let known: Vec<_> = Field::ALL.iter().map(|(n, _)| *n).collect();
+                PyValueError::new_err(format!(
+                    "fields[{i}]: unknown field {name:?} (known: {})",
+                    known.join(", ")
+                ))
+            })?;
+            if parsed.contains(&field) {
+                return Err(PyValueError::new_err(format!(
+                    "fields names {name:?} twice"
+                )));
+            }
+            parsed.push(field);
+        }
+        let previous = match previous {
+            Some(p) if !p.is_none() => {
+                let mut ids = FxHashSet::default();
+                for (i, id) in collect("previous", p)?.iter().enumerate() {
+                    let id = id
+                        .cast::<PyString>()
+                        .map_err(|_| wrong_type(&format!("previous[{i}]"), "str", id))?
+                        .to_cow()?;
+                    ids.extend(parse_id(&id));
+                }
+                Some(ids)
+            }
+            _ => None,
+        };
+        if parsed.contains(&Field::Change) && previous.is_none() {
+            return Err(PyValueError::new_err(
+                "fields: 'change' needs the ids of a previous run (previous=...)",
+            ));
+        }
+        Ok(Self {
+            fields: parsed,
+            previous,
+            written: Mutex::new(Written::default()),
+        })
+    }
+
+    /// The field names, in order.
+    #[getter]
+    fn fields(&self) -> Vec<&'static str> {
+        self.fields.iter().map(|f| f.name()).collect()
+    }
+
+    /// Lines written so far whose chunk was not in the previous run.
+    #[getter]
+    fn added(&self) -> usize {
+        self.lock().added
+    }
+
+    /// Lines written so far whose chunk was in the previous run.
+    #[getter]
+    fn kept(&self) -> usize {
+        self.lock().kept
+    }
+
+    /// Whether this run has written a chunk with this id (known only when comparing with a previous run).
+    fn written(&self, id: &str) -> bool {
+        parse_id(id).is_some_and(|h| self.lock().ids.contains(&h))
+    }
+
+    /// The lines of every text of `texts` (each a `str`, or UTF-8 `bytes`), whose sources (the `source` field, the
+    /// metadata `{"source": ...}` and so the document id) are `sources`: split and written in parallel with the
+    /// GIL released. One item per text: `(lines, number of chunks)`, or the exception that text raised (a
+    /// `UnicodeDecodeError` for bytes that are not UTF-8, a `ChunkingError`), so that one bad text costs only
+    /// itself. `paged`: number the pages of every text, also of one without a form feed (a document given as
+    /// pages, see `chunk(pages=...)`).
+    #[pyo3(signature = (splitter, texts, sources, paged=false))]
+    fn chunk_batch<'py>(
+        &self,
+        py: Python<'py>,
+        splitter: &Bound<'py, PySplitter>,
+        texts: &Bound<'py, PyAny>,
+        sources: &Bound<'py, PyAny>,
+        paged: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let splitter = splitter.get();
+        let items = collect("texts", texts)?;
+        let sources = collect("sources", sources)?;
+        if sources.len() != items.len() {
+            return Err(ChunkingError::new_err(format!(
+                "sources must have one entry per text ({}), got {}",
+                items.len(),
+                sources.len()
+            )));
+        }
+        let sources = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| borrow_item(py, || format!("sources[{i}]"), s))
+            .collect::<PyResult<Vec<&str>>>()?;
+        let mut raw: Vec<&[u8]> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            raw.push(match item.cast::<PyBytes>() {
+                Ok(b) => b.as_bytes(),
+                Err(_) if item.is_instance_of::<PyString>() => {
+                    borrow_item(py, || format!("texts[{i}]"), item)?.as_bytes()
+                }
+                Err(_) => return Err(wrong_type(&format!("texts[{i}]"), "str or bytes", item)),
+            });
+        }
+        let checked: Vec<Option<&str>> = py.detach(|| {
+            use rayon::prelude::*;
+            raw.par_iter()
+                .map(|b| simdutf8::basic::from_utf8(b).ok())
+                .collect()
+        });
+        let strs: Vec<&str> = checked.iter().map(|t| t.unwrap_or("")).collect();
+        let doc_ids: Vec<String> = sources
+            .iter()
+            .map(|s| metadata::doc_id_of("source", s))
+            .collect();
+        let interrupt = Interrupt::new();
+        let stop = splitter.stop(&interrupt);
+        let shape = Shape::of(splitter);
+        let results = splitter.for_all(py, &strs, &interrupt, |i, text| {
+            checked[i]?; // not UTF-8: reported below
+            let options = ChunkOptions {
+                doc_id: Some(&doc_ids[i]),
+                paged,
+            };
+            Some(
+                Prepared::split(&splitter.inner, text, options, &stop).map(|p| {
+                    let mut out = Vec::new();
+                    let ids = self.write(&mut out, &shape, sources[i], &p, 0, |c| {
+                        &text[c.start..c.end]
+                    });
+                    (out, p.count(), ids)
+                }),
+            )
+        })?;
+        let mut list = Vec::with_capacity(results.len());
+        for (i, result) in results.into_iter().enumerate() {
+            list.push(match result {
+                None => {
+                    let err = std::str::from_utf8(raw[i]).expect_err("checked as not UTF-8");
+                    PyUnicodeDecodeError::new_utf8(py, raw[i], err)?.into_any()
+                }
+                Some(Err(e)) => ChunkingError::new_err(e.to_string())
+                    .into_value(py)
+                    .into_bound(py)
+                    .into_any(),
+                Some(Ok((lines, n, ids))) => {
+                    self.record(&ids);
+                    PyTuple::new(
+                        py,
+                        [
+                            PyBytes::new(py, &lines).into_any(),
+                            n.into_pyobject(py)?.into_any(),
+                        ],
+                    )?
+                    .into_any()
+                }
+            });
+        }
+        PyList::new(py, list)
+    }
+}
+
+/// What a splitter's lines hold beyond each chunk: whether sizes are token counts, and the names of its levels.
+pub(crate) struct Shape<'a> {
+    tokens: bool,
+    splitter: &'a chunkwise_core::Splitter,
+}
+
+impl<'a> Shape<'a> {
+    pub(crate) fn of(splitter: &'a PySplitter) -> Self {
+        Self {
+            tokens: splitter.has_tokenizer(),
+            splitter: &splitter.inner,
+        }
+    }
+
+    fn level_name(&self, level: Level) -> &'static str {
+        self.splitter.level_name(level)
+    }
+}
+
+impl JsonLines {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Written> {
+        // A panic while holding the lock cannot leave the counts half-updated in a way that matters here.
+        self.written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Counts the chunks of a document once it is handed out (see `added`, `kept`, `written`).
+    pub(crate) fn record(&self, ids: &[u64]) {
+        let mut w = self.lock();
+        for id in ids {
+            if let Some(previous) = &self.previous {
+                if previous.contains(id) {
+                    w.kept += 1;
+                } else {
+                    w.added += 1;
+                }
+            }
+            w.ids.insert(*id);
+        }
+    }
+
+    /// Writes the lines of a document's chunks (the chunks of `prepared`, the first of which has index `first`) to
+    /// `out`; returns their ids when a previous run is compared with (else none: nothing reads them).
+    pub(crate) fn write<'t>(
+        &self,
+        out: &mut Vec<u8>,
+        shape: &Shape<'_>,
+        source: &str,
+        prepared: &Prepared,
+        first: usize,
+        text_of: impl Fn(&Chunk) -> &'t str,
+    ) -> Vec<u64> {
+        let mut source_json = Vec::with_capacity(source.len() + 2);
+        string(&mut source_json, source);
+        let structure = prepared.structure();
+        let mut ids = Vec::new();
+        let text_bytes: usize = prepared.chunks().iter().map(|c| c.end - c.start).sum();
+        out.reserve(text_bytes * 2 + prepared.count() * (250 + source.len()));
+        for (i, c) in prepared.chunks().iter().enumerate() {
+            let text = text_of(c);
+            let info = structure.map(|d| (d, &d.chunks[i]));
+            // Where this line holds the text, escaped: an embedding text equal to it is copied from there.
+            let mut escaped: Option<std::ops::Range<usize>> = None;
+            out.push(b'{');
+            for (k, field) in self.fields.iter().enumerate() {
+                if k > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                out.push(b'"');
+                out.extend_from_slice(field.name().as_bytes());
+                out.extend_from_slice(b"\": ");
+                match field {
+                    Field::Text => {
+                        let from = out.len();
+                        string(out, text);
+                        escaped = Some(from..out.len());
+                    }
+                    Field::Start => int(out, c.char_start),
+                    Field::End => int(out, c.char_end),
+                    Field::Source => out.extend_from_slice(&source_json),
+                    Field::Index => int(out, first + i),
+                    Field::Id => id(out, Some(c.id)),
+                    Field::PrevId => id(out, c.prev_id),
+                    Field::NextId => id(out, c.next_id),
+                    Field::Level => string(out, shape.level_name(c.level)),
+                    Field::Size => int(out, c.size),
+                    Field::TokenCount if shape.tokens => int(out, c.size),
+                    Field::TokenCount => out.extend_from_slice(b"null"),
+                    Field::Context => string(out, info.map_or("", |(_, s)| &s.context)),
+                    Field::EmbeddingText => match info.map(|(_, s)| s) {
+                        Some(s) if s.embedding.is_some() => {
+                            string(out, s.embedding.as_deref().unwrap_or_default());
+                        }
+                        Some(s) if !s.context.is_empty() => {
+                            string(out, &format!("{}{}{text}", s.context, context_sep(s)));
+                        }
+                        _ => match &escaped {
+                            Some(range) => out.extend_from_within(range.clone()),
+                            None => string(out, text),
+                        },
+                    },
+                    Field::Metadata => metadata(out, &source_json, info, c.pages),
+                    Field::Change => {
+                        let kept = self.previous.as_ref().is_some_and(|p| p.contains(&c.id));
+                        out.extend_from_slice(if kept { b"\"kept\"" } else { b"\"added\"" });
+                    }
+                }
+            }
+            out.extend_from_slice(b"}\n");
+            if self.previous.is_some() {
+                ids.push(c.id);
+            }
+        }
+        ids
+    }
+}
+
+/// A chunk's metadata as `chunk.metadata` holds it in the command line: the source, then the keys of a structural
+/// chunker's description (in the order `build::describe` sets them), then the pages of a paged text.
+fn metadata(
+    out: &mut Vec<u8>,
+    source_json: &[u8],
+    info: Option<(&Description, &chunkwise_core::SpanInfo)>,
+    pages: Option<(usize, usize)>,
+) {
+    out.extend_from_slice(b"{\"source\": ");
+    out.extend_from_slice(source_json);
+    if let Some((d, s)) = info {
+        out.extend_from_slice(b", \"title_path\": [");
+        for (k, title) in d.title_path(s).enumerate() {
+            if k > 0 {
+                out.extend_from_slice(b", ");
+            }
+            string(out, title);
+        }
+        out.extend_from_slice(b"], \"headings\": [");
+        for (k, &h) in s.path.iter().enumerate() {
+            if k > 0 {
+                out.extend_from_slice(b", ");
+            }
+            int(out, usize::from(d.headings[h].depth));
+        }
+        out.extend_from_slice(b"], \"chunk_type\": ");
+        string(out, s.kind.as_str());
+        if let Some((first, past, total)) = s.rows {
+            for (key, value) in [
+                ("row_start", first),
+                ("row_end", past),
+                ("total_rows", total),
+            ] {
+                let _ = write!(out, ", \"{key}\": ");
+                int(out, value);
+            }
+        }
+        if let Some(language) = &s.language {
+            out.extend_from_slice(b", \"language\": ");
+            match language {
+                Some(l) => string(out, l),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        if s.context_shortened {
+            out.extend_from_slice(b", \"context_shortened\": true");
+        }
+    }
+    if let Some((first, last)) = pages {
+        out.extend_from_slice(b", \"page_start\": ");
+        int(out, first);
+        out.extend_from_slice(b", \"page_end\": ");
+        int(out, last);
+    }
+    out.push(b'}');
+}
+
+/// A JSON string, escaped as `json.dumps(..., ensure_ascii=False)` escapes it: `\"`, `\\`, `\b \f \n \r \t`, the
+/// other control characters as `\u00XX` (lowercase hex), nothing else. By hand, 8 bytes at a time: serde_json's
+/// escaper, a byte at a time, was most of the cost of the lines (a chunk's text is written once or twice).
+fn string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut from = 0; // the start of the run not yet copied
+    let mut i = 0;
+    while i < bytes.len() {
+        if i + 8 <= bytes.len() {
+            let word = u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap_or([0; 8]));
+            if !needs_escape(word) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            out.extend_from_slice(&bytes[from..i]);
+            escape(out, b);
+            from = i + 1;
+        }
+        i += 1;
+    }
+    out.extend_from_slice(&bytes[from..]);
+    out.push(b'"');
+}
+
+/// Whether one of the 8 bytes of `word` is below 0x20, a quote or a backslash (the classic SWAR tests for a zero
+/// byte and a byte below n; bytes of 0x80 and above never match).
+fn needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    (below_space | zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\'))))
+        != 0
+}
+
+fn escape(out: &mut Vec<u8>, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match b {
+        b'"' => out.extend_from_slice(b"\\\""),
+        b'\\' => out.extend_from_slice(b"\\\\"),
+        b'\n' => out.extend_from_slice(b"\\n"),
+        b'\r' => out.extend_from_slice(b"\\r"),
+        b'\t' => out.extend_from_slice(b"\\t"),
+        0x08 => out.extend_from_slice(b"\\b"),
+        0x0c => out.extend_from_slice(b"\\f"),
+        _ => out.extend_from_slice(&[
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[usize::from(b >> 4)],
+            HEX[usize::from(b & 0xf)],
+        ]),
+    }
+}
+
+fn int(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+fn id(out: &mut Vec<u8>, hash: Option<u64>) {
+    match hash {
+        Some(h) => {
+            out.push(b'"');
+            out.extend_from_slice(&hash_id(h));
+            out.push(b'"');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+}

@@ -1,0 +1,171 @@
+"""The outputs of ``chunkwise chunk`` (issue 15): JSON lines written by the core, equal byte for byte to
+``json.dumps`` of the chunks' own fields; Parquet with the same values; both whole documents or nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+import chunkwise
+from chunkwise import _core
+from chunkwise import __main__ as cli
+from chunkwise._writers import FIELDS
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def corpus_texts() -> List[str]:
+    names = ["en.txt", "zh.txt", "ja.txt", "mixed.md", "code.py"]
+    texts = [(CORPUS / n).read_text(encoding="utf-8")[:120_000] for n in names if (CORPUS / n).exists()]
+    # every character JSON escapes, line and paragraph separators, astral characters, form feeds (pages)
+    texts += ["", "page one\fpage two. More\fthree", 'x\u2028y\u2029z \x00\x01\x1f\x7f "quoted" \\ back\\slash\t\r\n'
+              " é 😀 中文。", "# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint('x')\n```\n"]
+    return texts
+
+
+def reference_line(chunk: Any, source: str, fields: List[str]) -> str:
+    """What the command line wrote before the core wrote its lines: ``json.dumps`` of the chunk's fields."""
+    values: Dict[str, Any] = {
+        "source": source,
+        "metadata": dict(chunk.metadata),
+    }
+    return json.dumps({f: values[f] if f in values else getattr(chunk, f) for f in fields}, ensure_ascii=False) + "\n"
+
+
+CHUNKERS = {
+    "recursive": lambda: chunkwise.RecursiveChunker(200),
+    "recursive-overlap": lambda: chunkwise.RecursiveChunker(300, 60),
+    "markdown": lambda: chunkwise.MarkdownChunker(300),
+    "clause": lambda: chunkwise.ClauseChunker(300),
+    "fixed": lambda: chunkwise.FixedChunker(100, 10),
+    "sentence": lambda: chunkwise.SentenceChunker(256, 30),
+    "paragraph": lambda: chunkwise.ParagraphChunker(400),
+    "tokens": lambda: chunkwise.RecursiveChunker(64, tokenizer=chunkwise.Tokenizer.tiktoken("cl100k_base")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHUNKERS))
+def test_core_lines_equal_json_dumps_of_the_chunks(name):
+    chunker = CHUNKERS[name]()
+    texts = corpus_texts()
+    sources = [f'docs/{i}"é.txt' for i in range(len(texts))]
+    lines = _core.JsonLines(list(FIELDS))
+    results = lines.chunk_batch(chunker._splitter, [t.encode() for t in texts], sources)
+    chunks = chunker.chunk_batch(texts, [{"source": s} for s in sources])
+    total = 0
+    for result, source, doc in zip(results, sources, chunks):
+        assert isinstance(result, tuple), result
+        got, n = result
+        assert n == len(doc)
+        want = "".join(reference_line(c, source, list(FIELDS)) for c in doc)
+        assert got.decode("utf-8") == want
+        total += n
+    assert total > 100
+
+
+def test_fields_are_written_in_the_order_given_and_pages_when_asked():
+    chunker = chunkwise.RecursiveChunker(10)
+    fields = ["metadata", "id", "text"]
+    lines = _core.JsonLines(fields)
+    [(got, n)] = lines.chunk_batch(chunker._splitter, ["one page only"], ["a"], True)
+    want = chunker.chunk(pages=["one page only"], metadata={"source": "a"})
+    assert got.decode() == "".join(reference_line(c, "a", fields) for c in want)
+    assert json.loads(got.decode().splitlines()[0])["metadata"]["page_start"] == 1
+
+
+def test_a_bad_text_costs_only_itself():
+    lines = _core.JsonLines(["text"])
+    out = lines.chunk_batch(chunkwise.RecursiveChunker(10)._splitter, [b"fine", b"bad \xff byte", "str too"], ["a", "b", "c"])
+    assert out[0] == (b'{"text": "fine"}\n', 1)
+    assert isinstance(out[1], UnicodeDecodeError) and out[1].start == 4
+    assert out[2] == (b'{"text": "str too"}\n', 1)
+
+
+def test_json_lines_arguments_are_checked():
+    with pytest.raises(ValueError, match=r"fields\[1\]: unknown field .txt."):
+        _core.JsonLines(["text", "txt"])
+    with pytest.raises(ValueError, match="twice"):
+        _core.JsonLines(["text", "text"])
+    with pytest.raises(ValueError, match="change.*previous"):
+        _core.JsonLines(["change"])
+    with pytest.raises(TypeError, match=r"fields\[0\]"):
+        _core.JsonLines([1])
+    lines = _core.JsonLines(["text"])
+    with pytest.raises(TypeError, match=r"texts\[0\]"):
+        lines.chunk_batch(chunkwise.RecursiveChunker(10)._splitter, [1], ["a"])
+    with pytest.raises(ValueError, match="one entry per text"):
+        lines.chunk_batch(chunkwise.RecursiveChunker(10)._splitter, ["a"], [])
+
+
+def test_change_against_previous_ids():
+    chunker = chunkwise.RecursiveChunker(12)
+    first = chunker.chunk("Alpha beta. Gamma delta.", {"source": "a"})
+    lines = _core.JsonLines(["id", "change"], [first[0].id, "not-an-id"])
+    [(got, n)] = lines.chunk_batch(chunker._splitter, ["Alpha beta. Other words."], ["a"])
+    changes = [json.loads(x)["change"] for x in got.decode().splitlines()]
+    assert changes == ["kept", "added"]
+    assert (lines.kept, lines.added) == (1, 1)
+    assert lines.written(first[0].id) and not lines.written(first[1].id) and not lines.written("zz")
+
+
+def test_stream_lines_equal_the_lines_of_the_whole_text():
+    text = (CORPUS / "en.txt").read_text(encoding="utf-8")[:300_000]
+    chunker = chunkwise.RecursiveChunker(300, 50)
+    lines = _core.JsonLines(list(FIELDS))
+    [(whole, n)] = lines.chunk_batch(chunker._splitter, [text], ["big.txt"])
+    stream = _core.ChunkStream(chunker._splitter, {"source": "big.txt"})
+    data = text.encode()
+    parts = []
+    for i in range(0, len(data), 7919):  # cut inside characters too
+        parts.append(stream.push_lines(data[i:i + 7919], lines, "big.txt")[0])
+    parts.append(stream.finish_lines(lines, "big.txt")[0])
+    assert b"".join(parts) == whole
+
+
+# -- the command line -------------------------------------------------------------------------------------------------
+
+
+def run_cli(tmp_path: Path, *args: str) -> int:
+    return cli.main(["chunk", "--no-progress", *args])
+
+
+def test_parquet_holds_the_values_of_the_json_lines(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i, text in enumerate(corpus_texts()):
+        (docs / f"{i:02d}.md").write_text(text, encoding="utf-8")
+    (docs / "bad.md").write_bytes(b"not \xff UTF-8")
+    jsonl, parquet = tmp_path / "out.jsonl", tmp_path / "out.parquet"
+    assert run_cli(tmp_path, str(docs), "--strategy", "auto", "--size", "300", "--out", str(jsonl)) == 1
+    assert run_cli(tmp_path, str(docs), "--strategy", "auto", "--size", "300", "--out", str(parquet)) == 1
+    records = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    table = pq.read_table(parquet)
+    assert table.num_rows == len(records) > 100
+    rows = table.to_pylist()
+    for record, row in zip(records, rows):
+        for field in FIELDS:
+            if field == "metadata":
+                meta = record["metadata"]
+                assert meta.pop("source") == row["source"]
+                for key in ("title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
+                            "page_start", "page_end"):
+                    assert meta.pop(key, None) == row[key]
+                assert meta.pop("context_shortened", False) == row["context_shortened"]
+                assert meta == {}
+            else:
+                assert record[field] == row[field], field
+    assert all(not r["source"].endswith("bad.md") for r in records)
+
+
+def test_format_option_and_errors(tmp_path, capsys):
+    pytest.importorskip("pyarrow.parquet")
+    (tmp_path / "a.txt").write_text("Alpha. Beta.", encoding="utf-8")
+    out = tmp_path / "chunks.bin"
+    assert run_cli(tmp_path, str(tmp_path / "a.txt"), "--format", "parquet", "--out", str(out)) == 0
+    assert out.read_bytes()[:4] == b"PAR1"
+    assert run_cli(tmp_path, str(tmp_path / "a.txt"), "--format", "jsonl", "--out", str(tmp_path / "x.parquet")) == 0
+    assert json.loads((tmp_path / "x.parquet").read_text())["text"] == "Alpha. Beta."
