@@ -169,3 +169,46 @@ def test_format_option_and_errors(tmp_path, capsys):
     assert out.read_bytes()[:4] == b"PAR1"
     assert run_cli(tmp_path, str(tmp_path / "a.txt"), "--format", "jsonl", "--out", str(tmp_path / "x.parquet")) == 0
     assert json.loads((tmp_path / "x.parquet").read_text())["text"] == "Alpha. Beta."
+
+
+def test_size_includes_context_reaches_the_chunker(tmp_path, capsys):
+    doc = tmp_path / "a.md"
+    doc.write_text("# A rather long title for a section\n\n" + "Words and more words here. " * 30, encoding="utf-8")
+    sizes = {}
+    for flag in ("--size-includes-context", "--no-size-includes-context"):
+        out = tmp_path / f"{flag}.jsonl"
+        assert run_cli(tmp_path, str(doc), "--strategy", "markdown", "--size", "120", flag, "--out", str(out)) == 0
+        records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+        want = chunkwise.MarkdownChunker(120, size_includes_context=flag.startswith("--size")).chunk(
+            doc.read_text(encoding="utf-8"))
+        assert [r["text"] for r in records] == [c.text for c in want]
+        sizes[flag] = max(len(r["embedding_text"]) for r in records)
+    assert sizes["--size-includes-context"] <= 120 < sizes["--no-size-includes-context"]
+    assert cli.main(["chunk", str(doc), "--no-size-includes-context"]) == 2
+    assert "applies to --strategy markdown, clause or auto" in capsys.readouterr().err
+
+
+def test_progress_moves_inside_a_big_file(tmp_path, monkeypatch):
+    import io
+
+    big = tmp_path / "big.txt"
+    big.write_text("Some words in a sentence. " * 40_000, encoding="utf-8")  # ~1 MB
+    monkeypatch.setattr(cli, "STREAM_BYTES", 1000)
+    monkeypatch.setattr(cli._writers, "READ_SIZE", 64 * 1024)
+    err = io.StringIO()
+    monkeypatch.setattr(cli.sys, "stderr", err)
+    assert cli.main(["chunk", str(big), "--progress", "--out", str(tmp_path / "out.jsonl")]) == 0
+    shown = [s for s in err.getvalue().split("\r") if "MB" in s and "files" in s]
+    done = [float(s.split(", ")[1].split("/")[0]) for s in shown]
+    assert any(0 < d < 1.04 for d in done)  # part of the file, before it ended
+    assert done == sorted(done) and shown[-1].startswith("[" + "#" * 30 + "] 1/1 files")
+
+
+def test_no_progress_in_a_pipe(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "a.txt").write_text("Alpha. Beta.", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "chunkwise", "chunk", str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0 and "\r" not in proc.stderr and "files," not in proc.stderr

@@ -170,6 +170,9 @@ def _tokenizer(value: Optional[str]) -> Optional[Tokenizer]:
         raise UsageError(f"--tokenizer {value}: {exc}") from None
 
 
+#: The strategies whose chunks carry a context (their section's title path, a table's header).
+SECTION_STRATEGIES = ("markdown", "clause")
+
 #: Suffixes of Markdown files, which ``--strategy auto`` chunks with MarkdownChunker.
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 
@@ -190,6 +193,12 @@ def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None) -> A
         if strategy == "fixed":
             raise UsageError("--min-size does not apply to --strategy fixed (its windows are all full)")
         kwargs["min_size"] = args.min_size
+    if args.size_includes_context is not None:
+        if strategy in SECTION_STRATEGIES:
+            kwargs["size_includes_context"] = args.size_includes_context
+        elif args.strategy != "auto":  # auto: it applies to the Markdown documents
+            raise UsageError(f"--[no-]size-includes-context applies to --strategy {', '.join(SECTION_STRATEGIES)} or auto "
+                             "(the strategies whose chunks carry a context), not to " + strategy)
     tokenizer = _tokenizer(args.tokenizer)
     if tokenizer is not None:
         kwargs["tokenizer"] = tokenizer
@@ -557,7 +566,9 @@ def _chunk_command(args: argparse.Namespace) -> int:
         raise UsageError("standard input (-) can be read once")
     if form == "parquet":
         try:
+            # imported now, not in the timed run: pyarrow.compute alone takes a good part of a second
             _writers.pyarrow_module("pyarrow.parquet")
+            _writers.pyarrow_module("pyarrow.compute")
         except ImportError as exc:
             raise UsageError(f"--format parquet: {exc}") from None
         if args.out in (None, "-") and sys.stdout.isatty():
@@ -582,7 +593,8 @@ def _chunk_command(args: argparse.Namespace) -> int:
         writer: Any
         if form == "parquet":
             structural = any(c is not None and c._splitter.is_structural() for c in (chunker, markdown))
-            writer = _writers.ParquetWriter(out.file, fields, previous_ids, structural, args.tokenizer is not None)
+            writer = _writers.ParquetWriter(out.file, fields, previous_ids, structural, args.tokenizer is not None,
+                                            args.compression)
         else:
             writer = _writers.JsonlWriter(out.file, fields, previous_ids)
         run = _Run(chunker, writer, out.own, problems, args.encoding, markdown)
@@ -850,6 +862,9 @@ def _parser() -> argparse.ArgumentParser:
     chunk.add_argument("--size", type=_integer, default=512, help="largest chunk, in characters (default 512)")
     chunk.add_argument("--overlap", type=_integer, default=0, help="overlap between chunks, in characters (default 0)")
     chunk.add_argument("--min-size", type=_integer, default=0, help="merge chunks smaller than this (default 0)")
+    chunk.add_argument("--size-includes-context", action=argparse.BooleanOptionalAction, default=None,
+                       help="markdown, clause (and auto's Markdown documents): whether a chunk's context (its title "
+                       "path, a table's header), which embedding_text carries, counts toward --size (default: yes)")
     chunk.add_argument(
         "--tokenizer", default=None, help="sizes in tokens: a tiktoken encoding (cl100k_base, o200k_base, ...) or a "
         "tokenizer.json path"
@@ -858,6 +873,8 @@ def _parser() -> argparse.ArgumentParser:
     chunk.add_argument("--format", choices=sorted(FORMATS), default=None,
                        help="jsonl (one JSON object per chunk) or parquet (one row per chunk, needs pyarrow); "
                        "default: from the --out suffix (.parquet, .pq), else jsonl")
+    chunk.add_argument("--compression", choices=["snappy", "zstd", "lz4", "gzip", "brotli", "none"],
+                       default="snappy", help="Parquet compression (default snappy)")
     chunk.add_argument("--fields", default=None, help=f"comma-separated fields of each line (default: {','.join(FIELDS)})")
     chunk.add_argument("--include", action="append", default=[], metavar="GLOB",
                        help="in folders, read only files whose relative path or name matches (repeatable)")

@@ -8,6 +8,7 @@ and written only once the whole file is chunked.
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib
 import tempfile
 from typing import IO, Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
@@ -100,7 +101,7 @@ class ParquetWriter:
     into columns (``STRUCTURE_COLUMNS`` when a structural strategy runs, ``PAGE_COLUMNS``)."""
 
     def __init__(self, file: IO[bytes], fields: Sequence[str], previous: Optional[Iterable[str]],
-                 structural: bool, tokens: bool) -> None:
+                 structural: bool, tokens: bool, compression: str = "snappy") -> None:
         pa = self.pa = pyarrow_module()
         self.pc = pyarrow_module("pyarrow.compute")
         pq = pyarrow_module("pyarrow.parquet")
@@ -130,7 +131,12 @@ class ParquetWriter:
         if tokens:
             nullable.discard("token_count")
         self.schema = pa.schema([pa.field(c, types[c], nullable=c in nullable) for c in columns])
-        self.writer = pq.ParquetWriter(file, self.schema, compression="zstd")
+        self.writer = pq.ParquetWriter(file, self.schema, compression=compression,
+                                       use_dictionary=["source", "level", "chunk_type", "language", "change"])
+        # Row groups are encoded and written on a thread of their own (pyarrow lets go of the GIL), while the next
+        # batch is chunked; one at a time, so that at most two batches are held.
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="chunkwise-parquet")
+        self.pending: Optional[concurrent.futures.Future] = None
 
     def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False) -> List[Result]:
         pa = self.pa
@@ -155,10 +161,9 @@ class ParquetWriter:
         return list(per_row)
 
     def _texts(self, payloads: Sequence[Payload]) -> Any:
+        """The documents as one Arrow array: bytes as binary (the kernel checks them as UTF-8)."""
         pa = self.pa
-        if all(isinstance(p, bytes) for p in payloads):
-            return pa.array(payloads, pa.binary()).cast(pa.string())  # checked as UTF-8 here
-        return pa.array([p.decode("utf-8") if isinstance(p, bytes) else p for p in payloads], pa.string())
+        return pa.array([p.encode("utf-8") if isinstance(p, str) else p for p in payloads], pa.binary())
 
     def _write(self, table: Any, sources: Any) -> None:
         """Writes the rows of ``table`` (the Arrow kernel's columns) as the output's schema."""
@@ -183,7 +188,14 @@ class ParquetWriter:
                 arrays.append(pa.nulls(n, field.type))
         if self.previous is not None:
             self.new_ids.update(table.column("id").to_pylist())
-        self.writer.write_table(pa.Table.from_arrays(arrays, schema=self.schema))
+        self._wait()
+        self.pending = self.pool.submit(self.writer.write_table, pa.Table.from_arrays(arrays, schema=self.schema))
+
+    def _wait(self) -> None:
+        """Waits for the row group being written; raises what writing it raised."""
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending.result()
 
     def stream(self, chunker: Any, reader: IO[bytes], source: str, advance: Callable[[], None]) -> int:
         """A big file, chunked as it is read (as JSON lines from the core, parsed back by pyarrow's reader) and
@@ -224,7 +236,11 @@ class ParquetWriter:
         return chunk_id in self.new_ids
 
     def close(self) -> None:
-        self.writer.close()
+        try:
+            self._wait()
+        finally:
+            self.pool.shutdown()
+            self.writer.close()
 
 
 def _as_error(exc: Exception, payload: Payload) -> BaseException:

@@ -136,6 +136,8 @@ fn groups(prepared: &[Prepared]) -> Vec<std::ops::Range<usize>> {
 
 /// Every array of an Arrow array or stream of strings, in order; string_view arrays as binary_view ones, whose
 /// values are read as bytes (a `&str` of a string_view value would be assumed UTF-8 before [`strings`] checks it).
+/// Binary and large_binary arrays are taken too (their values are checked as UTF-8 like the others): the command
+/// line hands over the bytes of files it read, which a cast to strings would check a second time.
 fn read_all(arg: &str, data: AnyArray) -> PyResult<Vec<ArrayRef>> {
     let arrays = data
         .into_reader()?
@@ -146,7 +148,9 @@ fn read_all(arg: &str, data: AnyArray) -> PyResult<Vec<ArrayRef>> {
     arrays
         .into_iter()
         .map(|a| match a.data_type() {
-            DataType::Utf8 | DataType::LargeUtf8 => Ok(a),
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary => {
+                Ok(a)
+            }
             DataType::Utf8View => {
                 Ok(Arc::new(a.as_string_view().clone().to_binary_view()) as ArrayRef)
             }
@@ -173,6 +177,11 @@ fn strings<'a>(
                 large = true;
                 offset_bytes(arg, array.as_string::<i64>(), &mut raw)?;
             }
+            DataType::Binary => offset_bytes(arg, array.as_binary::<i32>(), &mut raw)?,
+            DataType::LargeBinary => {
+                large = true;
+                offset_bytes(arg, array.as_binary::<i64>(), &mut raw)?;
+            }
             DataType::BinaryView => {
                 let view = array.as_binary_view();
                 raw.extend((0..view.len()).map(|i| (!view.is_null(i)).then(|| view.value(i))));
@@ -195,10 +204,10 @@ fn strings<'a>(
     Ok((texts, large))
 }
 
-/// The values of a string or large_string array as bytes, from its offsets and data.
-fn offset_bytes<'a, O: OffsetSizeTrait>(
+/// The values of a string or binary array (of either offset size) as bytes, from its offsets and data.
+fn offset_bytes<'a, T: arrow_array::types::ByteArrayType>(
     arg: &str,
-    array: &'a arrow_array::GenericStringArray<O>,
+    array: &'a arrow_array::GenericByteArray<T>,
     out: &mut Vec<Option<&'a [u8]>>,
 ) -> PyResult<()> {
     let (offsets, data) = (array.value_offsets(), array.value_data());
@@ -207,7 +216,10 @@ fn offset_bytes<'a, O: OffsetSizeTrait>(
             out.push(None);
             continue;
         }
-        let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+        let (start, end) = (
+            arrow_buffer::ArrowNativeType::as_usize(offsets[i]),
+            arrow_buffer::ArrowNativeType::as_usize(offsets[i + 1]),
+        );
         let bytes = data.get(start..end).ok_or_else(|| {
             ChunkingError::new_err(format!(
                 "{arg}[{}]: its Arrow offsets point outside the data",
