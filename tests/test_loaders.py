@@ -125,8 +125,27 @@ def test_a_missing_loader_says_what_to_install(monkeypatch):
         loaders.load("a.docx", b"PK")
 
 
-def test_a_folder_of_mixed_files(tmp_path, capsys):
+def read_output(form: str, stdout: str, path: Path) -> list:
+    """The chunk records of a run, as JSON lines hold them: a Parquet row's metadata columns gathered back into
+    ``metadata`` (a null column is a key the chunk does not have)."""
+    if form == "jsonl":
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    pq = pytest.importorskip("pyarrow.parquet")
+    records = []
+    meta_keys = ("title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
+                 "context_shortened", "page_start", "page_end")
+    for row in pq.read_table(path).to_pylist():
+        meta = {"source": row["source"]}
+        meta.update({k: row.pop(k) for k in meta_keys if row.get(k) not in (None, False)})
+        records.append({**{k: v for k, v in row.items() if k not in meta_keys}, "metadata": meta})
+    return records
+
+
+@pytest.mark.parametrize("form", ["jsonl", "parquet"])
+def test_a_folder_of_mixed_files(tmp_path, capsys, form):
     pytest.importorskip("pypdfium2")
+    if form == "parquet":
+        pytest.importorskip("pyarrow.parquet")
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.txt").write_text("Plain text file. With two sentences.", encoding="utf-8")
@@ -137,9 +156,10 @@ def test_a_folder_of_mixed_files(tmp_path, capsys):
     (folder / "f.html.gz").write_bytes(gzip.compress(HTML.encode()))
     (folder / "g.pdf").write_bytes(b"%PDF-1.4 broken")
     (folder / "h.bin").write_bytes(b"\x00\x01\x02" * 100)
-    code = cli.main(["chunk", str(folder), "--strategy", "auto", "--size", "60", "--no-progress"])
+    target = tmp_path / f"chunks.{form}"
+    code = cli.main(["chunk", str(folder), "--strategy", "auto", "--size", "60", "--no-progress", "--out", str(target)])
     out, err = capsys.readouterr()
-    records = [json.loads(line) for line in out.splitlines()]
+    records = read_output(form, out, target)
     by = {}
     for r in records:
         by.setdefault(Path(r["source"]).name, []).append(r)
@@ -153,4 +173,7 @@ def test_a_folder_of_mixed_files(tmp_path, capsys):
     pdf = by["d.pdf"]
     assert {(r["metadata"]["page_start"], r["metadata"]["page_end"]) for r in pdf} <= {(1, 1), (2, 2), (3, 3)}
     assert [r["metadata"]["page_start"] for r in pdf][-1] == 3
+    for page, text in enumerate(PAGES, 1):  # every page's text is in its chunks, in order
+        chunks = [r["text"] for r in pdf if r["metadata"]["page_start"] == page]
+        assert " ".join(" ".join(chunks).split()) == " ".join(text.split())
     assert "title_path" not in by["a.txt"][0]["metadata"]  # a plain text goes to the recursive chunker
