@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any, Dict, List
@@ -15,6 +16,22 @@ from chunkwise import __main__ as cli
 from chunkwise._writers import FIELDS
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def each_document(lines, splitter, texts, sources, paged=False) -> list:
+    """Per text: ``(its lines, its number of chunks)``, or the exception it raised; the batch is written at once."""
+    everything = io.BytesIO()
+    results = lines.write_batch(splitter, texts, sources, everything, paged)
+    out = []
+    for text, source, result in zip(texts, sources, results):
+        if isinstance(result, BaseException):
+            out.append(result)
+            continue
+        alone = io.BytesIO()
+        assert lines.write_batch(splitter, [text], [source], alone, paged) == [result]
+        out.append((alone.getvalue(), result))
+    assert everything.getvalue() == b"".join(r[0] for r in out if isinstance(r, tuple))
+    return out
 
 
 def corpus_texts() -> List[str]:
@@ -53,7 +70,7 @@ def test_core_lines_equal_json_dumps_of_the_chunks(name):
     texts = corpus_texts()
     sources = [f'docs/{i}"é.txt' for i in range(len(texts))]
     lines = _core.JsonLines(list(FIELDS))
-    results = lines.chunk_batch(chunker._splitter, [t.encode() for t in texts], sources)
+    results = each_document(lines, chunker._splitter, [t.encode() for t in texts], sources)
     chunks = chunker.chunk_batch(texts, [{"source": s} for s in sources])
     total = 0
     for result, source, doc in zip(results, sources, chunks):
@@ -70,7 +87,7 @@ def test_fields_are_written_in_the_order_given_and_pages_when_asked():
     chunker = chunkwise.RecursiveChunker(10)
     fields = ["metadata", "id", "text"]
     lines = _core.JsonLines(fields)
-    [(got, n)] = lines.chunk_batch(chunker._splitter, ["one page only"], ["a"], True)
+    [(got, n)] = each_document(lines, chunker._splitter, ["one page only"], ["a"], True)
     want = chunker.chunk(pages=["one page only"], metadata={"source": "a"})
     assert got.decode() == "".join(reference_line(c, "a", fields) for c in want)
     assert json.loads(got.decode().splitlines()[0])["metadata"]["page_start"] == 1
@@ -78,7 +95,8 @@ def test_fields_are_written_in_the_order_given_and_pages_when_asked():
 
 def test_a_bad_text_costs_only_itself():
     lines = _core.JsonLines(["text"])
-    out = lines.chunk_batch(chunkwise.RecursiveChunker(10)._splitter, [b"fine", b"bad \xff byte", "str too"], ["a", "b", "c"])
+    out = each_document(lines, chunkwise.RecursiveChunker(10)._splitter, [b"fine", b"bad \xff byte", "str too"],
+                        ["a", "b", "c"])
     assert out[0] == (b'{"text": "fine"}\n', 1)
     assert isinstance(out[1], UnicodeDecodeError) and out[1].start == 4
     assert out[2] == (b'{"text": "str too"}\n', 1)
@@ -95,16 +113,20 @@ def test_json_lines_arguments_are_checked():
         _core.JsonLines([1])
     lines = _core.JsonLines(["text"])
     with pytest.raises(TypeError, match=r"texts\[0\]"):
-        lines.chunk_batch(chunkwise.RecursiveChunker(10)._splitter, [1], ["a"])
+        lines.write_batch(chunkwise.RecursiveChunker(10)._splitter, [1], ["a"], io.BytesIO())
     with pytest.raises(ValueError, match="one entry per text"):
-        lines.chunk_batch(chunkwise.RecursiveChunker(10)._splitter, ["a"], [])
+        lines.write_batch(chunkwise.RecursiveChunker(10)._splitter, ["a"], [], io.BytesIO())
+    with pytest.raises(TypeError, match="file"):
+        lines.write_batch(chunkwise.RecursiveChunker(10)._splitter, ["a"], ["a"], "out.jsonl")
 
 
 def test_change_against_previous_ids():
     chunker = chunkwise.RecursiveChunker(12)
     first = chunker.chunk("Alpha beta. Gamma delta.", {"source": "a"})
     lines = _core.JsonLines(["id", "change"], [first[0].id, "not-an-id"])
-    [(got, n)] = lines.chunk_batch(chunker._splitter, ["Alpha beta. Other words."], ["a"])
+    got = io.BytesIO()
+    assert lines.write_batch(chunker._splitter, ["Alpha beta. Other words."], ["a"], got) == [2]
+    got = got.getvalue()
     changes = [json.loads(x)["change"] for x in got.decode().splitlines()]
     assert changes == ["kept", "added"]
     assert (lines.kept, lines.added) == (1, 1)
@@ -115,7 +137,9 @@ def test_stream_lines_equal_the_lines_of_the_whole_text():
     text = (CORPUS / "en.txt").read_text(encoding="utf-8")[:300_000]
     chunker = chunkwise.RecursiveChunker(300, 50)
     lines = _core.JsonLines(list(FIELDS))
-    [(whole, n)] = lines.chunk_batch(chunker._splitter, [text], ["big.txt"])
+    whole = io.BytesIO()
+    lines.write_batch(chunker._splitter, [text], ["big.txt"], whole)
+    whole = whole.getvalue()
     stream = _core.ChunkStream(chunker._splitter, {"source": "big.txt"})
     data = text.encode()
     parts = []
@@ -212,3 +236,52 @@ def test_no_progress_in_a_pipe(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "chunkwise", "chunk", str(tmp_path)], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0 and "\r" not in proc.stderr and "files," not in proc.stderr
+
+
+def test_lines_are_written_in_pieces_of_whole_lines():
+    writes = []
+
+    class Recorder:
+        def write(self, data):
+            writes.append(bytes(data))
+            return len(data)
+
+    text = (CORPUS / "en.txt").read_text(encoding="utf-8")[:1_500_000]
+    chunker = chunkwise.RecursiveChunker(512)
+    lines = _core.JsonLines(list(FIELDS))
+    assert lines.write_batch(chunker._splitter, [text, text], ["a", "b"], Recorder()) == [len(chunker.spans(text))] * 2
+    assert len(writes) >= 4 and all(w.endswith(b"\n") for w in writes)
+    assert max(map(len, writes)) < 2 << 20  # about a megabyte at a time, never the whole batch
+    records = [json.loads(line) for line in b"".join(writes).decode().splitlines()]
+    assert [r["source"] for r in records] == ["a"] * (len(records) // 2) + ["b"] * (len(records) // 2)
+
+
+def test_a_short_write_is_completed():
+    class Dribble:
+        def __init__(self):
+            self.data = b""
+
+        def write(self, data):
+            self.data += bytes(data[:7])
+            return min(7, len(data))
+
+    out = Dribble()
+    lines = _core.JsonLines(["text"])
+    assert lines.write_batch(chunkwise.RecursiveChunker(12)._splitter, ["Alpha beta. Gamma."], ["a"], out) == [2]
+    assert out.data == b'{"text": "Alpha beta."}\n{"text": "Gamma."}\n'
+
+
+def test_a_big_file_streams_the_same_rows_into_parquet(tmp_path, monkeypatch):
+    pq = pytest.importorskip("pyarrow.parquet")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "big.txt").write_text((CORPUS / "en.txt").read_text(encoding="utf-8")[:400_000], encoding="utf-8")
+    (folder / "small.txt").write_text("Small file. Two sentences.", encoding="utf-8")
+    whole = tmp_path / "whole.parquet"
+    assert run_cli(tmp_path, str(folder), "--size", "300", "--overlap", "40", "--out", str(whole)) == 0
+    monkeypatch.setattr(cli, "STREAM_BYTES", 1000)
+    monkeypatch.setattr(cli._writers, "READ_SIZE", 50_000)
+    streamed = tmp_path / "streamed.parquet"
+    assert run_cli(tmp_path, str(folder), "--size", "300", "--overlap", "40", "--out", str(streamed)) == 0
+    a, b = pq.read_table(whole), pq.read_table(streamed)
+    assert a.num_rows > 1000 and a.equals(b)

@@ -1,6 +1,7 @@
 """Command line: ``chunkwise chunk PATH... [--strategy recursive] [--size 512] [--overlap 0] [--out chunks.jsonl]``.
 
-Writes one JSON object per chunk (see ``FIELDS``) and a summary on stderr (documents, chunks, MB/s, then one line
+Writes one JSON object (or, ``--format parquet``, one Parquet row) per chunk (see ``FIELDS`` and ``_writers``) and a
+summary on stderr (documents, chunks, MB/s, then one line
 per reason files were skipped or failed). Folders are walked recursively (hidden names left out unless
 ``--hidden``, ``--include``/``--exclude`` patterns applied); ``-`` reads standard input; many files are chunked in
 parallel batches, and a big file is streamed (``iter_chunks``) in bounded memory.
@@ -71,8 +72,11 @@ STRATEGIES = {
     "clause": ClauseChunker,
 }
 
-#: Files read and chunked together, so that a batch runs on all cores.
+#: Files read and chunked together, so that a batch runs on all cores: up to this many files, or until they hold as
+#: many bytes as the largest file of the run, within ``BATCH_BYTES`` (the texts of a batch, with their lines or
+#: rows, are most of what a run holds in memory, which so stays a small multiple of the largest file).
 BATCH_FILES = 64
+BATCH_BYTES = (1 << 20, 8 << 20)
 
 #: A file larger than this (on disk) is streamed on its own with ``iter_chunks``, in bounded memory, when the
 #: strategy streams (the structural ones read the whole document).
@@ -668,6 +672,8 @@ class _Run:
             progress.advance(seen, seen_bytes)
             paths, payloads, sizes, seen, seen_bytes = [], [], [], 0, 0
 
+        low, high = BATCH_BYTES
+        budget = min(max(max(map(_disk_size, files), default=0), low), high)
         try:
             for path in files:
                 if _document_suffix(path) in loaders.SUFFIXES:
@@ -691,7 +697,7 @@ class _Run:
                     paths.append(path)
                     payloads.append(read[0])
                     sizes.append(read[1])
-                if len(paths) >= BATCH_FILES:
+                if len(paths) >= BATCH_FILES or sum(sizes) >= budget:
                     flush()
             flush()
         finally:
@@ -836,8 +842,8 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     chunk = commands.add_parser(
         "chunk",
-        help="chunk files (folders are walked recursively) into JSON lines",
-        description="Chunk files (folders are walked recursively, hidden names left out) into JSON lines.",
+        help="chunk files (folders are walked recursively) into JSON lines or Parquet",
+        description="Chunk files (folders are walked recursively, hidden names left out) into JSON lines or Parquet.",
         epilog=(
             "Regular files only; the output file is never read. Text is UTF-8, or UTF-16/UTF-32 starting with its "
             "byte order mark; a BOM is dropped, and start/end are offsets into the decoded text without it. --out "

@@ -8,13 +8,15 @@ and written only once the whole file is chunked.
 
 from __future__ import annotations
 
+import array
 import concurrent.futures
 import importlib
+import itertools
 import tempfile
 from typing import IO, Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _core
-from .arrow import _Stream
+from .arrow import _read_stream
 
 #: The fields of each output line or row, in order; ``--fields`` picks some of them.
 FIELDS = (
@@ -31,6 +33,10 @@ PAGE_COLUMNS = ("page_start", "page_end")
 #: How many bytes a streamed file is read by.
 READ_SIZE = 4 << 20
 
+#: Rows of a Parquet row group at most (about 4 MB of text at 512 chars): pyarrow holds a row group's pages until it
+#: is written.
+ROW_GROUP_ROWS = 8192
+
 Result = Union[int, BaseException]
 Payload = Union[str, bytes]
 
@@ -46,6 +52,8 @@ def pyarrow_module(name: str = "pyarrow") -> Any:
 class JsonlWriter:
     """JSON lines (one object per chunk, the fields in the order given) to a binary file."""
 
+    format = "jsonl"
+
     def __init__(self, file: IO[bytes], fields: Sequence[str], previous: Optional[Iterable[str]]) -> None:
         names = list(fields) + (["change"] if previous is not None else [])
         self.file = file
@@ -53,15 +61,7 @@ class JsonlWriter:
 
     def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False) -> List[Result]:
         """Writes the chunks of every document; per document its number of chunks, or the exception it raised."""
-        results = self.lines.chunk_batch(chunker._splitter, payloads, sources, paged)
-        out: List[Result] = []
-        for r in results:
-            if isinstance(r, BaseException):
-                out.append(r)
-            else:
-                self.file.write(r[0])
-                out.append(r[1])
-        return out
+        return self.lines.write_batch(chunker._splitter, payloads, sources, self.file, paged)
 
     def stream(self, chunker: Any, reader: IO[bytes], source: str, advance: Callable[[], None]) -> int:
         """A big file, chunked as it is read; its lines are written once the whole file is chunked."""
@@ -100,13 +100,15 @@ class ParquetWriter:
     """Parquet rows (one per chunk), one row group per batch, with pyarrow. The ``metadata`` field is flattened
     into columns (``STRUCTURE_COLUMNS`` when a structural strategy runs, ``PAGE_COLUMNS``)."""
 
+    format = "parquet"
+
     def __init__(self, file: IO[bytes], fields: Sequence[str], previous: Optional[Iterable[str]],
                  structural: bool, tokens: bool, compression: str = "snappy") -> None:
         pa = self.pa = pyarrow_module()
         self.pc = pyarrow_module("pyarrow.compute")
         pq = pyarrow_module("pyarrow.parquet")
         self.fields = list(fields)
-        self.previous = pa.array(sorted(set(previous)), pa.string()) if previous is not None else None
+        self.previous = _array(pa, [i.encode("utf-8") for i in sorted(set(previous))], True) if previous is not None else None
         self.new_ids: set = set()
         self.added = self.kept = 0
         types = {
@@ -142,8 +144,8 @@ class ParquetWriter:
         pa = self.pa
         try:
             texts = self._texts(payloads)
-            names = pa.array(sources, pa.string())
-            table = pa.table(_Stream(_core.chunk_arrow(chunker._splitter, texts, names, paged, "source")))
+            names = _array(pa, [s.encode("utf-8") for s in sources], True)
+            table = _read_stream(pa, _core.chunk_arrow(chunker._splitter, texts, names, paged, "source"))
         except Exception as exc:
             if len(payloads) == 1:
                 return [_as_error(exc, payloads[0])]
@@ -162,8 +164,7 @@ class ParquetWriter:
 
     def _texts(self, payloads: Sequence[Payload]) -> Any:
         """The documents as one Arrow array: bytes as binary (the kernel checks them as UTF-8)."""
-        pa = self.pa
-        return pa.array([p.encode("utf-8") if isinstance(p, str) else p for p in payloads], pa.binary())
+        return _array(self.pa, [p.encode("utf-8") if isinstance(p, str) else p for p in payloads], False)
 
     def _write(self, table: Any, sources: Any) -> None:
         """Writes the rows of ``table`` (the Arrow kernel's columns) as the output's schema."""
@@ -189,7 +190,8 @@ class ParquetWriter:
         if self.previous is not None:
             self.new_ids.update(table.column("id").to_pylist())
         self._wait()
-        self.pending = self.pool.submit(self.writer.write_table, pa.Table.from_arrays(arrays, schema=self.schema))
+        self.pending = self.pool.submit(self.writer.write_table, pa.Table.from_arrays(arrays, schema=self.schema),
+                                        ROW_GROUP_ROWS)
 
     def _wait(self) -> None:
         """Waits for the row group being written; raises what writing it raised."""
@@ -198,38 +200,29 @@ class ParquetWriter:
             pending.result()
 
     def stream(self, chunker: Any, reader: IO[bytes], source: str, advance: Callable[[], None]) -> int:
-        """A big file, chunked as it is read (as JSON lines from the core, parsed back by pyarrow's reader) and
-        spooled; its rows are written once the whole file is chunked."""
+        """A big file, chunked as it is read; its rows are spooled (Arrow IPC, uncompressed) and written once the
+        whole file is chunked."""
         pa = self.pa
-        pajson = pyarrow_module("pyarrow.json")
-        lines = _core.JsonLines(["text", "start", "end", "index", "id", "prev_id", "next_id", "level", "size",
-                                 "token_count", "context", "embedding_text"])
+        ipc = pyarrow_module("pyarrow.ipc")
         stream = _core.ChunkStream(chunker._splitter, {"source": source})
         n = 0
         with tempfile.TemporaryFile() as spool:
-            for block in iter(lambda: reader.read(READ_SIZE), b""):
-                data, k = stream.push_lines(block, lines, source)
-                spool.write(data)
-                n += k
+            sink = pa.PythonFile(spool, mode="w")
+            writer = None
+            for last, block in _blocks(reader):
+                capsule = stream.finish_arrow() if last else stream.push_arrow(block)
+                table = _read_stream(pa, capsule)
+                if writer is None:
+                    writer = ipc.new_stream(sink, table.schema)
+                writer.write_table(table)
+                n += table.num_rows
                 advance()
-            data, k = stream.finish_lines(lines, source)
-            spool.write(data)
-            n += k
+            assert writer is not None
+            writer.close()
             spool.seek(0)
-            if n == 0:
-                return 0
-            read_schema = pa.schema([
-                ("text", pa.string()), ("start", pa.int64()), ("end", pa.int64()), ("index", pa.int64()),
-                ("id", pa.string()), ("prev_id", pa.string()), ("next_id", pa.string()), ("level", pa.string()),
-                ("size", pa.int64()), ("token_count", pa.int64()), ("context", pa.string()),
-                ("embedding_text", pa.string()),
-            ])
-            options = pajson.ParseOptions(explicit_schema=read_schema)
-            reader_json = pajson.open_json(spool, read_options=pajson.ReadOptions(block_size=READ_SIZE),
-                                           parse_options=options)
-            for batch in reader_json:
-                table = pa.Table.from_batches([batch])
-                self._write(table, pa.array([source] * table.num_rows, pa.string()))
+            for batch in ipc.open_stream(pa.PythonFile(spool, mode="r")):
+                if batch.num_rows:
+                    self._write(pa.Table.from_batches([batch]), pa.repeat(pa.scalar(source, pa.string()), batch.num_rows))
         return n
 
     def written(self, chunk_id: str) -> bool:
@@ -241,6 +234,24 @@ class ParquetWriter:
         finally:
             self.pool.shutdown()
             self.writer.close()
+
+
+def _blocks(reader: IO[bytes]) -> Iterable[Tuple[bool, bytes]]:
+    """(False, block) for every block of ``reader``, then (True, b"")."""
+    for block in iter(lambda: reader.read(READ_SIZE), b""):
+        yield False, block
+    yield True, b""
+
+
+def _array(pa: Any, values: List[bytes], text: bool) -> Any:
+    """An Arrow binary (or, ``text``, string: the values must be UTF-8) array of ``values``, made from its buffers.
+    Not ``pa.array(list)``: that one looks for pandas objects in the list, importing pandas (most of a second)."""
+    ends = list(itertools.accumulate(map(len, values), initial=0))
+    large = ends[-1] > 2**31 - 1
+    kind = (pa.large_string() if large else pa.string()) if text else (pa.large_binary() if large else pa.binary())
+    offsets = pa.py_buffer(array.array("q" if large else "i", ends))
+    data = values[0] if len(values) == 1 else b"".join(values)  # one big file: its bytes, not a copy
+    return pa.Array.from_buffers(kind, len(values), [None, offsets, pa.py_buffer(data)])
 
 
 def _as_error(exc: Exception, payload: Payload) -> BaseException:

@@ -116,7 +116,7 @@ def chunk_arrow(
     _check_strings(pa, texts, f"text_column {text_column!r}" if texts is not table else "data")
     if doc_ids is not None:
         doc_ids = _doc_ids(pa, doc_ids, "id_column" if id_column is not None else "doc_ids")
-    out = pa.table(_Stream(_core.chunk_arrow(chunker._splitter, texts, doc_ids)))
+    out = _read_stream(pa, _core.chunk_arrow(chunker._splitter, texts, doc_ids))
     if not keep:
         return out
     if isinstance(table, pa.RecordBatch):
@@ -137,6 +137,12 @@ class _Stream:
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         return self._capsule
+
+
+def _read_stream(pa: Any, capsule: Any) -> Any:
+    """The table of the core's Arrow C stream. Not ``pa.table(...)``: that one first checks whether its argument is
+    a pandas DataFrame, importing pandas (most of a second) when it is installed."""
+    return pa.RecordBatchReader.from_stream(_Stream(capsule)).read_all()
 
 
 def _joined(pa: Any, first: Any, second: Any) -> Any:

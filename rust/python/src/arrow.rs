@@ -98,19 +98,16 @@ pub(crate) fn chunk_arrow<'py>(
             .map(|r| {
                 let (texts, prepared) = (&texts[r.clone()], &prepared[r.clone()]);
                 if large {
-                    columns::<i64>(texts, prepared, r.start, shape, &level_name)
+                    columns::<i64>(texts, prepared, (r.start, 0), shape, &level_name)
                 } else {
-                    columns::<i32>(texts, prepared, r.start, shape, &level_name)
+                    columns::<i32>(texts, prepared, (r.start, 0), shape, &level_name)
                 }
             })
             .collect::<Result<Vec<_>, _>>()
     };
     let batches = run(py, true, "building the Arrow columns", build)?
         .map_err(|e| ChunkingError::new_err(format!("building the Arrow columns: {e}")))?;
-    let schema = batches[0].schema();
-    let reader = arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
-    let stream = arrow_array::ffi_stream::FFI_ArrowArrayStream::new(Box::new(reader));
-    PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    capsule(py, batches)
 }
 
 /// About how many bytes of chunk text a record batch of the output holds.
@@ -234,11 +231,19 @@ fn offset_bytes<'a, T: arrow_array::types::ByteArrayType>(
 /// Which columns the output has: they depend on the chunker only, never on the data, so that every batch of a
 /// dataset gets the same schema.
 #[derive(Debug, Clone, Copy)]
-struct Shape {
+pub(crate) struct Shape {
     /// `token_count`, for a chunker that measures in tokens.
-    tokens: bool,
+    pub(crate) tokens: bool,
     /// The description of each chunk (title path, type, rows...), for a structural chunker.
-    structural: bool,
+    pub(crate) structural: bool,
+}
+
+/// An Arrow C stream of `batches` (at least one: it carries the schema), in a PyCapsule.
+pub(crate) fn capsule(py: Python<'_>, batches: Vec<RecordBatch>) -> PyResult<Bound<'_, PyCapsule>> {
+    let schema = batches[0].schema();
+    let reader = arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+    let stream = arrow_array::ffi_stream::FFI_ArrowArrayStream::new(Box::new(reader));
+    PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
 }
 
 /// Whether some string column could pass the 2 GiB that a `string` column (32-bit offsets) can hold: a bound on
@@ -264,11 +269,12 @@ fn needs_large(texts: &[&str], prepared: &[Prepared]) -> bool {
     total + texts > i32::MAX as usize
 }
 
-/// The output columns of `texts`, the first of which is row `first_row` (string columns with offsets of type `O`).
-fn columns<O: OffsetSizeTrait>(
+/// The output columns of `texts`, the first of which is row `first_row` (string columns with offsets of type `O`);
+/// `first_index`: the index of the first chunk of the first text (a part of a stream starts past 0).
+pub(crate) fn columns<O: OffsetSizeTrait>(
     texts: &[&str],
     prepared: &[Prepared],
-    first_row: usize,
+    (first_row, first_index): (usize, usize),
     shape: Shape,
     level_name: &(dyn Fn(chunkwise_core::Level) -> &'static str + Sync),
 ) -> Result<RecordBatch, ArrowError> {
@@ -315,7 +321,7 @@ fn columns<O: OffsetSizeTrait>(
         ),
         (
             Field::new("index", DataType::Int64, false),
-            ints(&|_, i, _| i as i64),
+            ints(&|row, i, _| (if row == 0 { first_index + i } else { i }) as i64),
         ),
         (Field::new("text", string_type.clone(), false), text.clone()),
         (

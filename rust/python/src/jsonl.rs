@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use chunkwise_core::{Chunk, ChunkOptions, Description, Level};
 use pyo3::exceptions::{PyUnicodeDecodeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyString};
 use rustc_hash::FxHashSet;
 
 use crate::build::{context_sep, Prepared};
@@ -178,19 +178,23 @@ impl JsonLines {
         parse_id(id).is_some_and(|h| self.lock().ids.contains(&h))
     }
 
-    /// The lines of every text of `texts` (each a `str`, or UTF-8 `bytes`), whose sources (the `source` field, the
-    /// metadata `{"source": ...}` and so the document id) are `sources`: split and written in parallel with the
-    /// GIL released. One item per text: `(lines, number of chunks)`, or the exception that text raised (a
+    /// Writes the lines of every text of `texts` (each a `str`, or UTF-8 `bytes`) to `file` (its `write` takes
+    /// `bytes`), in order; `sources` are their sources (the `source` field, the metadata `{"source": ...}` and so
+    /// the document id). The texts are split in parallel with the GIL released while the lines of those already
+    /// split are written here, in pieces of about [`PIECE`] bytes: memory holds the texts, their chunks' offsets and
+    /// one piece, never a whole batch of lines. A text's lines are written only once it is split, so a text that
+    /// fails leaves no line. One item per text: its number of chunks, or the exception it raised (a
     /// `UnicodeDecodeError` for bytes that are not UTF-8, a `ChunkingError`), so that one bad text costs only
     /// itself. `paged`: number the pages of every text, also of one without a form feed (a document given as
     /// pages, see `chunk(pages=...)`).
-    #[pyo3(signature = (splitter, texts, sources, paged=false))]
-    fn chunk_batch<'py>(
+    #[pyo3(signature = (splitter, texts, sources, file, paged=false))]
+    fn write_batch<'py>(
         &self,
         py: Python<'py>,
         splitter: &Bound<'py, PySplitter>,
         texts: &Bound<'py, PyAny>,
         sources: &Bound<'py, PyAny>,
+        file: &Bound<'py, PyAny>,
         paged: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let splitter = splitter.get();
@@ -203,6 +207,9 @@ impl JsonLines {
                 sources.len()
             )));
         }
+        let write = file
+            .getattr(pyo3::intern!(py, "write"))
+            .map_err(|_| wrong_type("file", "a binary file (with a write method)", file))?;
         let sources = sources
             .iter()
             .enumerate()
@@ -232,48 +239,80 @@ impl JsonLines {
         let interrupt = Interrupt::new();
         let stop = splitter.stop(&interrupt);
         let shape = Shape::of(splitter);
-        let results = splitter.for_all(py, &strs, &interrupt, |i, text| {
-            checked[i]?; // not UTF-8: reported below
-            let options = ChunkOptions {
-                doc_id: Some(&doc_ids[i]),
-                paged,
-            };
-            Some(
-                Prepared::split(&splitter.inner, text, options, &stop).map(|p| {
-                    let mut out = Vec::new();
-                    let ids = self.write(&mut out, &shape, sources[i], &p, 0, |c| {
-                        &text[c.start..c.end]
-                    });
-                    (out, p.count(), ids)
-                }),
-            )
-        })?;
-        let mut list = Vec::with_capacity(results.len());
-        for (i, result) in results.into_iter().enumerate() {
-            list.push(match result {
-                None => {
-                    let err = std::str::from_utf8(raw[i]).expect_err("checked as not UTF-8");
-                    PyUnicodeDecodeError::new_utf8(py, raw[i], err)?.into_any()
-                }
-                Some(Err(e)) => ChunkingError::new_err(e.to_string())
-                    .into_value(py)
-                    .into_bound(py)
-                    .into_any(),
-                Some(Ok((lines, n, ids))) => {
-                    self.record(&ids);
-                    PyTuple::new(
-                        py,
-                        [
-                            PyBytes::new(py, &lines).into_any(),
-                            n.into_pyobject(py)?.into_any(),
-                        ],
-                    )?
-                    .into_any()
-                }
-            });
-        }
-        PyList::new(py, list)
+        let mut piece: Vec<u8> = Vec::with_capacity(PIECE + (PIECE >> 2));
+        let mut results: Vec<Bound<'py, PyAny>> = Vec::with_capacity(items.len());
+        splitter.pipeline(
+            py,
+            &strs,
+            &interrupt,
+            |i, text| {
+                checked[i]?; // not UTF-8: reported below
+                let options = ChunkOptions {
+                    doc_id: Some(&doc_ids[i]),
+                    paged,
+                };
+                Some(Prepared::split(&splitter.inner, text, options, &stop))
+            },
+            |i, prepared| {
+                results.push(match prepared {
+                    None => {
+                        let err = std::str::from_utf8(raw[i]).expect_err("checked as not UTF-8");
+                        PyUnicodeDecodeError::new_utf8(py, raw[i], err)?.into_any()
+                    }
+                    Some(Err(e)) => ChunkingError::new_err(e.to_string())
+                        .into_value(py)
+                        .into_bound(py)
+                        .into_any(),
+                    Some(Ok(p)) => {
+                        let text = strs[i];
+                        let ids = self.write(
+                            &mut piece,
+                            &shape,
+                            sources[i],
+                            &p,
+                            0,
+                            |c| &text[c.start..c.end],
+                            |full| write_piece(&write, full),
+                        )?;
+                        self.record(&ids);
+                        p.count().into_pyobject(py)?.into_any()
+                    }
+                });
+                Ok(())
+            },
+        )?;
+        write_piece(&write, &mut piece)?;
+        PyList::new(py, results)
     }
+}
+
+/// About how many bytes of lines are written at a time.
+const PIECE: usize = 1 << 20;
+
+/// Writes `piece` with `write` (a file's write method), whole, and empties it.
+fn write_piece(write: &Bound<'_, PyAny>, piece: &mut Vec<u8>) -> PyResult<()> {
+    if piece.is_empty() {
+        return Ok(());
+    }
+    let py = write.py();
+    let mut from = 0;
+    while from < piece.len() {
+        let n = write.call1((PyBytes::new(py, &piece[from..]),))?;
+        // A raw file may write part of it and say how much; a buffered one writes all (and may return None).
+        let n: usize = if n.is_none() {
+            piece.len() - from
+        } else {
+            n.extract()?
+        };
+        if n == 0 {
+            return Err(pyo3::exceptions::PyOSError::new_err(
+                "file.write wrote nothing",
+            ));
+        }
+        from += n;
+    }
+    piece.clear();
+    Ok(())
 }
 
 /// What a splitter's lines hold beyond each chunk: whether sizes are token counts, and the names of its levels.
@@ -319,8 +358,10 @@ impl JsonLines {
     }
 
     /// Writes the lines of a document's chunks (the chunks of `prepared`, the first of which has index `first`) to
-    /// `out`; returns their ids when a previous run is compared with (else none: nothing reads them).
-    pub(crate) fn write<'t>(
+    /// `out`, handing it to `flush` whenever it holds [`PIECE`] bytes or more (after a whole line); returns their
+    /// ids when a previous run is compared with (else none: nothing reads them).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write<'t, E>(
         &self,
         out: &mut Vec<u8>,
         shape: &Shape<'_>,
@@ -328,13 +369,12 @@ impl JsonLines {
         prepared: &Prepared,
         first: usize,
         text_of: impl Fn(&Chunk) -> &'t str,
-    ) -> Vec<u64> {
+        mut flush: impl FnMut(&mut Vec<u8>) -> Result<(), E>,
+    ) -> Result<Vec<u64>, E> {
         let mut source_json = Vec::with_capacity(source.len() + 2);
         string(&mut source_json, source);
         let structure = prepared.structure();
         let mut ids = Vec::new();
-        let text_bytes: usize = prepared.chunks().iter().map(|c| c.end - c.start).sum();
-        out.reserve(text_bytes * 2 + prepared.count() * (250 + source.len()));
         for (i, c) in prepared.chunks().iter().enumerate() {
             let text = text_of(c);
             let info = structure.map(|d| (d, &d.chunks[i]));
@@ -389,8 +429,11 @@ impl JsonLines {
             if self.previous.is_some() {
                 ids.push(c.id);
             }
+            if out.len() >= PIECE {
+                flush(out)?;
+            }
         }
-        ids
+        Ok(ids)
     }
 }
 

@@ -4,7 +4,7 @@
 use chunkwise_core::ChunkStream;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList};
 
 use crate::build::{Prepared, Texts};
 use crate::errors::{run, DETACH_BYTES};
@@ -82,6 +82,23 @@ impl PyChunkStream {
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
         let prepared = self.push_prepared(py, piece)?;
         Ok(self.write(py, &prepared, lines, source))
+    }
+
+    /// `push`, the chunks as an Arrow C stream of one record batch (the columns of `chunk_arrow`, `row` 0), in a
+    /// PyCapsule.
+    fn push_arrow<'py>(
+        &mut self,
+        py: Python<'py>,
+        piece: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let prepared = self.push_prepared(py, piece)?;
+        self.columns(py, prepared)
+    }
+
+    /// `finish`, the chunks as Arrow (see `push_arrow`).
+    fn finish_arrow<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let prepared = self.finish_prepared(py)?;
+        self.columns(py, prepared)
     }
 
     /// `finish`, the chunks written as JSON lines (see `push_lines`).
@@ -162,6 +179,38 @@ impl PyChunkStream {
         PyList::new(py, chunks)
     }
 
+    /// The Arrow columns of chunks the stream handed out.
+    fn columns<'py>(
+        &mut self,
+        py: Python<'py>,
+        prepared: Prepared,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let splitter = self.splitter.get();
+        let (text, base) = self.inner.held_text();
+        // Offsets in the held text, which the columns are cut from (char offsets stay those of the stream).
+        let mut chunks = prepared.into_chunks();
+        for c in &mut chunks {
+            c.start -= base;
+            c.end -= base;
+        }
+        let n = chunks.len();
+        let shape = crate::arrow::Shape {
+            tokens: splitter.has_tokenizer(),
+            structural: splitter.inner.is_structural(),
+        };
+        let level_name = |l| splitter.inner.level_name(l);
+        let batch = crate::arrow::columns::<i64>(
+            &[text],
+            &[Prepared::streamed(chunks)],
+            (0, self.made),
+            shape,
+            &level_name,
+        )
+        .map_err(|e| PyValueError::new_err(format!("building the Arrow columns: {e}")))?;
+        self.made += n;
+        crate::arrow::capsule(py, vec![batch])
+    }
+
     /// The JSON lines of chunks the stream handed out.
     fn write<'py>(
         &mut self,
@@ -173,9 +222,19 @@ impl PyChunkStream {
         let shape = Shape::of(self.splitter.get());
         let mut out = Vec::new();
         let inner = &self.inner;
-        let ids = lines.write(&mut out, &shape, source, prepared, self.made, |c| {
-            inner.text(c)
-        });
+        // One piece: the lines of one push.
+        let flush = |_: &mut Vec<u8>| Ok::<(), std::convert::Infallible>(());
+        let ids = lines
+            .write(
+                &mut out,
+                &shape,
+                source,
+                prepared,
+                self.made,
+                |c| inner.text(c),
+                flush,
+            )
+            .unwrap_or_else(|never| match never {});
         lines.record(&ids);
         let n = prepared.count();
         self.made += n;
