@@ -209,7 +209,7 @@ def test_size_includes_context_reaches_the_chunker(tmp_path, capsys):
         sizes[flag] = max(len(r["embedding_text"]) for r in records)
     assert sizes["--size-includes-context"] <= 120 < sizes["--no-size-includes-context"]
     assert cli.main(["chunk", str(doc), "--no-size-includes-context"]) == 2
-    assert "applies to --strategy markdown, clause or auto" in capsys.readouterr().err
+    assert "applies to --strategy markdown, clause, table or auto" in capsys.readouterr().err
 
 
 def test_progress_moves_inside_a_big_file(tmp_path, monkeypatch):
@@ -285,3 +285,29 @@ def test_a_big_file_streams_the_same_rows_into_parquet(tmp_path, monkeypatch):
     assert run_cli(tmp_path, str(folder), "--size", "300", "--overlap", "40", "--out", str(streamed)) == 0
     a, b = pq.read_table(whole), pq.read_table(streamed)
     assert a.num_rows > 1000 and a.equals(b)
+
+
+def test_csv_and_tsv_files_are_chunked_as_tables(tmp_path, capsys):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = "\n".join(f"{i},item {i},{i * 3}" for i in range(40))
+    (docs / "prices.csv").write_text("id,name,price\n" + rows + "\n", encoding="utf-8")
+    (docs / "prices.tsv").write_text("id\tname\n" + "\n".join(f"{i}\tthing {i}" for i in range(10)) + "\n",
+                                     encoding="utf-8")
+    (docs / "readme.md").write_text("# Prices\n\nSee the tables.\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert run_cli(tmp_path, str(docs), "--strategy", "auto", "--size", "200", "--rows-per-chunk", "15",
+                   "--out", str(out)) == 0
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    csv = [r for r in records if r["source"].endswith(".csv")]
+    want = chunkwise.TableChunker(200, format="csv", rows_per_chunk=15).chunk(
+        (docs / "prices.csv").read_text(encoding="utf-8"))
+    assert [r["text"] for r in csv] == [c.text for c in want] and len(csv) >= 3
+    assert all(r["metadata"]["chunk_type"] == "table" and r["context"].startswith("| id | name | price |")
+               for r in csv)
+    assert [r["metadata"]["row_start"] for r in csv][:2] == [0, want[1].metadata["row_start"]]
+    tsv = [r for r in records if r["source"].endswith(".tsv")]
+    assert tsv and tsv[0]["metadata"]["total_rows"] == 10
+    assert [r["metadata"]["title_path"] for r in records if r["source"].endswith(".md")] == [["Prices"]]
+    assert cli.main(["chunk", str(docs), "--rows-per-chunk", "3"]) == 2
+    assert "--rows-per-chunk applies to --strategy table or auto" in capsys.readouterr().err

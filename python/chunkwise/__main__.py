@@ -53,6 +53,7 @@ from . import _writers, loaders
 from ._writers import FIELDS
 from . import (
     ClauseChunker,
+    TableChunker,
     Tokenizer,
     join_pages,
     FixedChunker,
@@ -70,7 +71,11 @@ STRATEGIES = {
     "fixed": FixedChunker,
     "markdown": MarkdownChunker,
     "clause": ClauseChunker,
+    "table": TableChunker,
 }
+
+#: ``--strategy table`` and ``auto``: the table format of a file, by its suffix (other files are Markdown tables).
+TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv"}
 
 #: Files read and chunked together, so that a batch runs on all cores: up to this many files, or until they hold as
 #: many bytes as the largest file of the run, within ``BATCH_BYTES`` (the texts of a batch, with their lines or
@@ -175,7 +180,7 @@ def _tokenizer(value: Optional[str]) -> Optional[Tokenizer]:
 
 
 #: The strategies whose chunks carry a context (their section's title path, a table's header).
-SECTION_STRATEGIES = ("markdown", "clause")
+SECTION_STRATEGIES = ("markdown", "clause", "table")
 
 #: Suffixes of Markdown files, which ``--strategy auto`` chunks with MarkdownChunker.
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
@@ -189,13 +194,19 @@ def _document_suffix(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None) -> Any:
+def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None, table_format: str = "markdown") -> Any:
     """The chunker; the core's checks of size and overlap, reworded to name the options as the user typed them."""
     strategy = strategy or args.strategy
     kwargs: Dict[str, Any] = {"size": args.size, "overlap": args.overlap}
+    if strategy == "table":
+        kwargs["format"] = table_format
+        if args.rows_per_chunk is not None:
+            kwargs["rows_per_chunk"] = args.rows_per_chunk
+    elif args.rows_per_chunk is not None and args.strategy not in ("auto", "table"):
+        raise UsageError(f"--rows-per-chunk applies to --strategy table or auto (CSV and TSV files), not to {strategy}")
     if args.min_size:
-        if strategy == "fixed":
-            raise UsageError("--min-size does not apply to --strategy fixed (its windows are all full)")
+        if strategy in ("fixed", "table"):
+            raise UsageError(f"--min-size does not apply to --strategy {strategy} (it cuts whole windows or rows)")
         kwargs["min_size"] = args.min_size
     if args.size_includes_context is not None:
         if strategy in SECTION_STRATEGIES:
@@ -209,7 +220,7 @@ def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None) -> A
     try:
         return STRATEGIES[strategy](**kwargs)
     except ValueError as exc:  # ChunkingError: "size must be >= 1, got 0", "overlap must be < size (0..=9), ..."
-        raise UsageError(re.sub(r"\b(size|overlap|min_size)\b", lambda m: "--" + m[1].replace("_", "-"), str(exc))) from None
+        raise UsageError(re.sub(r"\b(size|overlap|min_size|rows_per_chunk)\b", lambda m: "--" + m[1].replace("_", "-"), str(exc))) from None
 
 
 def _fields(value: Optional[str]) -> Tuple[str, ...]:
@@ -559,6 +570,9 @@ def _chunk_command(args: argparse.Namespace) -> int:
     auto = args.strategy == "auto"
     chunker = _make_chunker(args, "recursive" if auto else None)
     markdown = _make_chunker(args, "markdown") if auto else None
+    # CSV and TSV files: a table chunker of their format (auto and table)
+    tables = ({fmt: _make_chunker(args, "table", fmt) for fmt in TABLE_FORMATS.values()}
+              if auto or args.strategy == "table" else {})
     fields = _fields(args.fields)
     form = _format(args)
     if args.encoding is not None:
@@ -596,12 +610,12 @@ def _chunk_command(args: argparse.Namespace) -> int:
         previous_ids = previous.ids if previous is not None else None
         writer: Any
         if form == "parquet":
-            structural = any(c is not None and c._splitter.is_structural() for c in (chunker, markdown))
+            structural = any(c is not None and c._splitter.is_structural() for c in (chunker, markdown, *tables.values()))
             writer = _writers.ParquetWriter(out.file, fields, previous_ids, structural, args.tokenizer is not None,
                                             args.compression)
         else:
             writer = _writers.JsonlWriter(out.file, fields, previous_ids)
-        run = _Run(chunker, writer, out.own, problems, args.encoding, markdown)
+        run = _Run(chunker, writer, out.own, problems, args.encoding, markdown, tables)
         try:
             run.files(files, progress)
         finally:
@@ -648,10 +662,13 @@ class _Run:
         problems: _Problems,
         encoding: Optional[str],
         markdown: Optional[Any] = None,
+        tables: Optional[Dict[str, Any]] = None,
     ) -> None:
         self.chunker, self.writer, self.own, self.problems, self.encoding = chunker, writer, own, problems, encoding
         #: ``--strategy auto``: the chunker of Markdown documents (``chunker`` takes the rest).
         self.markdown = markdown
+        #: The chunkers of CSV and TSV files, by format (``--strategy auto`` and ``table``).
+        self.tables = tables or {}
         self.documents = self.chunks = self.nbytes = 0
         #: The documents read and chunked (their previous chunks may be removed).
         self.sources: Set[str] = set()
@@ -704,6 +721,9 @@ class _Run:
             progress.close()
 
     def _chunker_for(self, path: Path, markdown: bool) -> Any:
+        table_format = TABLE_FORMATS.get(_document_suffix(path))
+        if table_format is not None and table_format in self.tables:
+            return self.tables[table_format]
         if self.markdown is not None and (markdown or _document_suffix(path) in MARKDOWN_SUFFIXES):
             return self.markdown
         return self.chunker
@@ -863,11 +883,14 @@ def _parser() -> argparse.ArgumentParser:
         "--strategy",
         choices=sorted([*STRATEGIES, "auto"]),
         default="recursive",
-        help="auto: markdown for Markdown, HTML and DOCX files (title paths), recursive for the rest",
+        help="auto: markdown for Markdown, HTML and DOCX files (title paths), table for CSV and TSV files, recursive "
+        "for the rest; table: CSV and TSV files by their suffix, other files as Markdown tables",
     )
     chunk.add_argument("--size", type=_integer, default=512, help="largest chunk, in characters (default 512)")
     chunk.add_argument("--overlap", type=_integer, default=0, help="overlap between chunks, in characters (default 0)")
     chunk.add_argument("--min-size", type=_integer, default=0, help="merge chunks smaller than this (default 0)")
+    chunk.add_argument("--rows-per-chunk", type=_integer, default=None,
+                       help="table (and auto's CSV and TSV files): at most this many data rows per chunk")
     chunk.add_argument("--size-includes-context", action=argparse.BooleanOptionalAction, default=None,
                        help="markdown, clause (and auto's Markdown documents): whether a chunk's context (its title "
                        "path, a table's header), which embedding_text carries, counts toward --size (default: yes)")
