@@ -98,6 +98,10 @@ def test_include_exclude_and_hidden(tmp_path, capsys):
     assert sources("--include", "sub/*") == ["sub/c.md", "sub/d.py"]
     assert sources("--exclude", "*.py", "--exclude", "*.txt") == ["a.md", "build/e.md", "sub/c.md"]
     assert ".hidden.md" in sources("--hidden") and ".git/f.md" in sources("--hidden")
+    code, _, err = run([tmp_path], capsys)
+    assert code == 0 and "chunkwise: 2 left out: hidden names, files and folders (--hidden reads them)" in err
+    code, _, err = run([tmp_path, "--hidden"], capsys)
+    assert "hidden" not in err
 
 
 def test_linked_folders_are_walked_only_when_asked_and_once(tmp_path, capsys):
@@ -106,9 +110,11 @@ def test_linked_folders_are_walked_only_when_asked_and_once(tmp_path, capsys):
     (real / "a.txt").write_text("alpha", encoding="utf-8")
     (real / "loop").symlink_to(real)  # a link loop
     (tmp_path / "link").symlink_to(real)
-    code, records, _ = run([tmp_path], capsys)
+    code, records, err = run([tmp_path], capsys)
     assert code == 0 and len(records) == 1
-    code, records, _ = run([tmp_path, "--follow-links"], capsys)
+    assert "chunkwise: 2 left out: linked folders (--follow-links walks them)" in err  # link and real/loop
+    code, records, err = run([tmp_path, "--follow-links"], capsys)
+    assert "linked folders" not in err
     assert code == 0
     assert len(records) == 1  # the same folder, reached three ways, is walked once
 

@@ -103,10 +103,12 @@ UNREADABLE = ("skipped", "cannot read")
 NOT_TEXT = ("skipped", "not UTF-8")
 NOT_DECODED = ("skipped", "cannot decode")
 BINARY = ("skipped", "binary")
+HIDDEN = ("left out", "hidden names, files and folders (--hidden reads them)")
+LINKED = ("left out", "linked folders (--follow-links walks them)")
 FAILED = ("failed", "chunking error")
 
 #: Reasons counted in the summary only: not named file by file, and not a failure of the run.
-QUIET = {BINARY}
+QUIET = {BINARY, HIDDEN, LINKED}
 
 # A byte order mark and the codec that reads past it; UTF-32 LE first, as its BOM begins with UTF-16 LE's. None of
 # them can start a valid UTF-8 text, so no UTF-8 file is misread.
@@ -261,9 +263,12 @@ class _Filter:
         name = rel.rsplit("/", 1)[-1]
         return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
 
+    def is_hidden(self, rel: str) -> bool:
+        """A name starting with a dot, left out without ``--hidden``."""
+        return not self.hidden and rel.rsplit("/", 1)[-1].startswith(".")
+
     def folder(self, rel: str) -> bool:
-        name = rel.rsplit("/", 1)[-1]
-        return (self.hidden or not name.startswith(".")) and not self._matches(self.exclude, rel)
+        return not self.is_hidden(rel) and not self._matches(self.exclude, rel)
 
     def file(self, rel: str) -> bool:
         name = rel.rsplit("/", 1)[-1]
@@ -297,7 +302,14 @@ def _walk(paths: Sequence[str], problems: _Problems, keep: _Filter, follow: bool
                 seen.add((info.st_dev, info.st_ino))
             rel_root = Path(root).relative_to(path).as_posix()
             prefix = "" if rel_root == "." else rel_root + "/"
+            for name in [*dirs, *files]:
+                if keep.is_hidden(prefix + name):  # counted in the summary, as is what follows
+                    problems.add(HIDDEN, Path(root) / name, "hidden")
             dirs[:] = sorted(d for d in dirs if keep.folder(prefix + d))
+            if not follow:
+                for d in dirs:
+                    if os.path.islink(os.path.join(root, d)):
+                        problems.add(LINKED, Path(root) / d, "linked folder")
             for name in sorted(files):
                 if keep.file(prefix + name):
                     yield Path(root) / name
