@@ -106,10 +106,16 @@ def run(args, capsys):
 
 
 def read_lines(path: Path):
+    if path.suffix == ".parquet":
+        pq = pytest.importorskip("pyarrow.parquet")
+        return pq.read_table(path).to_pylist()
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_the_cli_says_what_to_embed_keep_and_delete(tmp_path, capsys):
+@pytest.mark.parametrize("form", ["jsonl", "parquet"])
+def test_the_cli_says_what_to_embed_keep_and_delete(tmp_path, capsys, form):
+    if form == "parquet":
+        pytest.importorskip("pyarrow.parquet")
     docs = tmp_path / "docs"
     docs.mkdir()
     texts = {n: (DATA / n).read_text(encoding="utf-8")[:20_000] for n in ("en.txt", "zh.txt", "mixed.md")}
@@ -117,7 +123,7 @@ def test_the_cli_says_what_to_embed_keep_and_delete(tmp_path, capsys):
         (docs / n).write_text(t, encoding="utf-8")
     other = tmp_path / "other.txt"
     other.write_text("A document of another run.", encoding="utf-8")
-    out = tmp_path / "chunks.jsonl"
+    out = tmp_path / f"chunks.{form}"
     code, _ = run([docs, other, "--size", "300", "--out", out], capsys)
     assert code == 0
     before = read_lines(out)
@@ -127,7 +133,7 @@ def test_the_cli_says_what_to_embed_keep_and_delete(tmp_path, capsys):
     p = SENTENCE_END.search(en, len(en) // 2).end()
     (docs / "en.txt").write_text(en[:p] + "A sentence inserted here. " + en[p:], encoding="utf-8")
     (docs / "zh.txt").unlink()
-    removed = tmp_path / "removed.jsonl"
+    removed = tmp_path / f"removed.{form}"
     code, captured = run([docs, "--size", "300", "--previous", out, "--removed", removed, "--out", out], capsys)
     assert code == 0, captured.err
     after = read_lines(out)
