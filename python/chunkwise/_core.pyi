@@ -195,7 +195,7 @@ def _splitter_from_config(config: Dict[str, Any]) -> Splitter:
 def _panic_on(marker: Optional[str]) -> None:
     """Test hook, not API: while armed, splitting a text that holds ``marker`` panics inside the core call."""
 def chunk_arrow(
-    splitter: Splitter, texts: Any, doc_ids: Optional[Any] = None, paged: bool = False, id_key: str = "doc_id"
+    splitter: Splitter, texts: Any, doc_ids: Optional[Any] = None, paged: bool = False, id_key: str = ...
 ) -> Any:
     """The chunks of an Arrow string array or stream, as a PyCapsule holding an Arrow C stream of record batches
     (see chunkwise.arrow.chunk_arrow)."""
