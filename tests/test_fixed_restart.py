@@ -5,6 +5,7 @@ invariants in chars and tokens, the arguments, pickling, streaming."""
 from __future__ import annotations
 
 import pickle
+import re
 
 import pytest
 from test_reingest import corpus, edits
@@ -48,6 +49,19 @@ def test_ids_survive_edits_elsewhere(restart, name, full, capsys):
         print(f"\n{name} ({'full' if full else 'tests/data'}) restart={restart}: kept {min(figures):.2%} at worst, "
               f"{sum(figures) / len(figures):.2%} on average; without restart {min(plain):.2%}, "
               f"{sum(plain) / len(plain):.2%}")
+
+
+@pytest.mark.parametrize("name", ["en.txt", "zh.txt", "code.py"])
+def test_lines_keep_ids_in_text_without_blank_lines(name, capsys):
+    """A text without blank lines is one paragraph: restarts at paragraphs are no restarts there, at lines are."""
+    text = re.sub(r"\n\s*\n", "\n", corpus(name, True)[:1_000_000])
+    lines = [kept / outside for _, outside, kept in kept_share(FixedChunker(512, restart="line"), name, text)]
+    assert min(lines) >= 0.99, lines
+    paragraphs = [kept / outside for _, outside, kept in kept_share(FixedChunker(512, restart="paragraph"), name, text)]
+    assert min(paragraphs) < min(lines)
+    with capsys.disabled():
+        print(f"\n{name} without blank lines: restart='line' kept {min(lines):.2%} at worst, 'paragraph' "
+              f"{min(paragraphs):.2%}")
 
 
 def test_the_diff_lists_the_changed_windows():

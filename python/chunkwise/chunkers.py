@@ -344,8 +344,10 @@ class FixedChunker(BaseChunker):
       ``snap`` as above; the last of them takes in the whole paragraphs after it that fit.
     - "line": the same, with the lines of a paragraph longer than ``size`` as the next level: whole paragraphs
       fill a window when at least one fits, whole lines (every line break) when none does, and only a line longer
-      than ``size`` is cut into fixed windows. For text with few blank lines (code, logs, tables, hard-wrapped text),
-      which "paragraph" would cut as one long paragraph, into fixed windows.
+      than ``size`` is cut into fixed windows. A window of lines ends at the line break, among those in its last
+      third, that a hash of the text just before it ranks first: lines of much the same length (code) would
+      otherwise keep the packing an edit shifted down to the end of the paragraph. For text with few blank lines
+      (code, logs, tables, hard-wrapped text), which "paragraph" would cut as one long paragraph into fixed windows.
 
     Where a window ends then depends only on the text from its start, and every window that holds a break starts
     at one. An edit changes the window it falls in (and, inside a paragraph cut into windows, the windows of that

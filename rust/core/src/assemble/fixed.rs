@@ -44,14 +44,16 @@ impl Assembler<'_> {
         (mark, reach.max(mark.pos))
     }
 
-    /// The window from `start` that ends at the last boundary it can hold (`fit`: the end of the longest prefix that
-    /// fits) of the strongest level, `level` or above, that it holds one of; and how far the scan read. None when
-    /// the rest of the text fits (its end is the cut) or no boundary does.
+    /// The window from `start` that ends at a boundary of the strongest level, `level` or above, that it can hold
+    /// one of (`fit`: the end of the longest prefix that fits): the last such paragraph break, or the anchored line
+    /// break; and how far the scan read. None when the rest of the text fits (its end is the cut) or no boundary
+    /// does.
     ///
     /// The strongest level first, as in greedy mode: with restarts at lines, whole paragraphs fill a window when
     /// one fits, and lines only when none does. Windows then end where the paragraphs end, so that a window after
     /// an edit ends where it ended before at the first paragraph break both reach; lines of much the same length
     /// (a hard-wrapped text, a man page) packed across paragraphs would keep a shifted packing for many windows.
+    /// Inside a paragraph, a window of lines ends at an anchor (see below).
     fn restart_cut(
         &self,
         text: &str,
@@ -78,15 +80,38 @@ impl Assembler<'_> {
         // of the text are cuts.
         scratch.retain(|b| b.pos > start && is_grapheme_boundary(text, b.pos));
         scratch.sort_unstable_by_key(|b| std::cmp::Reverse((b.level, b.pos)));
+        // The chunk's end: trailing whitespace does not count.
+        let end_of = |pos: usize| {
+            if self.trim {
+                start + text[start..pos].trim_end().len()
+            } else {
+                pos
+            }
+        };
+        // Lines (of a paragraph longer than a window) end a window at the line break of the highest anchor in
+        // its last third, not at the last one that fits: lines of much the same length (code, a man page) would
+        // keep the packing an edit shifted until the paragraph ends, while two windows whose last thirds overlap
+        // mostly pick the same anchor.
+        if let Some(first) = scratch.iter().position(|b| end_of(b.pos) <= fit) {
+            if scratch[first].level == Level::LINE && scratch[first].pos < text.len() {
+                let least = self
+                    .sizer
+                    .advance(text, start, self.capacity - self.capacity / 3);
+                let pick = scratch[first..]
+                    .iter()
+                    .take_while(|b| b.level == Level::LINE && end_of(b.pos) >= least)
+                    .max_by_key(|b| (anchor(text, b.pos), b.pos));
+                if let Some(b) = pick {
+                    let mark = self.fixed_mark(text, start, b.pos, b.level);
+                    if self.sizer.is_exact_sum() || self.end_of(&mark).1 <= self.capacity {
+                        return (Some(mark), to);
+                    }
+                }
+            }
+        }
         let mut tries = 0;
         for b in scratch.iter() {
-            // The chunk's end: trailing whitespace does not count.
-            let end = if self.trim {
-                start + text[start..b.pos].trim_end().len()
-            } else {
-                b.pos
-            };
-            if end > fit {
+            if end_of(b.pos) > fit {
                 continue;
             }
             let level = if b.pos == text.len() {
@@ -244,6 +269,15 @@ impl Assembler<'_> {
     }
 }
 
+/// The anchor of a line break at `pos`: a hash (FNV-1a) of the text just before it, so that it depends on nothing
+/// else, wherever the window holding it starts.
+fn anchor(text: &str, pos: usize) -> u64 {
+    let bytes = &text.as_bytes()[pos.saturating_sub(32)..pos];
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{Level, Restart, Span, Splitter, SplitterConfig, Strategy};
@@ -349,6 +383,26 @@ mod tests {
                 assert!(before.iter().filter(|t| !after.contains(t)).count() > before.len() / 2);
             }
         }
+    }
+
+    #[test]
+    fn windows_of_lines_of_one_length_resynchronise_after_an_edit() {
+        // One paragraph of lines of the same length: the last line that fits would end every window after the
+        // edit one line later than before, down to the end of the paragraph.
+        let lines: Vec<String> = (0..400)
+            .map(|i| format!("    value_{i:03} = f(x)"))
+            .collect();
+        let text = lines.join("\n");
+        let mut edited = lines.clone();
+        edited.insert(5, "    inserted = 1".to_owned());
+        let edited = edited.join("\n");
+        let s = windows(100, Restart::Line, |_| {});
+        let (before, after) = (texts(&s, &text), texts(&s, &edited));
+        let changed = before.iter().filter(|t| !after.contains(t)).count();
+        assert!(changed <= 6, "{changed} of {}", before.len());
+        // Each window but the last ends at a line break in its last third.
+        let last = before.len() - 1;
+        assert!(before[..last].iter().all(|t| t.chars().count() >= 66));
     }
 
     #[test]
