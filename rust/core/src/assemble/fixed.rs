@@ -70,48 +70,98 @@ impl Assembler<'_> {
         // before `start` so that a run of blank lines is seen whole.
         let from = floor_char_boundary(text, start.saturating_sub(32));
         let to = ceil_char_boundary(text, (skip_whitespace(text, fit) + 16).min(text.len()));
-        scratch.clear();
-        for (source, l, _) in self.emitters.iter().filter(|(_, l, _)| *l >= level) {
+        // The strongest level first: the levels above lines over the whole window.
+        self.restarts(
+            text,
+            (from, to),
+            start,
+            |l| l >= level && l > Level::LINE,
+            scratch,
+        );
+        let found = self.last_fitting(text, start, fit, scratch);
+        if found.is_some() || level != Level::LINE {
+            return (found, to);
+        }
+        // Lines (of a paragraph longer than a window) end a window at the line break of the highest anchor in its
+        // last third, not at the last one that fits: lines of much the same length (code, a man page) would keep
+        // the packing an edit shifted until the paragraph ends, while two windows whose last thirds overlap mostly
+        // pick the same anchor. Lines are the most numerous breaks: only the last third is scanned for them (from
+        // the start of a line, so that the emitters see whole lines), unless it holds none that fits.
+        let least = self
+            .sizer
+            .advance(text, start, self.capacity - self.capacity / 3)
+            .clamp(from, to);
+        let mid =
+            memchr::memrchr(b'\n', &text.as_bytes()[from..least]).map_or(from, |i| from + i + 1);
+        self.restarts(text, (mid, to), start, |l| l == Level::LINE, scratch);
+        let fits = |b: &&Boundary| self.end_of_content(text, start, b.pos) <= fit;
+        if scratch
+            .iter()
+            .find(fits)
+            .is_some_and(|b| b.pos < text.len())
+        {
+            let pick = scratch
+                .iter()
+                .filter(fits)
+                .filter(|b| self.end_of_content(text, start, b.pos) >= least)
+                .max_by_key(|b| (anchor(text, b.pos), b.pos));
+            if let Some(b) = pick {
+                let mark = self.fixed_mark(text, start, b.pos, b.level);
+                if self.sizer.is_exact_sum() || self.end_of(&mark).1 <= self.capacity {
+                    return (Some(mark), to);
+                }
+            }
+        }
+        let mut found = self.last_fitting(text, start, fit, scratch);
+        if found.is_none() && mid > from {
+            self.restarts(text, (from, mid), start, |l| l == Level::LINE, scratch);
+            found = self.last_fitting(text, start, fit, scratch);
+        }
+        (found, to)
+    }
+
+    /// The restart boundaries after `start` of the levels `take` keeps, found in `range`, into `out`: strongest
+    /// level first, then last first.
+    fn restarts(
+        &self,
+        text: &str,
+        (from, to): (usize, usize),
+        start: usize,
+        take: impl Fn(Level) -> bool,
+        out: &mut Vec<Boundary>,
+    ) {
+        out.clear();
+        for (source, l, _) in self.emitters.iter().filter(|(_, l, _)| take(*l)) {
             if let Source::Emitter(emitter) = source {
-                emitter.emit(self.source(text, emitter), from, to, *l, scratch);
+                emitter.emit(self.source(text, emitter), from, to, *l, out);
             }
         }
         // The line view spells some terminators with more than one line break: only char (and cluster) boundaries
         // of the text are cuts.
-        scratch.retain(|b| b.pos > start && is_grapheme_boundary(text, b.pos));
-        scratch.sort_unstable_by_key(|b| std::cmp::Reverse((b.level, b.pos)));
-        // The chunk's end: trailing whitespace does not count.
-        let end_of = |pos: usize| {
-            if self.trim {
-                start + text[start..pos].trim_end().len()
-            } else {
-                pos
-            }
-        };
-        // Lines (of a paragraph longer than a window) end a window at the line break of the highest anchor in
-        // its last third, not at the last one that fits: lines of much the same length (code, a man page) would
-        // keep the packing an edit shifted until the paragraph ends, while two windows whose last thirds overlap
-        // mostly pick the same anchor.
-        if let Some(first) = scratch.iter().position(|b| end_of(b.pos) <= fit) {
-            if scratch[first].level == Level::LINE && scratch[first].pos < text.len() {
-                let least = self
-                    .sizer
-                    .advance(text, start, self.capacity - self.capacity / 3);
-                let pick = scratch[first..]
-                    .iter()
-                    .take_while(|b| b.level == Level::LINE && end_of(b.pos) >= least)
-                    .max_by_key(|b| (anchor(text, b.pos), b.pos));
-                if let Some(b) = pick {
-                    let mark = self.fixed_mark(text, start, b.pos, b.level);
-                    if self.sizer.is_exact_sum() || self.end_of(&mark).1 <= self.capacity {
-                        return (Some(mark), to);
-                    }
-                }
-            }
+        out.retain(|b| b.pos > start && is_grapheme_boundary(text, b.pos));
+        out.sort_unstable_by_key(|b| std::cmp::Reverse((b.level, b.pos)));
+    }
+
+    /// The end of the content of `text[start..pos]`: trailing whitespace does not count, when trimmed.
+    fn end_of_content(&self, text: &str, start: usize, pos: usize) -> usize {
+        if self.trim {
+            start + text[start..pos].trim_end().len()
+        } else {
+            pos
         }
+    }
+
+    /// The window from `start` to the first of `candidates` (in their order) that fits.
+    fn last_fitting(
+        &self,
+        text: &str,
+        start: usize,
+        fit: usize,
+        candidates: &[Boundary],
+    ) -> Option<Mark> {
         let mut tries = 0;
-        for b in scratch.iter() {
-            if end_of(b.pos) > fit {
+        for b in candidates {
+            if self.end_of_content(text, start, b.pos) > fit {
                 continue;
             }
             let level = if b.pos == text.len() {
@@ -121,14 +171,14 @@ impl Assembler<'_> {
             };
             let mark = self.fixed_mark(text, start, b.pos, level);
             if self.sizer.is_exact_sum() || self.end_of(&mark).1 <= self.capacity {
-                return (Some(mark), to);
+                return Some(mark);
             }
             tries += 1;
             if tries == RESTART_TRIES {
                 break;
             }
         }
-        (None, to)
+        None
     }
 
     /// A fixed window from `start`: the most graphemes that fit (those up to `fit`, the end of the longest prefix

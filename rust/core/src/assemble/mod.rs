@@ -46,9 +46,9 @@ pub enum Mode {
     Fixed {
         /// How far back (in units) a cut may move to land on a stronger boundary.
         snap: usize,
-        /// The weakest level of the boundaries where windows start anew (`None`: never): a window ends at the last
-        /// boundary it can hold of the strongest such level it holds one of, and the next one starts there, without
-        /// overlap. Only a window that holds none (in a paragraph longer than the size) is cut as above.
+        /// The weakest level of the boundaries where windows start anew (`None`: never): a window ends at a
+        /// boundary of the strongest such level it can hold one of (see `fixed`), and the next one starts there,
+        /// without overlap. Only a window that holds none (in a paragraph longer than the size) is cut as above.
         restart: Option<Level>,
     },
 }

@@ -37,7 +37,7 @@ pub enum Strategy {
 pub enum Restart {
     /// Runs of blank lines and form feeds.
     Paragraph,
-    /// Every line break (and what ends a paragraph).
+    /// Paragraph breaks first, then every line break.
     Line,
 }
 
