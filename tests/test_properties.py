@@ -66,6 +66,8 @@ FACTORIES = {
     "sentence": lambda size, overlap, trim: SentenceChunker(size, overlap, trim=trim),
     "paragraph": lambda size, overlap, trim: ParagraphChunker(size, overlap, trim=trim),
     "fixed": lambda size, overlap, trim: FixedChunker(size, overlap, trim=trim),
+    "fixed-paragraph": lambda size, overlap, trim: FixedChunker(size, overlap, trim=trim, restart="paragraph"),
+    "fixed-line": lambda size, overlap, trim: FixedChunker(size, overlap, snap=size // 4, trim=trim, restart="line"),
     "markdown": lambda size, overlap, trim: MarkdownChunker(size, overlap, trim=trim),
     "markdown-apart": lambda size, overlap, trim: MarkdownChunker(size, overlap, trim=trim, merge_sections=False),
     "clause": lambda size, overlap, trim: ClauseChunker(size, overlap, trim=trim),

@@ -130,6 +130,7 @@ CHUNKERS = {
     "paragraph": lambda size, overlap, **kw: ParagraphChunker(size, overlap, **kw),
     "fixed": lambda size, overlap, **kw: FixedChunker(size, overlap, **kw),
     "fixed-snap": lambda size, overlap, **kw: FixedChunker(size, overlap, snap=size // 4, **kw),
+    "fixed-restart": lambda size, overlap, **kw: FixedChunker(size, overlap, snap=size // 4, restart="line", **kw),
     "md": lambda size, overlap, **kw: MarkdownChunker(size, overlap, **kw),
     "md-ctx": lambda size, overlap, **kw: MarkdownChunker(size, overlap, size_includes_context=True, **kw),
     "md-apart": lambda size, overlap, **kw: MarkdownChunker(size, overlap, merge_sections=False, **kw),

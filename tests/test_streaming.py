@@ -55,6 +55,8 @@ CHUNKERS = [
     ParagraphChunker(1000),
     FixedChunker(300, 30, snap=60),
     FixedChunker(64),
+    FixedChunker(300, 30, snap=60, restart="paragraph"),
+    FixedChunker(200, restart="line"),
 ]
 
 

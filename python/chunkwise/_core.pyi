@@ -115,6 +115,7 @@ class Splitter:
         format: str = "markdown",
         rows_per_chunk: Optional[int] = None,
         max_chars: Union[int, str, None] = "auto",
+        restart: Optional[str] = None,
     ) -> "Splitter": ...
     def chunk(self, text: str, metadata: Optional[Dict[str, Any]] = None, paged: bool = False) -> List[Chunk]: ...
     def chunk_batch(

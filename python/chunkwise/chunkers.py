@@ -333,7 +333,28 @@ class ParagraphChunker(_LevelChunker):
 
 class FixedChunker(BaseChunker):
     """Windows of ``size`` units, ``overlap`` units apart from the previous window's end, cut between grapheme
-    clusters; with ``snap`` > 0 a cut moves back up to ``snap`` units to a sentence or word boundary."""
+    clusters; with ``snap`` > 0 a cut moves back up to ``snap`` units to a sentence or word boundary.
+
+    ``restart`` ("paragraph" or "line"; default None: windows follow each other from the start of the text) makes
+    the windows edit-stable, for re-ingestion (see :func:`chunkwise.diff`):
+
+    - "paragraph": windows start anew at paragraph breaks (blank lines, form feeds). A window holds as many whole
+      paragraphs as fit in ``size`` and ends after the last of them; the next window starts at the next paragraph,
+      with no overlap. Only a paragraph longer than ``size`` is cut into fixed windows, with ``overlap`` and
+      ``snap`` as above; the last of them takes in the whole paragraphs after it that fit.
+    - "line": the same, with the lines of a paragraph longer than ``size`` as the next level: whole paragraphs
+      fill a window when at least one fits, whole lines (every line break) when none does, and only a line longer
+      than ``size`` is cut into fixed windows. A window of lines ends at the line break, among those in its last
+      third, that a hash of the text just before it ranks first: lines of much the same length (code) would
+      otherwise keep the packing an edit shifted down to the end of the paragraph. For text with few blank lines
+      (code, logs, tables, hard-wrapped text), which "paragraph" would cut as one long paragraph into fixed windows.
+
+    Where a window ends then depends only on the text from its start, and every window that holds a break starts
+    at one. An edit changes the window it falls in (and, inside a paragraph cut into windows, the windows of that
+    paragraph after it); the windows after it are the same again from the first one that ends where it ended
+    before, usually the next. Without ``restart`` a sentence inserted near the start moves every later window. The
+    cost: a window ends at a break rather than full, so there are more windows.
+    """
 
     _strategy = "fixed"
 
@@ -343,6 +364,7 @@ class FixedChunker(BaseChunker):
         overlap: int = 0,
         *,
         snap: int = 0,
+        restart: Optional[str] = None,
         trim: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,

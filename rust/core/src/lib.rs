@@ -39,7 +39,7 @@ pub use chunk::{Chunk, ChunkOptions, Chunks};
 pub use error::ChunkError;
 pub use size::{MaxChars, Unit};
 pub use span::Span;
-pub use splitter::{KeepSeparator, Splitter, SplitterConfig, Strategy, TableFormat};
+pub use splitter::{KeepSeparator, Restart, Splitter, SplitterConfig, Strategy, TableFormat};
 pub use stream::ChunkStream;
 pub use structure::{Description, SpanInfo, Structure};
 pub use tiktoken::registry as tiktoken_encodings;

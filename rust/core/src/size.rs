@@ -407,7 +407,13 @@ mod tests {
                 Name::Grapheme,
             ),
         ];
-        for mode in [Mode::Greedy, Mode::Fixed { snap: 0 }] {
+        for mode in [
+            Mode::Greedy,
+            Mode::Fixed {
+                snap: 0,
+                restart: None,
+            },
+        ] {
             let engine =
                 Assembler::new(&emitters, &[Level::WORD, Level::GRAPHEME], &capped, 16).mode(mode);
             let mut spans = Vec::new();

@@ -4,7 +4,7 @@
 mod common;
 
 use chunkwise_core::boundary::is_grapheme_boundary;
-use chunkwise_core::{Level, Span, Splitter, SplitterConfig, Strategy};
+use chunkwise_core::{Level, Restart, Span, Splitter, SplitterConfig, Strategy};
 
 /// Every strategy that reads any text (the table strategy reads tables only: see `tables`).
 const STRATEGIES: [Strategy; 6] = [
@@ -155,6 +155,26 @@ fn corpus_files() {
             for (size, overlap) in [(256, 0), (512, 50), (2048, 0)] {
                 let spans = splitter(strategy, size, overlap, true).split(text).unwrap();
                 check(text, &spans, size as usize, overlap as usize, true);
+            }
+        }
+    }
+}
+
+#[test]
+fn fixed_windows_that_restart() {
+    let sample = include_str!("../../../samples/sample.md");
+    let corpus = common::corpus(300_000);
+    let texts = std::iter::once(sample).chain(corpus.iter().map(|(_, t)| t.as_str()));
+    for text in texts {
+        for restart in [Restart::Paragraph, Restart::Line] {
+            for (size, overlap) in [(7, 2), (256, 0), (512, 50)] {
+                for trim in [true, false] {
+                    let splitter = splitter_with(Strategy::Fixed, size, overlap, trim, |c| {
+                        c.restart = Some(restart);
+                    });
+                    let spans = splitter.split(text).unwrap();
+                    check(text, &spans, size as usize, overlap as usize, trim);
+                }
             }
         }
     }

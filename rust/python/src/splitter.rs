@@ -2,7 +2,7 @@
 //! for Python.
 
 use chunkwise_core::size::MaxChars;
-use chunkwise_core::{ChunkOptions, Span, Splitter, SplitterConfig, Strategy};
+use chunkwise_core::{ChunkOptions, Restart, Span, Splitter, SplitterConfig, Strategy};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
@@ -183,17 +183,29 @@ impl MaxCharsArg<'_> {
     }
 }
 
+/// The `restart` argument: None, "paragraph" or "line".
+fn restart_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Restart>> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) => match v.cast::<pyo3::types::PyString>() {
+            Ok(s) => s.to_cow()?.parse().map(Some).map_err(to_py),
+            Err(_) => Err(wrong_type("restart", "'paragraph', 'line' or None", v)),
+        },
+    }
+}
+
 #[pymethods]
 impl PySplitter {
     #[new]
     #[pyo3(signature = (strategy, size, overlap=None, min_size=None, trim=true, unit="chars", separators=None,
                         separators_regex=false, keep_separator="end", snap=None, tokenizer=None,
                         merge_sections=true, size_includes_context=true, format="markdown",
-                        rows_per_chunk=None, max_chars=MaxCharsArg(None)),
+                        rows_per_chunk=None, max_chars=MaxCharsArg(None), restart=None),
            text_signature = "(strategy, size, overlap=None, min_size=None, trim=True, unit='chars', separators=None, \
                              separators_regex=False, keep_separator='end', snap=None, tokenizer=None, \
                              merge_sections=True, size_includes_context=True, format='markdown', \
-                             rows_per_chunk=None, max_chars='auto')")]
+                             rows_per_chunk=None, max_chars='auto', restart=None)")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -213,6 +225,7 @@ impl PySplitter {
         format: &str,
         rows_per_chunk: Option<&Bound<'_, PyAny>>,
         max_chars: MaxCharsArg<'_>,
+        restart: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let strategy: Strategy = strategy.parse().map_err(to_py)?;
         // Ints checked here: pyo3's conversion raised OverflowError for 2**63 and took True as 1. The lower bounds
@@ -255,6 +268,7 @@ impl PySplitter {
             separators_regex,
             keep_separator: keep_separator.parse().map_err(to_py)?,
             snap,
+            restart: restart_arg(restart)?,
             tokenizer: tokenizer.as_ref().map(|t| t.get().inner.clone()),
             merge_sections,
             size_includes_context,
@@ -431,6 +445,7 @@ impl PySplitter {
         d.set_item("separators_regex", c.separators_regex)?;
         d.set_item("keep_separator", c.keep_separator.name())?;
         d.set_item("snap", c.snap)?;
+        d.set_item("restart", c.restart.map(Restart::name))?;
         d.set_item(
             "tokenizer",
             self.tokenizer.as_ref().map(|t| t.clone_ref(py)),
@@ -461,8 +476,11 @@ impl PySplitter {
     fn __repr__(&self) -> String {
         let c = self.inner.config();
         let size = c.size.map_or_else(|| "None".to_owned(), |n| n.to_string());
+        let restart = c
+            .restart
+            .map_or_else(String::new, |r| format!(", restart={:?}", r.name()));
         format!(
-            "Splitter(strategy={:?}, size={size}, overlap={}, unit={:?})",
+            "Splitter(strategy={:?}, size={size}, overlap={}, unit={:?}{restart})",
             c.strategy.name(),
             c.overlap,
             c.unit.name()

@@ -46,6 +46,10 @@ pub enum Mode {
     Fixed {
         /// How far back (in units) a cut may move to land on a stronger boundary.
         snap: usize,
+        /// The weakest level of the boundaries where windows start anew (`None`: never): a window ends at a
+        /// boundary of the strongest such level it can hold one of (see `fixed`), and the next one starts there,
+        /// without overlap. Only a window that holds none (in a paragraph longer than the size) is cut as above.
+        restart: Option<Level>,
     },
 }
 
@@ -309,14 +313,17 @@ impl<'a> Assembler<'a> {
                     let mark = self.choose(text, &mut win, budget);
                     self.fit_exactly(text, &mut win, mark, budget)
                 }
-                Mode::Fixed { snap } => self.fixed_cut(text, start, snap, &mut win.fresh),
+                Mode::Fixed { snap, restart } => {
+                    let (mark, reach) =
+                        self.fixed_window(text, start, snap, restart, &mut win.fresh);
+                    // A fixed window reads up to `reach` (and the context after it), and carries nothing to the
+                    // next.
+                    if self.horizon.is_some_and(|h| reach >= h) {
+                        return stopped(pos, prev_cut, prev_end, win.bytes_per_unit());
+                    }
+                    mark
+                }
             };
-            if matches!(self.mode, Mode::Fixed { .. })
-                && self.horizon.is_some_and(|h| mark.pos >= h)
-            {
-                // A fixed window reads up to its cut (and the context after it), and carries nothing to the next.
-                return stopped(pos, prev_cut, prev_end, win.bytes_per_unit());
-            }
             let (end, size) = self.end_of(&mark);
             if start < prev_cut && end <= prev_end {
                 // The overlap brought no new content: start after the previous chunk instead.

@@ -4,7 +4,7 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::boundary::KeepSeparator;
+use crate::boundary::{KeepSeparator, Level};
 use crate::error::ChunkError;
 use crate::size::{MaxChars, Unit};
 use crate::structure::table::TableFormat;
@@ -29,6 +29,26 @@ pub enum Strategy {
     Clause,
     /// One table (Markdown, CSV or TSV): cut between rows, the header repeated in each piece's context.
     Table,
+}
+
+/// Fixed strategy: the strong boundaries where windows start anew, so that an edit changes only the windows of the
+/// region it touches (see [`crate::assemble::Mode::Fixed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restart {
+    /// Runs of blank lines and form feeds.
+    Paragraph,
+    /// Paragraph breaks first, then every line break.
+    Line,
+}
+
+impl Restart {
+    /// The level the engine reports the boundaries at (and names the chunks that end on one after).
+    pub fn level(self) -> Level {
+        match self {
+            Restart::Paragraph => Level::PARAGRAPH,
+            Restart::Line => Level::LINE,
+        }
+    }
 }
 
 /// The names of the config's choices, as callers spell them: each enum's one list of (name, value), read both ways
@@ -75,6 +95,12 @@ names!(
         ("clause", Strategy::Clause),
         ("table", Strategy::Table),
     ]
+);
+names!(
+    Restart,
+    "restart",
+    "'paragraph', 'line' or None",
+    [("paragraph", Restart::Paragraph), ("line", Restart::Line)]
 );
 names!(
     Unit,
@@ -128,6 +154,8 @@ pub struct SplitterConfig {
     pub keep_separator: KeepSeparator,
     /// Fixed strategy: how far back a cut may snap to a sentence or word boundary.
     pub snap: usize,
+    /// Fixed strategy: where windows start anew (`None`: windows follow each other from the start of the text).
+    pub restart: Option<Restart>,
     /// The tokenizer that measures `unit = Tokens`.
     pub tokenizer: Option<Arc<TokenCounter>>,
     /// Structural strategies: sibling sections may share a chunk.
@@ -156,6 +184,7 @@ impl SplitterConfig {
             separators_regex: false,
             keep_separator: KeepSeparator::End,
             snap: 0,
+            restart: None,
             tokenizer: None,
             merge_sections: true,
             size_includes_context: false,

@@ -17,7 +17,7 @@ use crate::size::{CharCapped, Chars, MaxChars, Sizer, Unit};
 
 mod config;
 
-pub use config::{SplitterConfig, Strategy};
+pub use config::{Restart, SplitterConfig, Strategy};
 
 /// The capacity of a chunk limited by rows only: larger than any text, and small enough that the engine's sums of
 /// sizes cannot overflow.
@@ -193,9 +193,18 @@ impl Splitter {
                 "separators are only used by the recursive strategy",
             ));
         }
+        if config.restart.is_some() && config.strategy != Strategy::Fixed {
+            return Err(ChunkError::invalid(
+                "restart",
+                "restart is only used by the fixed strategy",
+            ));
+        }
         let levels = Self::levels_of(&config, snap)?;
         let mode = match config.strategy {
-            Strategy::Fixed => Mode::Fixed { snap },
+            Strategy::Fixed => Mode::Fixed {
+                snap,
+                restart: config.restart.map(Restart::level),
+            },
             _ => Mode::Greedy,
         };
         Ok(Self {
@@ -256,10 +265,22 @@ impl Splitter {
                 scan(Wrap, Level::WRAP),
                 scan(Word, Level::WORD),
             ],
-            (Strategy::Fixed, _) if snap > 0 => {
-                vec![scan(Sentence, Level::SENTENCE), scan(Word, Level::WORD)]
+            (Strategy::Fixed, _) => {
+                // Restarts at lines take every line break, soft wraps too, after paragraph breaks (the stronger
+                // level: see the fixed mode).
+                let line = |e| (Source::Emitter(e), Level::LINE, Name::Line);
+                let mut rows = match config.restart {
+                    None => vec![],
+                    Some(Restart::Paragraph) => vec![scan(Paragraph, Level::PARAGRAPH)],
+                    Some(Restart::Line) => {
+                        vec![scan(Paragraph, Level::PARAGRAPH), line(Line), line(Wrap)]
+                    }
+                };
+                if snap > 0 {
+                    rows.extend([scan(Sentence, Level::SENTENCE), scan(Word, Level::WORD)]);
+                }
+                rows
             }
-            (Strategy::Fixed, _) => vec![],
             (Strategy::Table, _) => vec![
                 parsed(Level::LINE, Name::Row),
                 // The weak cuts around the header row (taken when the header and the first row do not fit
