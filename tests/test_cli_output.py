@@ -311,3 +311,18 @@ def test_csv_and_tsv_files_are_chunked_as_tables(tmp_path, capsys):
     assert [r["metadata"]["title_path"] for r in records if r["source"].endswith(".md")] == [["Prices"]]
     assert cli.main(["chunk", str(docs), "--rows-per-chunk", "3"]) == 2
     assert "--rows-per-chunk applies to --strategy table or auto" in capsys.readouterr().err
+
+
+def test_restart_reaches_the_fixed_chunker(tmp_path, capsys):
+    doc = tmp_path / "a.txt"
+    text = "\n\n".join(f"Paragraph {i} has a few words in it." for i in range(30))
+    doc.write_text(text, encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert run_cli(tmp_path, str(doc), "--strategy", "fixed", "--size", "100", "--restart", "paragraph",
+                   "--out", str(out)) == 0
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    want = chunkwise.FixedChunker(100, restart="paragraph").chunk(text)
+    assert [r["text"] for r in records] == [c.text for c in want]
+    assert all(r["text"].startswith("Paragraph") for r in records)
+    assert cli.main(["chunk", str(doc), "--restart", "line"]) == 2
+    assert "--restart applies to --strategy fixed, not to recursive" in capsys.readouterr().err

@@ -210,6 +210,10 @@ def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None, tabl
         if strategy in ("fixed", "table"):
             raise UsageError(f"--min-size does not apply to --strategy {strategy} (it cuts whole windows or rows)")
         kwargs["min_size"] = args.min_size
+    if args.restart is not None:
+        if strategy != "fixed":
+            raise UsageError(f"--restart applies to --strategy fixed, not to {strategy}")
+        kwargs["restart"] = args.restart
     if args.size_includes_context is not None:
         if strategy in SECTION_STRATEGIES:
             kwargs["size_includes_context"] = args.size_includes_context
@@ -901,6 +905,9 @@ def _parser() -> argparse.ArgumentParser:
     chunk.add_argument("--size", type=_integer, default=512, help="largest chunk, in characters (default 512)")
     chunk.add_argument("--overlap", type=_integer, default=0, help="overlap between chunks, in characters (default 0)")
     chunk.add_argument("--min-size", type=_integer, default=0, help="merge chunks smaller than this (default 0)")
+    chunk.add_argument("--restart", choices=["paragraph", "line"], default=None,
+                       help="fixed: start windows at paragraph (or line) breaks, so that an edit changes only the "
+                       "windows around it (see FixedChunker)")
     chunk.add_argument("--rows-per-chunk", type=_integer, default=None,
                        help="table (and auto's CSV and TSV files): at most this many data rows per chunk")
     chunk.add_argument("--size-includes-context", action=argparse.BooleanOptionalAction, default=None,
