@@ -170,6 +170,17 @@ impl Assembler<'_> {
             let reach = self.capacity.saturating_add(LOOKAHEAD);
             let past = win.marks.partition_point(|m| m.size < reach);
             scan_end = win.marks.get(past).map_or(scan_end, |m| m.pos);
+            if self.sizer.adds_per_char() && self.sizer.ascii_is_bytes() {
+                // In a long paragraph that boundary can be chunks away. No chunk ends past the first content after
+                // `capacity` units (it would hold that content), so the scan stops at the first line break after
+                // it: no emitter reads context across a line break it has not reached.
+                let over = self.sizer.advance(text, start, self.capacity).min(scan_end);
+                let rest = &text[over..scan_end];
+                let content = over + (rest.len() - rest.trim_start().len());
+                if let Some(nl) = memchr::memchr(b'\n', &text.as_bytes()[content..scan_end]) {
+                    scan_end = content + nl + 1;
+                }
+            }
         }
         let keep = |pos: usize| pos > start && (pos < scan_end || scan_end == text.len());
         for (source, level, _) in self.emitters {
