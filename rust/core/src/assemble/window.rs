@@ -24,7 +24,7 @@ pub(super) struct Window {
     /// How many of the assembler's levels have been emitted.
     computed: usize,
     bounds: Vec<Boundary>,
-    /// Scratch buffer for the marks that a weaker level leaves unchanged.
+    /// Scratch buffer for measuring the marks again.
     tail: Vec<Mark>,
     /// Scratch buffers for one emitter's output and for merging it in.
     pub(super) fresh: Vec<Boundary>,
@@ -170,6 +170,17 @@ impl Assembler<'_> {
             let reach = self.capacity.saturating_add(LOOKAHEAD);
             let past = win.marks.partition_point(|m| m.size < reach);
             scan_end = win.marks.get(past).map_or(scan_end, |m| m.pos);
+            if self.sizer.adds_per_char() && self.sizer.ascii_is_bytes() {
+                // In a long paragraph that boundary can be chunks away. No chunk ends past the first content after
+                // `capacity` units (it would hold that content), so the scan stops at the first line break after
+                // it: no emitter reads context across a line break it has not reached.
+                let over = self.sizer.advance(text, start, self.capacity).min(scan_end);
+                let rest = &text[over..scan_end];
+                let content = over + (rest.len() - rest.trim_start().len());
+                if let Some(nl) = memchr::memchr(b'\n', &text.as_bytes()[content..scan_end]) {
+                    scan_end = content + nl + 1;
+                }
+            }
         }
         let keep = |pos: usize| pos > start && (pos < scan_end || scan_end == text.len());
         for (source, level, _) in self.emitters {
@@ -197,8 +208,20 @@ impl Assembler<'_> {
             // A boundary at the edge of a window that stops short of the text end is an artefact of the window.
             win.fresh
                 .retain(|b| keep(b.pos) && (safe || is_grapheme_boundary(text, b.pos)));
-            merge_max(&win.bounds, &win.fresh, &mut win.merged);
-            std::mem::swap(&mut win.bounds, &mut win.merged);
+            if win.bounds.is_empty() {
+                // The first source of the window: its sorted output is the bounds, one per position.
+                std::mem::swap(&mut win.bounds, &mut win.fresh);
+                win.bounds.dedup_by(|next, kept| {
+                    let same = next.pos == kept.pos;
+                    if same {
+                        kept.level = kept.level.max(next.level);
+                    }
+                    same
+                });
+            } else {
+                merge_max(&win.bounds, &win.fresh, &mut win.merged);
+                std::mem::swap(&mut win.bounds, &mut win.merged);
+            }
         }
         if win.computed == 0 && scan_end == text.len() && start < scan_end {
             win.bounds.retain(|b| b.pos != scan_end);
@@ -219,18 +242,34 @@ impl Assembler<'_> {
             return;
         }
         let whole = upto >= win.scan_end;
-        let past = win.marks.partition_point(|m| m.pos <= upto);
-        win.tail.clear();
-        if !whole {
-            win.tail.extend_from_slice(&win.marks[past..]);
-        }
-        win.marks.clear();
-        let (mut prev, mut size) = (win.start, 0);
-        let (mut trimmed_end, mut trimmed_size) = (win.start, 0);
         let ascii = win.ascii;
         let per_char = ascii || (self.sizer.adds_per_char() && self.sizer.ascii_is_bytes());
         let size_of = |s: &str| if ascii { s.len() } else { self.sizer.size(s) };
-        for b in win.bounds.iter().take_while(|b| whole || b.pos <= upto) {
+        let Window {
+            bounds,
+            marks: old,
+            tail: marks,
+            ..
+        } = win;
+        // The marks up to `upto` are rebuilt in the order of the bounds. When sizes add up per char, a mark already
+        // measured keeps its sizes (they do not depend on the boundaries before it): only the pieces that end at
+        // new boundaries are counted.
+        let past = old.partition_point(|m| m.pos <= upto);
+        let mut known = old[..past].iter().filter(|_| per_char).peekable();
+        marks.clear();
+        let (mut prev, mut size) = (win.start, 0);
+        let (mut trimmed_end, mut trimmed_size) = (win.start, 0);
+        for b in bounds.iter().take_while(|b| whole || b.pos <= upto) {
+            while known.next_if(|m| m.pos < b.pos).is_some() {}
+            if let Some(m) = known.next_if(|m| m.pos == b.pos) {
+                (size, trimmed_end, trimmed_size) = (m.size, m.trimmed_end, m.trimmed_size);
+                marks.push(Mark {
+                    level: b.level,
+                    ..*m
+                });
+                prev = b.pos;
+                continue;
+            }
             let seg = &text[prev..b.pos];
             if per_char {
                 // One count of the piece, less its trailing whitespace: ASCII first, Unicode spaces (U+3000, NBSP)
@@ -238,7 +277,12 @@ impl Assembler<'_> {
                 let units = size_of(seg);
                 let mut content = trim_ascii_end(seg).len();
                 let mut blank = seg.len() - content;
-                if !ascii && content > 0 && seg.as_bytes()[content - 1] >= 0x80 {
+                let bytes = seg.as_bytes();
+                if !ascii
+                    && content > 0
+                    && bytes[content - 1] >= 0x80
+                    && ends_in_wide_space(&bytes[..content])
+                {
                     let unicode = seg[..content].trim_end().len();
                     if unicode < content {
                         blank += self.sizer.size(&seg[unicode..content]);
@@ -260,7 +304,7 @@ impl Assembler<'_> {
                     size = trimmed_size + size_of(&seg[content.len()..]);
                 }
             }
-            win.marks.push(Mark {
+            marks.push(Mark {
                 pos: b.pos,
                 level: b.level,
                 size,
@@ -273,8 +317,9 @@ impl Assembler<'_> {
         if whole {
             win.units = size + size_of(&text[prev..win.scan_end]);
         } else {
-            win.marks.extend_from_slice(&win.tail);
+            marks.extend_from_slice(&old[past..]);
         }
+        std::mem::swap(&mut win.marks, &mut win.tail);
     }
 
     /// `measure` for units that do not add up (tokens): every mark's sizes come from one call of
@@ -365,6 +410,21 @@ fn trim_ascii_end(s: &str) -> &str {
     &s[..kept]
 }
 
+/// Whether `bytes` may end in a non-ASCII whitespace char (NEL, NBSP, U+1680, U+2000 to U+200A, LS, PS, U+202F,
+/// U+205F, U+3000): only then is `str::trim_end` needed after the ASCII trim. Most non-ASCII text ends in a letter
+/// or punctuation whose last bytes rule it out.
+#[inline]
+fn ends_in_wide_space(bytes: &[u8]) -> bool {
+    matches!(
+        bytes,
+        [.., 0xC2, 0x85 | 0xA0]
+            | [.., 0xE1, 0x9A, 0x80]
+            | [.., 0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF]
+            | [.., 0xE2, 0x81, 0x9F]
+            | [.., 0xE3, 0x80, 0x80]
+    )
+}
+
 /// Whether a window ending at `end` (short of the text end) stops inside a run of whitespace.
 fn ends_in_whitespace(text: &str, end: usize) -> bool {
     end < text.len()
@@ -373,4 +433,23 @@ fn ends_in_whitespace(text: &str, end: usize) -> bool {
             .chars()
             .next_back()
             .is_some_and(char::is_whitespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_spaces_are_every_non_ascii_whitespace() {
+        for c in ('\u{80}'..=char::MAX).filter(|c| !c.is_ascii()) {
+            let mut buf = [0u8; 4];
+            let bytes = c.encode_utf8(&mut buf).as_bytes();
+            assert_eq!(ends_in_wide_space(bytes), c.is_whitespace(), "{c:?}");
+            assert_eq!(
+                ends_in_wide_space(format!("中{c}").as_bytes()),
+                c.is_whitespace(),
+                "{c:?}"
+            );
+        }
+    }
 }

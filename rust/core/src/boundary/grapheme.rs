@@ -72,6 +72,10 @@ pub fn is_grapheme_boundary(text: &str, pos: usize) -> bool {
     }
     let bytes = text.as_bytes();
     let (before, after) = (bytes[pos - 1], bytes[pos]);
+    // Every line and paragraph boundary is asked: nothing glues to what follows a line feed (GB4).
+    if before == b'\n' {
+        return true;
+    }
     if before < 0x80 && after < 0x80 {
         return !(before == b'\r' && after == b'\n');
     }

@@ -31,6 +31,11 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
             i = end.min(to);
             continue;
         }
+        // Most lines go on with content: no blank line can start here (a blank byte or a line feed would).
+        if bytes.get(nl + 1).is_some_and(|&b| b > b' ') {
+            i = nl + 1;
+            continue;
+        }
         // Follow the run of blank lines that may start here; `last` is the last newline of the run.
         let mut last = nl;
         let mut blank_lines = 0usize;
