@@ -326,3 +326,31 @@ def test_restart_reaches_the_fixed_chunker(tmp_path, capsys):
     assert all(r["text"].startswith("Paragraph") for r in records)
     assert cli.main(["chunk", str(doc), "--restart", "line"]) == 2
     assert "--restart applies to --strategy fixed, not to recursive" in capsys.readouterr().err
+
+
+def test_progress_on_a_terminal(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    for i in range(3):
+        (tmp_path / f"{i}.txt").write_text("Alpha. Beta. " * 100, encoding="utf-8")
+    leader, follower = pty.openpty()  # stderr is a terminal, as when a user runs the command
+    try:
+        proc = subprocess.run([sys.executable, "-m", "chunkwise", "chunk", str(tmp_path), "--out",
+                               str(tmp_path / "out.jsonl")], stderr=follower, stdout=subprocess.DEVNULL, timeout=60)
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:  # the terminal is closed once everything is read
+                break
+            if not data:
+                break
+            shown += data
+    finally:
+        os.close(leader)
+    assert proc.returncode == 0
+    assert b"\r[" in shown and b"3/3 files" in shown and b"3 documents" in shown
