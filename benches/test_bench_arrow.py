@@ -12,7 +12,8 @@ of each is recorded (extra_info: ``*_s``, ``*_MBps``, ``*_cpu_s`` (CPU time of a
 only with CHUNKWISE_BENCH_STRICT=1. The tables are checked equal first.
 
 test_arrow_memory runs arrow_peak.py in a fresh process: the peak RSS increase during chunk_arrow, as a multiple of
-the input's Arrow size; target < 3, always asserted (a ratio, not a timing).
+the input's Arrow size, on all 100,000 documents even in a smoke run; target < 3, always asserted (a ratio, not a
+timing).
 """
 
 from __future__ import annotations
@@ -89,9 +90,12 @@ def test_arrow_kernel(benchmark, smoke):
         assert vs_spans >= 0.5, f"chunk_arrow at {vs_spans:.2f}x spans_batch"
 
 
-def test_arrow_memory(benchmark, smoke):
+def test_arrow_memory(benchmark):
     benchmark.group = "memory: peak RSS of chunk_arrow"
-    cmd = [sys.executable, str(SCRIPT), "--docs", str(SMOKE_DOCS * 5 if smoke else DOCS), "--json"]
+    # Always the full 100,000 documents (about 2 s), smoke run or not: on 10 MB the fixed cost of the call (thread
+    # heaps, the warmed-up allocator's first pages) is a third of the peak and swings with the machine, so the
+    # ratio there says little about how the memory scales.
+    cmd = [sys.executable, str(SCRIPT), "--docs", str(DOCS), "--json"]
 
     def run():
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
