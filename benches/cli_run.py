@@ -75,8 +75,9 @@ def run(impl: str, folder: Path, out: Path, size: int) -> None:
     if impl == "langchain":
         langchain_run(folder, out, size)
         return
-    from chunkwise.__main__ import main
+    from chunkwise.__main__ import _settle_heap, main
 
+    _settle_heap()  # as the command does at its start (run())
     code = main(["chunk", str(folder), "--size", str(size), "--no-progress", "--out", str(out), "--format", impl])
     assert code == 0, code
 

@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -195,6 +195,8 @@ def _splitter_from_config(config: Dict[str, Any]) -> Splitter:
 
 def _panic_on(marker: Optional[str]) -> None:
     """Test hook, not API: while armed, splitting a text that holds ``marker`` panics inside the core call."""
+def _release_memory() -> None:
+    """Gives the core allocator's freed memory back to the OS now (the command line calls it after each batch)."""
 def chunk_arrow(
     splitter: Splitter, texts: Any, doc_ids: Optional[Any] = None, paged: bool = False, id_key: str = ...
 ) -> Any:

@@ -287,7 +287,7 @@ impl JsonLines {
 }
 
 /// About how many bytes of lines are written at a time.
-const PIECE: usize = 1 << 20;
+const PIECE: usize = 1 << 16;
 
 /// Writes `piece` with `write` (a file's write method), whole, and empties it.
 fn write_piece(write: &Bound<'_, PyAny>, piece: &mut Vec<u8>) -> PyResult<()> {

@@ -5,6 +5,7 @@
 
 use pyo3::prelude::*;
 
+mod alloc;
 mod arrow;
 mod batch;
 mod build;
@@ -19,15 +20,12 @@ mod stream;
 mod text;
 mod tokenizer;
 
-/// mimalloc (as pydantic-core uses): batches allocate in worker threads and free on the main thread, which the
-/// system allocator serialises.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    alloc::configure();
     errors::install_panic_hook();
     m.add_function(wrap_pyfunction!(errors::_panic_on, m)?)?;
+    m.add_function(wrap_pyfunction!(alloc::_release_memory, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::_splitter_from_config, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::chunk_arrow, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
