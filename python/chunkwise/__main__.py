@@ -52,6 +52,7 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, 
 
 from . import _core, _writers, loaders
 from ._writers import FIELDS
+from .evaluation import cli as evaluation_cli
 from . import (
     ClauseChunker,
     TableChunker,
@@ -943,6 +944,7 @@ def _parser() -> argparse.ArgumentParser:
     bar.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
     chunk.set_defaults(func=_chunk_command)
+    evaluation_cli.add_parser(commands, _integer)
     return parser
 
 

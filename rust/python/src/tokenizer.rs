@@ -207,6 +207,31 @@ impl PyTokenizer {
         n.map_err(to_py)
     }
 
+    /// Where the tokens of ``text`` lie, as ``str`` offsets: a list of ``(start, end)``, one per token in the
+    /// tokenizer's order, special tokens left out. A token that ends inside a character (byte-level BPE on CJK
+    /// text) is widened to the whole character. What evaluation in tokens counts (``chunkwise.evaluation``). A
+    /// ChunkingError for a tokenizer made ``from_callable`` (it counts, it does not say where).
+    fn token_spans(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<(usize, usize)>> {
+        let s = borrow_str(py, "text", text)?;
+        let release = s.len() >= DETACH_BYTES && !self.calls_python();
+        let spans = run(py, release, "finding tokens", || {
+            self.inner.token_spans(s).map(|spans| {
+                let ascii = s.is_ascii();
+                let mut starts = chunkwise_core::offsets::CharCursor::new(s, ascii);
+                let mut ends = chunkwise_core::offsets::CharCursor::new(s, ascii);
+                spans
+                    .into_iter()
+                    .map(|(a, b)| (starts.to_char(a), ends.to_char(b)))
+                    .collect::<Vec<_>>()
+            })
+        })?;
+        spans.map_err(to_py)
+    }
+
     /// Whether the tokens the tokenizer adds around a text (``[CLS]``, ``[SEP]``) are counted.
     #[getter]
     fn add_special_tokens(&self) -> bool {

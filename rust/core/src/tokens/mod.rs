@@ -234,6 +234,48 @@ impl TokenCounter {
         }
     }
 
+    /// Where the tokens of `text` lie: each token's byte range `[start, end)`, in the tokenizer's order, without the
+    /// special tokens of [`TokenCounter::specials`], widened to char boundaries (a byte-level token may end inside
+    /// a character, as those of CJK text do: such a character belongs to both tokens). A tiktoken encoding's tokens
+    /// tile the text; a Hugging Face tokenizer's are the offsets it reports (gaps where its normalizer drops
+    /// whitespace). What a measure in tokens counts: a span holds the tokens it overlaps.
+    pub fn token_spans(&self, text: &str) -> Result<Vec<(usize, usize)>, ChunkError> {
+        match &self.model {
+            Model::Hf(tok) => {
+                let encoding = tok.encode(text, false).map_err(|e| {
+                    ChunkError::invalid(
+                        "text",
+                        format!("Hugging Face tokenizers cannot encode this text: {e}"),
+                    )
+                })?;
+                Ok(encoding
+                    .get_offsets()
+                    .iter()
+                    .filter(|(a, b)| a < b && *b <= text.len())
+                    .map(|&(a, b)| widen(text, a, b))
+                    .collect())
+            }
+            Model::Tiktoken { bpe, .. } => {
+                let mut at = 0;
+                Ok(bpe
+                    ._decode_native_and_split(bpe.encode_ordinary(text))
+                    .map(|bytes| {
+                        let (a, b) = (at, at + bytes.len());
+                        at = b;
+                        widen(text, a, b)
+                    })
+                    .collect())
+            }
+            Model::External(_) => Err(ChunkError::invalid(
+                "tokenizer",
+                format!(
+                    "{} counts tokens but does not say where they lie",
+                    self.description
+                ),
+            )),
+        }
+    }
+
     /// The model's count of `text`, or the tokenizer's error.
     fn encode_count(&self, text: &str) -> Result<usize, String> {
         Ok(match &self.model {
@@ -485,10 +527,51 @@ impl Sizer for TokenCounter {
     }
 }
 
+/// `[a, b)` widened to the char boundaries around it.
+fn widen(text: &str, a: usize, b: usize) -> (usize, usize) {
+    (floor_char_boundary(text, a), ceil_char_boundary(text, b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use hf::RARE_LETTERS;
+
+    #[test]
+    fn tiktoken_token_spans_tile_the_text_one_span_per_token() {
+        let counter = TokenCounter::tiktoken("cl100k_base").unwrap();
+        for text in [
+            "Hello world, this is Debian.\n\n  indented",
+            "中文的句子。日本語です",
+            "aéé b",
+            "",
+        ] {
+            let spans = counter.token_spans(text).unwrap();
+            assert_eq!(spans.len(), counter.count(text), "{text:?}");
+            let mut at = 0;
+            for &(a, b) in &spans {
+                assert!(text.is_char_boundary(a) && text.is_char_boundary(b) && a < b);
+                // byte-level tokens of one character share it: a span starts at or before where the last ended
+                assert!(a <= at && b >= at, "{text:?}: {spans:?}");
+                at = b;
+            }
+            assert_eq!(at, text.len());
+        }
+    }
+
+    #[test]
+    fn a_counting_function_cannot_say_where_tokens_lie() {
+        #[derive(Debug)]
+        struct Bytes;
+        impl CountFn for Bytes {
+            fn count(&self, text: &str) -> usize {
+                text.len()
+            }
+        }
+        let counter = TokenCounter::external(Arc::new(Bytes), "bytes");
+        let err = counter.token_spans("abc").unwrap_err().to_string();
+        assert!(err.contains("does not say where"), "{err}");
+    }
 
     /// A tokenizer.json with no normalizer and a whitespace pre-tokenizer around `model`.
     fn json(model: &str) -> String {

@@ -1,0 +1,127 @@
+"""``chunkwise eval``: a grid of chunkers (strategies x sizes x overlaps, LangChain's splitter among them) scored on
+a question set, printed as a Markdown table (and written as JSON with ``--json``)."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+#: What ``--strategy`` takes besides chunkwise's own strategies: the peers, built on the same sizes.
+PEERS = ("langchain",)
+EVAL_STRATEGIES = ("recursive", "sentence", "paragraph", "fixed")
+
+
+def add_parser(commands: Any, integer: Any) -> None:
+    """The ``eval`` subcommand, on the ``chunkwise`` parser's subcommands."""
+    p = commands.add_parser(
+        "eval", help="score chunkers on a question set (retrieval recall, precision, IoU, MRR, nDCG)",
+        description="Chunk the corpora of a question set with every combination of --strategy, --size and "
+                    "--overlap, retrieve the top k chunks for every question, and score them against the question's "
+                    "reference excerpts (Chroma's token-level recall, precision and IoU; hit rate, MRR, nDCG), with "
+                    "95% bootstrap intervals.",
+        epilog="QUESTIONS is a CSV in Chroma's layout (question, references, corpus_id) or the same fields as JSON "
+               "lines; each corpus_id is a path relative to its folder unless --corpus says otherwise. Sizes are in "
+               "tokens of --tokenizer (cl100k_base by default), or characters with --size-unit chars. Exit status: "
+               "0, or 2 for bad options or data.")
+    p.add_argument("questions", help="the questions file (.csv or .jsonl)")
+    p.add_argument("--corpus", action="append", default=[], metavar="ID=PATH",
+                   help="the file of a corpus_id (repeatable); default: resolved next to QUESTIONS")
+    p.add_argument("--strategy", action="append", choices=[*EVAL_STRATEGIES, *PEERS], default=None,
+                   help="a chunker to score (repeatable; default recursive); langchain: LangChain's "
+                        "RecursiveCharacterTextSplitter on the same sizes")
+    p.add_argument("--size", action="append", type=integer, default=None, help="chunk size (repeatable; default 400)")
+    p.add_argument("--overlap", action="append", type=integer, default=None,
+                   help="overlap (repeatable; default 0); a combination with overlap >= size is left out")
+    p.add_argument("--size-unit", choices=["tokens", "chars"], default="tokens",
+                   help="what --size and --overlap count (default tokens)")
+    p.add_argument("--tokenizer", default="cl100k_base",
+                   help="tiktoken encoding or tokenizer.json: the tokens of sizes and of the metrics (default "
+                        "cl100k_base)")
+    p.add_argument("--unit", choices=["tokens", "chars"], default="tokens",
+                   help="what the metrics count (default tokens)")
+    p.add_argument("-k", action="append", type=integer, default=None, help="chunks retrieved per question "
+                   "(repeatable; default 5)")
+    p.add_argument("--retriever", choices=["bm25"], default="bm25", help="how chunks are retrieved (default bm25)")
+    p.add_argument("--resamples", type=integer, default=1000, help="bootstrap resamples for the intervals")
+    p.add_argument("--json", default=None, metavar="PATH", help="also write the report as JSON here")
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
+    bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+    p.set_defaults(func=run)
+
+
+def _peer(name: str, size: int, overlap: int, length: Any) -> Any:
+    from ..__main__ import UsageError
+
+    try:
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+    except ImportError:
+        raise UsageError("--strategy langchain needs langchain-text-splitters: pip install langchain-text-splitters") from None
+    return RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap, length_function=length)
+
+
+def chunkers(args: argparse.Namespace, tokenizer: Any) -> Dict[str, Any]:
+    """The grid, named ``strategy-size-overlap``; combinations with overlap >= size are left out (said on stderr)."""
+    from ..__main__ import STRATEGIES, UsageError
+
+    out: Dict[str, Any] = {}
+    sizes = args.size or [400]
+    overlaps = args.overlap or [0]
+    for strategy, size, overlap in itertools.product(args.strategy or ["recursive"], sizes, overlaps):
+        name = f"{strategy}-{size}-{overlap}"
+        if size < 1 or overlap < 0:
+            raise UsageError(f"--size must be >= 1 and --overlap >= 0, got {size} and {overlap}")
+        if overlap >= size:
+            print(f"chunkwise eval: left out {name}: --overlap {overlap} is not below --size {size}", file=sys.stderr)
+            continue
+        tok = tokenizer if args.size_unit == "tokens" else None
+        if strategy in PEERS:
+            out[name] = _peer(strategy, size, overlap, tok.count if tok is not None else len)
+            continue
+        kwargs: Dict[str, Any] = {"size": size, "overlap": overlap}
+        if tok is not None:
+            kwargs["tokenizer"] = tok
+        try:
+            out[name] = STRATEGIES[strategy](**kwargs)
+        except ValueError as exc:
+            raise UsageError(f"{name}: {exc}") from None
+    if not out:
+        raise UsageError("nothing to evaluate: every --overlap is at least its --size")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..__main__ import UsageError, _tokenizer
+    from . import evaluate, load_dataset
+
+    corpora: Optional[Dict[str, Path]] = None
+    if args.corpus:
+        corpora = {}
+        for item in args.corpus:
+            cid, sep, path = item.partition("=")
+            if not sep or not cid or not path:
+                raise UsageError(f"--corpus {item}: expected ID=PATH")
+            corpora[cid] = Path(path)
+    try:
+        dataset = load_dataset(args.questions, corpora)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{args.questions}: {exc}") from None
+    tokenizer = _tokenizer(args.tokenizer)
+    grid = chunkers(args, tokenizer)
+    ks: List[int] = args.k or [5]
+    if any(k < 1 for k in ks):
+        raise UsageError(f"-k must be >= 1, got {min(ks)}")
+    if args.resamples < 1:
+        raise UsageError(f"--resamples must be >= 1, got {args.resamples}")
+    report = evaluate(dataset, grid, retriever=args.retriever, k=ks, unit=args.unit, tokenizer=tokenizer,
+                      resamples=args.resamples, progress=args.progress)
+    print(f"{len(dataset)} questions on {len(dataset.corpora)} corpora, {args.retriever}, metrics in {args.unit}; "
+          "95% bootstrap intervals in brackets")
+    print()
+    print(report.table())
+    if args.json:
+        Path(args.json).write_text(report.to_json() + "\n", encoding="utf-8")
+    return 0

