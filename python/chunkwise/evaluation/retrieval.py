@@ -125,7 +125,7 @@ class Dense:
             raise ValueError("model: a name for the embedding model is needed (it keys the cache)")
         self.embed, self.model, self.batch_size = embed, model, batch_size
         self.cache = EmbeddingCache(cache) if isinstance(cache, (str, Path)) else cache
-        self.name = f"dense:{model}"
+        self.name = f"dense ({model.split(':')[1] if model.startswith('bert:') else model})"
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         if self.cache is not None:
