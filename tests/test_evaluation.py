@@ -390,9 +390,10 @@ def test_eval_command(tmp_path, capsys):
     pytest.importorskip("bm25s")
     path = write_set(tmp_path, small_rows())
     out = tmp_path / "report.json"
+    plot = tmp_path / "grid.png"
     code = cli.main(["eval", str(path), "--strategy", "recursive", "--strategy", "sentence", "--size", "60",
                      "--size", "120", "--overlap", "0", "--overlap", "60", "-k", "1", "-k", "3", "--resamples", "100",
-                     "--json", str(out), "--no-progress"])
+                     "--json", str(out), "--plot", str(plot), "--no-progress"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "left out recursive-60-60" in captured.err
@@ -400,6 +401,32 @@ def test_eval_command(tmp_path, capsys):
     assert names == {"recursive-60-0", "recursive-120-0", "recursive-120-60", "sentence-60-0", "sentence-120-0",
                      "sentence-120-60"}
     assert "| recursive-120-60 | 3 |" in captured.out
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot.stat().st_size > 10_000
+
+
+def test_plot_draws_one_line_per_strategy(tmp_path):
+    pytest.importorskip("bm25s")
+    pytest.importorskip("matplotlib")
+    from chunkwise.evaluation.run import strategy_of
+
+    assert [strategy_of(n) for n in ("recursive-200-0", "my-chunker-400-200", "semchunk")] == \
+        ["recursive", "my-chunker", "semchunk"]
+    ds = load_dataset(write_set(tmp_path, small_rows()))
+    report = evaluate(ds, {"r-50-0": chunkwise.RecursiveChunker(50), "r-100-0": chunkwise.RecursiveChunker(100),
+                           "s-100-0": chunkwise.SentenceChunker(100)}, unit="chars", resamples=50)
+    import matplotlib.pyplot as plt
+
+    drawn = []
+    real = plt.Axes.errorbar
+    try:
+        plt.Axes.errorbar = lambda self, xs, ys, **kw: drawn.append((kw["label"], list(xs))) or real(self, xs, ys, **kw)
+        report.plot(tmp_path / "p.png")
+    finally:
+        plt.Axes.errorbar = real
+    assert [d[0] for d in drawn] == ["r", "s", "r", "s"]  # recall, then IoU
+    assert drawn[0][1] == sorted(drawn[0][1]) and len(drawn[0][1]) == 2
+    with pytest.raises(ValueError, match="k: this report has k = 5"):
+        report.plot(tmp_path / "q.png", k=3)
 
 
 def test_eval_command_reports_bad_data(tmp_path, capsys):
@@ -412,7 +439,7 @@ def test_eval_command_reports_bad_data(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not (DEV / "questions.csv").is_file(), reason="../shared/eval (the development set) not found")
-def test_the_readme_eval_command_on_the_development_set(capsys):
+def test_the_readme_eval_command_on_the_development_set(capsys, tmp_path):
     """README's `chunkwise eval` line, run as written (from the repository's root), prints the rows README shows."""
     pytest.importorskip("bm25s")
     pytest.importorskip("langchain_text_splitters")
@@ -420,6 +447,9 @@ def test_the_readme_eval_command_on_the_development_set(capsys):
     (line,) = [x for x in readme.splitlines() if x.startswith("chunkwise eval ")]
     args = shlex.split(line)[1:]
     args[1] = str(DEV / "questions.csv")  # ../shared/eval/questions.csv from the repository's root
+    plot = args.index("--plot") + 1
+    assert args[plot] == "docs/eval-grid.png" and (Path(__file__).resolve().parents[1] / args[plot]).is_file()
+    args[plot] = str(tmp_path / "grid.png")  # not the committed picture
     assert cli.main([*args, "--no-progress"]) == 0
     out = capsys.readouterr().out
     shown = [x for x in readme.splitlines() if re.match(r"\| (recursive|sentence|langchain)-\d+-\d+ \| 5 \|", x)]

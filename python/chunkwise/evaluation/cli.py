@@ -54,6 +54,8 @@ def add_parser(commands: Any, integer: Any) -> None:
                         "$XDG_CACHE_HOME/chunkwise/embeddings, else ~/.cache/chunkwise/embeddings)")
     p.add_argument("--resamples", type=integer, default=1000, help="bootstrap resamples for the intervals")
     p.add_argument("--json", default=None, metavar="PATH", help="also write the report as JSON here")
+    p.add_argument("--plot", default=None, metavar="PNG",
+                   help="also draw recall and IoU against the mean chunk size, one line per strategy (matplotlib)")
     bar = p.add_mutually_exclusive_group()
     bar.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
@@ -152,4 +154,9 @@ def run(args: argparse.Namespace) -> int:
     print(report.table())
     if args.json:
         Path(args.json).write_text(report.to_json() + "\n", encoding="utf-8")
+    if args.plot:
+        try:
+            report.plot(args.plot)
+        except ImportError as exc:
+            raise UsageError(f"--plot: {exc}") from None
     return 0

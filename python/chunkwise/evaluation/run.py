@@ -5,6 +5,8 @@ means, and paired comparisons of two chunkers."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -107,9 +109,51 @@ class Report:
                          f"{row['ndcg']:.3f} |")
         return "\n".join(lines)
 
+    def plot(self, path: Union[str, "os.PathLike[str]"], k: Optional[int] = None) -> None:
+        """A PNG at ``path``: recall and IoU at ``k`` (default: the first k) against the mean chunk size, one line
+        per strategy (a chunker named ``strategy-size-overlap`` belongs to ``strategy``; any other name is a
+        strategy of its own), each point a chunker with its 95% interval. Needs matplotlib."""
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("Report.plot needs matplotlib: pip install 'chunkwise[eval]'") from None
+        k = self.ks[0] if k is None else k
+        if k not in self.ks:
+            raise ValueError(f"k: this report has k = {', '.join(map(str, self.ks))}, not {k}")
+        lines: Dict[str, List[str]] = {}
+        for name in self.results:
+            lines.setdefault(strategy_of(name), []).append(name)
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+        for ax, metric, label in ((axes[0], "recall", "recall"), (axes[1], "iou", "IoU")):
+            for strategy, names in lines.items():
+                names = sorted(names, key=lambda n: self.results[n].mean_size)
+                xs = [self.results[n].mean_size for n in names]
+                ys = [100 * self.results[n].mean(metric, k) for n in names]
+                cis = [self.ci(n, metric, k) for n in names]
+                err = [[y - 100 * lo for y, (lo, _) in zip(ys, cis)], [100 * hi - y for y, (_, hi) in zip(ys, cis)]]
+                ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=strategy)
+            ax.set_xlabel(f"mean chunk size ({self.unit})")
+            ax.set_ylabel(f"{label} at k={k} (%)")
+            ax.grid(alpha=0.3)
+        axes[0].legend()
+        fig.suptitle(f"{self.questions} questions, {self.retriever}")
+        fig.tight_layout()
+        fig.savefig(os.fspath(path), dpi=110)
+        plt.close(fig)
+
     def to_json(self) -> str:
         return json.dumps({"unit": self.unit, "retriever": self.retriever, "questions": self.questions,
                            "k": list(self.ks), "rows": self.rows()}, ensure_ascii=False, indent=1)
+
+
+def strategy_of(name: str) -> str:
+    """The strategy of a chunker named ``strategy-size-overlap`` (as ``chunkwise eval`` names them), else the
+    name."""
+    m = re.fullmatch(r"(.+)-\d+-\d+", name)
+    return m.group(1) if m else name
 
 
 def _named(chunkers: Any) -> Dict[str, Any]:
