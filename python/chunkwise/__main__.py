@@ -50,7 +50,7 @@ from collections import Counter
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple
 
-from . import _core, _writers, loaders
+from . import _core, _writers, benchmark, loaders
 from ._writers import FIELDS
 from .evaluation import cli as evaluation_cli
 from . import (
@@ -945,6 +945,7 @@ def _parser() -> argparse.ArgumentParser:
     bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
     chunk.set_defaults(func=_chunk_command)
     evaluation_cli.add_parser(commands, _integer)
+    benchmark.add_parser(commands, _integer)
     return parser
 
 
