@@ -93,10 +93,7 @@ def load_dataset(questions: PathLike, corpora: Optional[Mapping[str, PathLike]] 
             texts[corpus_id] = _corpus_text(path.parent, corpus_id, corpora, where)
         refs = row["references"]
         if isinstance(refs, str):
-            try:
-                refs = json.loads(refs)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: references is not JSON: {exc}") from None
+            refs = _json(refs, f"{where}: references")
         if not isinstance(refs, list):
             raise ValueError(f"{where}: references must be a list of {{content, start_index, end_index}}")
         references = []
@@ -113,16 +110,20 @@ def load_dataset(questions: PathLike, corpora: Optional[Mapping[str, PathLike]] 
     return Dataset(texts, tuple(parsed))
 
 
+def _json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} is not JSON: {exc}") from None
+
+
 def _rows(path: Path) -> Iterable[Tuple[str, Dict[str, Any]]]:
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
                 if not line.strip():
                     continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path.name} line {n}: not JSON: {exc}") from None
+                row = _json(line, f"{path.name} line {n}")
                 if not isinstance(row, dict):
                     raise ValueError(f"{path.name} line {n}: not a JSON object")
                 yield f"{path.name} line {n}", row
