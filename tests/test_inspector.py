@@ -9,6 +9,7 @@ import re
 import shutil
 import struct
 import subprocess
+import sys
 import zlib
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Dict, List, Optional
 import pytest
 
 from chunkwise import Chunk, MarkdownChunker, RecursiveChunker, SentenceChunker, Tokenizer, inspector
+from chunkwise.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -356,3 +358,78 @@ def test_browser_screenshot(tmp_path):
     width, height, pixels = png_pixels(png.read_bytes())
     assert (width, height) == (1200, 800)
     assert len(set(pixels)) > 100  # colours, text: not a blank page
+
+
+# -- the command --------------------------------------------------------------------------------------------------
+
+
+def test_command_puts_strategies_side_by_side(tmp_path, capsys):
+    out = tmp_path / "page.html"
+    argv = ["inspect", str(SAMPLE), "--strategy", "recursive", "--strategy", "markdown", "--strategy", "auto",
+            "--size", "200", "--overlap", "40", "--out", str(out)]
+    assert main(argv) == 0
+    text = SAMPLE.read_text(encoding="utf-8")
+    names = {"recursive": RecursiveChunker, "markdown": MarkdownChunker, "auto (markdown)": MarkdownChunker}
+    check_page(Page(out.read_text(encoding="utf-8")), text,
+               {name: cls(size=200, overlap=40).chunk(text) for name, cls in names.items()})
+    assert f"{out}: {SAMPLE} (1,420 characters) cut by recursive, markdown, auto (markdown)" in capsys.readouterr().err
+
+
+def test_command_defaults_and_options(tmp_path, capsys):
+    out = tmp_path / "page.html"
+    assert main(["inspect", str(DATA / "en.txt"), "--tokenizer", "cl100k_base", "--size", "100", "--min-size", "20",
+                 "--out", str(out)]) == 0
+    text = (DATA / "en.txt").read_text(encoding="utf-8")
+    chunker = RecursiveChunker(size=100, min_size=20, tokenizer=Tokenizer.tiktoken("cl100k_base"))
+    page = Page(out.read_text(encoding="utf-8"))
+    check_page(page, text, {"recursive": chunker.chunk(text)})
+    assert page.columns[0]["unit"] == "tokens"
+    assert main(["inspect", str(SAMPLE), "--out", "-"]) == 0
+    assert Page(capsys.readouterr().out).text(0) == SAMPLE.read_text(encoding="utf-8")
+
+
+def test_command_reads_what_chunk_reads(tmp_path):
+    import gzip
+
+    (tmp_path / "doc.html").write_text("<html><body><h1>Title</h1><p>Some text here.</p><h2>Part</h2><p>More text."
+                                       "</p></body></html>", encoding="utf-8")
+    (tmp_path / "notes.txt.gz").write_bytes(gzip.compress("Compressed notes. Two sentences.".encode()))
+    out = tmp_path / "page.html"
+    assert main(["inspect", str(tmp_path / "doc.html"), "--strategy", "auto", "--size", "30", "--out", str(out)]) == 0
+    column = Page(out.read_text(encoding="utf-8")).columns[0]
+    assert column["name"] == "auto (markdown)" and column["markers"][-1]["data-path"] == '["Title", "Part"]'
+    assert main(["inspect", str(tmp_path / "notes.txt.gz"), "--out", str(out)]) == 0
+    assert Page(out.read_text(encoding="utf-8")).text(0) == "Compressed notes. Two sentences."
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["missing.txt"], "FILE missing.txt: No such file or directory"),
+    (["."], "FILE .: not a regular file"),
+    ([str(SAMPLE), "--overlap", "600"], "--overlap must be < --size"),
+    ([str(SAMPLE), "--size", "0"], "--size must be >= 1"),
+    ([str(SAMPLE), "--tokenizer", "no_such_base"], "--tokenizer no_such_base:"),
+])
+def test_command_bad_input_is_a_usage_error(tmp_path, capsys, argv, message):
+    out = tmp_path / "page.html"
+    assert main(["inspect", *argv, "--out", str(out)]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_command_bad_bytes_and_bad_out(tmp_path, capsys):
+    (tmp_path / "latin.txt").write_bytes("café".encode("latin-1"))
+    assert main(["inspect", str(tmp_path / "latin.txt"), "--out", str(tmp_path / "p.html")]) == 2
+    assert "FILE " + str(tmp_path / "latin.txt") + ": cannot read as text" in capsys.readouterr().err
+    assert main(["inspect", str(SAMPLE), "--out", str(tmp_path / "no" / "p.html")]) == 2
+    assert "--out " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--strategy", "nope", str(SAMPLE), "--out", "x.html"], "argument --strategy: invalid choice: 'nope'"),
+    ([str(SAMPLE)], "the following arguments are required: --out"),
+])
+def test_command_bad_options_exit_2(argv, message):
+    # The timeout only stops a hang (the defect), it measures nothing.
+    proc = subprocess.run([sys.executable, "-m", "chunkwise", "inspect", *argv], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and message in proc.stderr
