@@ -1,11 +1,16 @@
 """The chunk inspector page (``chunkwise.inspector``, ``chunkwise inspect``): every chunk on it with its offsets,
 overlaps and gaps drawn apart, text escaped, several chunkers side by side; and the page in a real headless Chromium
-(its DOM holds every chunk, the side panel fills, the screenshot is a picture), skipped where Chromium is missing."""
+(its DOM holds every chunk, the side panel fills, the screenshot is a picture), skipped where Chromium is missing.
+
+``CHUNKWISE_UPDATE_SCREENSHOT=1 python -m pytest tests/test_inspector.py -k readme_screenshot`` rewrites the README's
+docs/inspector.png from the README's own command."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -24,6 +29,7 @@ from chunkwise.__main__ import main
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 SAMPLE = ROOT / "samples" / "sample.md"
+SCREENSHOT = ROOT / "docs" / "inspector.png"
 
 
 class Page(HTMLParser):
@@ -433,3 +439,38 @@ def test_command_bad_options_exit_2(argv, message):
     proc = subprocess.run([sys.executable, "-m", "chunkwise", "inspect", *argv], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 2 and message in proc.stderr
+
+
+# -- the README ---------------------------------------------------------------------------------------------------
+
+
+def readme_command() -> List[str]:
+    """The README's ``chunkwise inspect`` line, as arguments."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = [line for lang, code in re.findall(r"```(\w+)\n(.*?)```", readme, flags=re.S) if lang == "sh"
+             for line in code.splitlines() if line.startswith("chunkwise inspect ")]
+    assert len(lines) == 1, lines
+    return shlex.split(lines[0])[1:]
+
+
+def test_readme_command_runs(tmp_path):
+    args = [str(tmp_path / a) if a.endswith(".html") else a for a in readme_command()]
+    assert main(args) == 0
+    page = Page((tmp_path / "inspect.html").read_text(encoding="utf-8"))
+    assert len(page.columns) >= 2 and all(c["count"] > 5 for c in page.columns)
+    assert "docs/inspector.png" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_screenshot(tmp_path):
+    """docs/inspector.png is the page of the README's command; rewritten with CHUNKWISE_UPDATE_SCREENSHOT=1."""
+    if os.environ.get("CHUNKWISE_UPDATE_SCREENSHOT"):
+        args = [str(tmp_path / a) if a.endswith(".html") else a for a in readme_command()]
+        assert main(args) == 0
+        image = pytest.importorskip("PIL.Image", reason="Pillow makes the picture small enough for the README")
+        shot = tmp_path / "inspect.png"
+        browse(tmp_path, (tmp_path / "inspect.html").as_uri() + "#v1-c6", f"--screenshot={shot}",
+               "--window-size=1280,760")
+        with image.open(shot) as picture:  # a palette of 64 colours: a third of the size, the text as sharp
+            picture.convert("RGB").quantize(64).save(SCREENSHOT, optimize=True)
+    width, height, pixels = png_pixels(SCREENSHOT.read_bytes())
+    assert width >= 800 and len(set(pixels)) > 20  # palette indices: not one colour
