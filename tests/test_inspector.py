@@ -42,6 +42,7 @@ class Page(HTMLParser):
         self.ids: List[str] = []
         self.detail = ""
         self.bars: List[str] = []
+        self.body: Dict[str, str] = {}
         self._stack: List[str] = []  # what each open element is: "doc", "piece", "detail", "bar" or ""
         self._piece: Optional[dict] = None
         self.feed(markup)
@@ -52,6 +53,8 @@ class Page(HTMLParser):
         classes = a.get("class", "").split()
         if "id" in a:
             self.ids.append(a["id"])
+        if tag == "body":
+            self.body = a
         role = ""
         if tag == "section" and "col" in classes:
             self.columns.append({"id": a["id"], "name": a["data-name"], "unit": a["data-unit"],
@@ -355,6 +358,44 @@ def test_browser_side_panel_shows_the_chunk_in_the_address(tmp_path):
     assert f"start..end {chunk.start}..{chunk.end}" in detail and f"level {chunk.level}" in detail
     assert "title path " + " > ".join(chunk.metadata["title_path"]) in detail
     assert " ".join(chunk.text.split())[:100] in detail
+
+
+# What the pointer does, played by a script the test adds to the page; each step leaves the side panel's text (and
+# how many pieces are lit) in an attribute of <body>, which the dumped DOM keeps.
+POINTER = """<script>
+const panel = () => document.getElementById('detail').textContent + ' lit=' + document.querySelectorAll('.hl').length;
+const fire = (el, kind) => el.dispatchEvent(new MouseEvent(kind, {bubbles: true}));
+const md = document.getElementById('v1'), rec = document.getElementById('v0');
+fire(md.querySelector('.s[data-c="6"]'), 'mouseover');
+document.body.dataset.hover = panel();
+fire(md.querySelector('.s[data-c="6"]'), 'click');
+fire(md.querySelector('.s[data-c="8"]'), 'mouseover');
+document.body.dataset.pinned = panel();
+document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}));
+document.body.dataset.unpinned = panel();
+fire(rec.querySelector('.ov'), 'mouseover');
+document.body.dataset.overlap = panel();
+</script>
+</body>"""
+
+
+def test_browser_hover_click_and_escape(tmp_path):
+    path, text, chunks = page_of_the_sample(tmp_path)
+    drawn = Page(path.read_text(encoding="utf-8")).columns
+    path.write_text(path.read_text(encoding="utf-8").replace("</body>", POINTER), encoding="utf-8")
+    body = Page(browse(tmp_path, path.as_uri(), "--dump-dom").stdout.decode("utf-8")).body
+    six = chunks["markdown"][6]
+    lit = sum(6 in p["chunks"] for p in drawn[1]["pieces"])
+    hover = body["data-hover"]
+    assert f"start..end{six.start}..{six.end}" in hover and six.text[:40] in hover and hover.endswith(f"lit={lit}")
+    assert body["data-pinned"] == hover  # pinned: another chunk under the pointer changes nothing
+    assert "Hover over a chunk" in body["data-unpinned"] and body["data-unpinned"].endswith("lit=0")
+    overlap = body["data-overlap"]
+    held = next(p["chunks"] for p in drawn[0]["pieces"] if "ov" in p["classes"])
+    assert "Overlap: this text is in 2 chunks." in overlap and len(held) == 2
+    for k in held:
+        chunk = chunks["recursive"][k]
+        assert f"start..end{chunk.start}..{chunk.end}" in overlap
 
 
 def test_browser_screenshot(tmp_path):
