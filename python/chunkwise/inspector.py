@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -88,20 +89,18 @@ def render(text: str, chunkers: Chunkers, *, title: Optional[str] = None,
         f"{_plural(len(columns), 'chunker')}. Hover over a chunk for its metadata, click to pin it; hatched text is in "
         "two chunks or more (overlap), grey text in none.</p></header>\n<main>\n<div class=\"cols\">\n",
     ]
-    segments = []
+    pieces = [_segments(len(text), [(c.start, c.end) for c in column.chunks]) for column in columns]
     for n, column in enumerate(columns):
-        cuts = _segments(len(text), [(c.start, c.end) for c in column.chunks])
-        segments.append(cuts)
-        _write_column(out, n, column, text, cuts)
+        _write_column(out, n, column, text, pieces[n])
     out.append("</div>\n<aside class=\"panel\">\n<section id=\"detail\"><h2>Chunk</h2>"
                "<p class=\"hint\">Hover over a chunk, or click one to pin it (Esc unpins).</p></section>\n")
     for n, column in enumerate(columns):
-        _write_summary(out, n, column, text, segments[n])
+        _write_summary(out, n, column, text, pieces[n])
     out.append(f"</aside>\n</main>\n<script>{_SCRIPT}</script>\n</body>\n</html>\n")
     return "".join(out)
 
 
-def write(path: Union[str, "Path"], text: str, chunkers: Chunkers, **kwargs: Any) -> Path:
+def write(path: Union[str, "PathLike[str]"], text: str, chunkers: Chunkers, **kwargs: Any) -> Path:
     """Writes :func:`render`'s page (``kwargs`` are its keywords) to ``path`` in UTF-8; returns the path."""
     page = render(text, chunkers, **kwargs)
     target = Path(path)
