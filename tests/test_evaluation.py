@@ -363,6 +363,11 @@ def test_evaluate_a_grid(tmp_path):
     same = report.compare("RecursiveChunker", "RecursiveChunker", "iou", 3)
     assert same == {"difference": 0.0, "low": 0.0, "high": 0.0}
     assert "| RecursiveChunker | 1 |" in report.table()
+    per = report.by_corpus("RecursiveChunker", "recall", 3)
+    assert set(per) == {"corpora/en.txt", "corpora/zh.txt"}
+    n = {c: sum(q.corpus_id == c for q in ds.questions) for c in per}
+    assert sum(per[c] * n[c] for c in per) / len(ds) == pytest.approx(report.results["RecursiveChunker"].mean("recall", 3))
+    assert "| RecursiveChunker-2 | corpora/zh.txt |" in report.corpus_table(3)
     assert json.loads(report.to_json())["rows"][0]["chunker"] == "RecursiveChunker"
     assert evaluate(ds, chunkwise.RecursiveChunker(100), resamples=200, seed=3).rows() == \
         evaluate(ds, chunkwise.RecursiveChunker(100), resamples=200, seed=3).rows()
@@ -393,7 +398,7 @@ def test_eval_command(tmp_path, capsys):
     plot = tmp_path / "grid.png"
     code = cli.main(["eval", str(path), "--strategy", "recursive", "--strategy", "sentence", "--size", "60",
                      "--size", "120", "--overlap", "0", "--overlap", "60", "-k", "1", "-k", "3", "--resamples", "100",
-                     "--json", str(out), "--plot", str(plot), "--no-progress"])
+                     "--json", str(out), "--plot", str(plot), "--by-corpus", "--no-progress"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "left out recursive-60-60" in captured.err
@@ -401,6 +406,7 @@ def test_eval_command(tmp_path, capsys):
     assert names == {"recursive-60-0", "recursive-120-0", "recursive-120-60", "sentence-60-0", "sentence-120-0",
                      "sentence-120-60"}
     assert "| recursive-120-60 | 3 |" in captured.out
+    assert "| sentence-60-0 | corpora/zh.txt |" in captured.out
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot.stat().st_size > 10_000
 
 

@@ -53,6 +53,8 @@ def add_parser(commands: Any, integer: Any) -> None:
                    help="with --retriever dense: where embeddings are kept between runs (default: "
                         "$XDG_CACHE_HOME/chunkwise/embeddings, else ~/.cache/chunkwise/embeddings)")
     p.add_argument("--resamples", type=integer, default=1000, help="bootstrap resamples for the intervals")
+    p.add_argument("--by-corpus", action="store_true",
+                   help="also print recall, precision and IoU per corpus (at the first -k)")
     p.add_argument("--json", default=None, metavar="PATH", help="also write the report as JSON here")
     p.add_argument("--plot", default=None, metavar="PNG",
                    help="also draw recall and IoU against the mean chunk size, one line per strategy (matplotlib)")
@@ -152,6 +154,9 @@ def run(args: argparse.Namespace) -> int:
           "95% bootstrap intervals in brackets")
     print()
     print(report.table())
+    if args.by_corpus:
+        print()
+        print(report.corpus_table())
     if args.json:
         Path(args.json).write_text(report.to_json() + "\n", encoding="utf-8")
     if args.plot:

@@ -47,6 +47,8 @@ class Report:
     questions: int
     resamples: int = 1000
     seed: int = 0
+    #: The corpus of each question, in the dataset's order (for :meth:`by_corpus`).
+    corpus_ids: Tuple[str, ...] = ()
     _draws: Optional[np.ndarray] = field(default=None, repr=False)
 
     def _resampled(self) -> np.ndarray:
@@ -71,6 +73,26 @@ class Report:
         means = diff[self._resampled()].mean(axis=1)
         lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
         return {"difference": float(diff.mean()), "low": float(lo), "high": float(hi)}
+
+    def by_corpus(self, name: str, metric: str = "recall", k: Optional[int] = None) -> Dict[str, float]:
+        """The mean of ``metric`` at ``k`` (default: the first k) for chunker ``name``, over each corpus's questions."""
+        k = self.ks[0] if k is None else k
+        values = self._values(name, metric, k)
+        ids = np.array(self.corpus_ids)
+        return {cid: float(values[ids == cid].mean()) for cid in dict.fromkeys(self.corpus_ids)}
+
+    def corpus_table(self, k: Optional[int] = None) -> str:
+        """A Markdown table: recall, precision and IoU at ``k`` (default: the first k) per chunker and corpus."""
+        k = self.ks[0] if k is None else k
+        lines = [f"| chunker | corpus | questions | recall@{k} | precision@{k} | IoU@{k} |",
+                 "|---|---|---:|---:|---:|---:|"]
+        counts = {cid: self.corpus_ids.count(cid) for cid in dict.fromkeys(self.corpus_ids)}
+        for name in self.results:
+            means = {m: self.by_corpus(name, m, k) for m in ("recall", "precision", "iou")}
+            for cid, n in counts.items():
+                lines.append(f"| {name} | {cid} | {n} | {100 * means['recall'][cid]:.1f} | "
+                             f"{100 * means['precision'][cid]:.1f} | {100 * means['iou'][cid]:.1f} |")
+        return "\n".join(lines)
 
     def _values(self, name: str, metric: str, k: int) -> np.ndarray:
         if name not in self.results:
@@ -241,4 +263,5 @@ def evaluate(dataset: Dataset, chunkers: Any, *, retriever: Union[str, Retriever
         results[name] = Result(name, len(hits), mean_size, per_k)
     if show:
         print("\r".ljust(61) + "\r", end="", file=sys.stderr, flush=True)
-    return Report(results, ks, unit, getattr(retrieve, "name", type(retrieve).__name__), len(queries), resamples, seed)
+    return Report(results, ks, unit, getattr(retrieve, "name", type(retrieve).__name__), len(queries), resamples, seed,
+                  tuple(q.corpus_id for q in dataset.questions))
