@@ -596,3 +596,15 @@ def test_onnx_embedder_pools_the_models_token_vectors(tmp_path):
         OnnxEmbedder(path, tok_json, pooling="max")
     with pytest.raises(FileNotFoundError, match="model: no file"):
         OnnxEmbedder(tmp_path / "none.onnx", tok_json)
+
+
+def test_progress_shows_each_chunker_and_the_embedding(tmp_path, capsys):
+    ds = load_dataset(write_set(tmp_path, small_rows()))
+    dense = Dense(CountingEmbedder(), "bag-of-words", cache=tmp_path / "cache", batch_size=8)
+    evaluate(ds, {"a": chunkwise.RecursiveChunker(100), "b": chunkwise.RecursiveChunker(200)}, retriever=dense,
+             unit="chars", resamples=10, progress=True)
+    err = capsys.readouterr().err
+    assert "chunkwise eval: 1/2 a" in err and "chunkwise eval: 2/2 b: embedding 8/" in err
+    assert dense.progress is None  # left as it was found
+    evaluate(ds, {"a": chunkwise.RecursiveChunker(100)}, retriever=dense, unit="chars", resamples=10, progress=False)
+    assert capsys.readouterr().err == ""

@@ -84,8 +84,10 @@ class EmbeddingCache:
         model_key = hashlib.blake2b(model.encode("utf-8"), digest_size=8).hexdigest()
         return self.folder / model_key / key[:2] / f"{key}.npy"
 
-    def embed(self, model: str, embed: EmbedFn, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        """The embeddings of ``texts`` (rows in order), computing only those not cached yet, in batches."""
+    def embed(self, model: str, embed: EmbedFn, texts: Sequence[str], batch_size: int = 64,
+              progress: Optional[Callable[[int, int], None]] = None) -> np.ndarray:
+        """The embeddings of ``texts`` (rows in order), computing only those not cached yet, in batches;
+        ``progress(done, total)`` after each batch (texts embedded, texts to embed)."""
         rows: Dict[int, np.ndarray] = {}
         missing: Dict[str, List[int]] = {}
         for i, t in enumerate(texts):
@@ -96,6 +98,8 @@ class EmbeddingCache:
                 missing.setdefault(t, []).append(i)
         todo = list(missing)
         for at in range(0, len(todo), batch_size):
+            if progress is not None:
+                progress(at, len(todo))
             part = todo[at:at + batch_size]
             vectors = np.asarray(embed(part), dtype=np.float32)
             if vectors.shape[0] != len(part):
@@ -125,11 +129,14 @@ class Dense:
             raise ValueError("model: a name for the embedding model is needed (it keys the cache)")
         self.embed, self.model, self.batch_size = embed, model, batch_size
         self.cache = EmbeddingCache(cache) if isinstance(cache, (str, Path)) else cache
+        #: Called with (texts embedded, texts to embed) as a cached search embeds (``evaluate`` sets it to show
+        #: progress on a terminal).
+        self.progress: Optional[Callable[[int, int], None]] = None
         self.name = f"dense ({model.split(':')[1] if model.startswith('bert:') else model})"
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         if self.cache is not None:
-            v = self.cache.embed(self.model, self.embed, texts, self.batch_size)
+            v = self.cache.embed(self.model, self.embed, texts, self.batch_size, self.progress)
         else:
             parts = [np.asarray(self.embed(list(texts[a:a + self.batch_size])), dtype=np.float32)
                      for a in range(0, len(texts), self.batch_size)]

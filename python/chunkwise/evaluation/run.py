@@ -244,7 +244,13 @@ def evaluate(dataset: Dataset, chunkers: Any, *, retriever: Union[str, Retriever
     results: Dict[str, Result] = {}
     for n, (name, chunker) in enumerate(named.items(), 1):
         if show:
-            print(f"\rchunkwise eval: {n}/{len(named)} {name}".ljust(60), end="", file=sys.stderr, flush=True)
+            print(f"\rchunkwise eval: {n}/{len(named)} {name}".ljust(70), end="", file=sys.stderr, flush=True)
+        if show and hasattr(retrieve, "progress"):
+            def step(done: int, todo: int, n: int = n, name: str = name) -> None:
+                print(f"\rchunkwise eval: {n}/{len(named)} {name}: embedding {done}/{todo}".ljust(70), end="",
+                      file=sys.stderr, flush=True)
+
+            setattr(retrieve, "progress", step)
         fn = spans_function(chunker)
         hits: List[Hit] = []
         for cid, text in dataset.corpora.items():
@@ -262,6 +268,8 @@ def evaluate(dataset: Dataset, chunkers: Any, *, retriever: Union[str, Retriever
         mean_size = float(np.mean([j - i for i, j in sizes])) if sizes else 0.0
         results[name] = Result(name, len(hits), mean_size, per_k)
     if show:
-        print("\r".ljust(61) + "\r", end="", file=sys.stderr, flush=True)
+        print("\r".ljust(71) + "\r", end="", file=sys.stderr, flush=True)
+        if hasattr(retrieve, "progress"):
+            setattr(retrieve, "progress", None)
     return Report(results, ks, unit, getattr(retrieve, "name", type(retrieve).__name__), len(queries), resamples, seed,
                   tuple(q.corpus_id for q in dataset.questions))
