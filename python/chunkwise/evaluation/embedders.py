@@ -169,10 +169,14 @@ class BertEmbedder:
         for i in range(self.layers):
             p = f"encoder.layer.{i}"
             q, k, v = (split(linear(x, f"{p}.attention.self.{m}")) for m in ("query", "key", "value"))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(dh)) + bias
-            scores = np.exp(scores - scores.max(-1, keepdims=True))
-            probs = scores / scores.sum(-1, keepdims=True)
-            context = (probs @ v).transpose(0, 2, 1, 3).reshape(n, length, hidden)
+            # the softmax in place: the (texts, heads, tokens, tokens) array is the biggest of a layer
+            scores = q @ k.transpose(0, 1, 3, 2)
+            scores *= np.float32(1 / np.sqrt(dh))
+            scores += bias
+            scores -= scores.max(-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, length, hidden)
             x = _layer_norm(x + linear(context, f"{p}.attention.output.dense"),
                             w[f"{p}.attention.output.LayerNorm.weight"], w[f"{p}.attention.output.LayerNorm.bias"],
                             self.eps)
