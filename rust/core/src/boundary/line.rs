@@ -36,7 +36,9 @@ fn emit_kind(
     wraps: bool,
 ) {
     let bytes = text.as_bytes();
-    let mut line_start = from;
+    // The line that holds `from` is measured whole: a window that starts inside it (after a sentence end) must not
+    // see a short line where the text has a long, wrapped one.
+    let mut line_start = memchr::memrchr(b'\n', &bytes[..from]).map_or(0, |i| i + 1);
     for nl in memchr::memchr_iter(b'\n', &bytes[from..to]) {
         let nl = from + nl;
         let has_content = bytes[line_start..nl].iter().any(|&b| !is_blank_byte(b));
@@ -147,6 +149,24 @@ mod tests {
         let cjk = "中文没有空格所以不能按空格切分句子以句号问号或感叹号结束\n如果一个段落太长";
         assert_eq!(positions(cjk), Vec::<usize>::new());
         assert_eq!(positions("一二三四五六七八\n，九十。\n」end\nok"), vec![45]);
+    }
+
+    #[test]
+    fn a_window_inside_a_wrapped_line_sees_the_whole_line() {
+        let text = "A good cut falls where the author paused, at the end of a sentence. Only when a\nparagraph is long.\nNext";
+        let from = text.find("Only").unwrap();
+        for (wraps, expected) in [
+            (false, vec![text.find("Next").unwrap()]),
+            (true, vec![from + 12]),
+        ] {
+            let mut whole = Vec::new();
+            emit_kind(text, 0, text.len(), Level::LINE, &mut whole, wraps);
+            let mut window = Vec::new();
+            emit_kind(text, from, text.len(), Level::LINE, &mut window, wraps);
+            let pos = |v: Vec<Boundary>| v.iter().map(|b| b.pos).collect::<Vec<_>>();
+            assert_eq!(pos(whole), expected, "wraps: {wraps}");
+            assert_eq!(pos(window), expected, "wraps: {wraps}");
+        }
     }
 
     #[test]
