@@ -75,3 +75,15 @@ def test_bench_names_bad_input(tmp_path, capsys):
     good = small_files(tmp_path)[0]
     assert cli.main(["bench", str(good), "--size", "0"]) == 2
     assert "--size must be >= 1" in capsys.readouterr().err
+
+
+def test_bench_reads_a_file_without_its_byte_order_mark(tmp_path, monkeypatch):
+    """A leading BOM is no part of the text (as ``chunkwise chunk`` reads files): it is neither split nor counted."""
+    body = (DATA / "en.txt").read_text(encoding="utf-8")[:5_000]
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + body.encode("utf-8"))
+    split = []
+    monkeypatch.setattr(benchmark, "IMPLEMENTATIONS", {benchmark.BASELINE: (lambda size: split.append, "chunkwise")})
+    bench = benchmark.run([path], [300], rounds=1)
+    assert bench.files == [("bom.txt", len(body.encode("utf-8")))]
+    assert split and all(text == body for text in split)

@@ -147,7 +147,8 @@ class Bench:
 def run(files: Sequence[Path], sizes: Sequence[int], rounds: int = 3, only: Optional[Sequence[str]] = None,
         progress: Optional[Callable[[str], None]] = None) -> Bench:
     """Times every implementation (``only``: these names) on every file at every size."""
-    texts = [(p.name, p.read_text(encoding="utf-8")) for p in files]
+    # utf-8-sig: a leading byte order mark is no part of the text (as ``chunkwise chunk`` reads files)
+    texts = [(p.name, p.read_text(encoding="utf-8-sig")) for p in files]
     bench = Bench([(n, len(t.encode("utf-8"))) for n, t in texts], list(sizes), rounds)
     for impl, (factory, package) in IMPLEMENTATIONS.items():
         if only is not None and impl not in only and impl != BASELINE:
@@ -209,7 +210,7 @@ def command(args: Any) -> int:
         if not p.is_file():
             raise UsageError(f"{p}: not a file")
         try:
-            p.read_text(encoding="utf-8")
+            p.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"{p}: cannot be read as UTF-8 text: {exc}") from None
     if args.plot:
