@@ -556,6 +556,25 @@ def test_eval_command_with_dense_retrieval(tmp_path, capsys):
     assert "--model" in capsys.readouterr().err
 
 
+def test_a_batch_is_padded_and_pooled_as_the_embedders_share_it():
+    """``_pad`` and ``_pool``, which BertEmbedder and OnnxEmbedder both use: padding is zeros out of the mask, and
+    a text's vector is the unit mean of its own tokens (or its first token), whatever the batch's width."""
+    from types import SimpleNamespace as Encoding
+
+    from chunkwise.evaluation.embedders import _pad, _pool
+
+    ids, types, mask = _pad([Encoding(ids=[5, 6, 7], type_ids=[0, 0, 0], attention_mask=[1, 1, 1]),
+                             Encoding(ids=[8], type_ids=[1], attention_mask=[1])])
+    assert ids.tolist() == [[5, 6, 7], [8, 0, 0]] and types.tolist() == [[0, 0, 0], [1, 0, 0]]
+    assert mask.tolist() == [[1, 1, 1], [1, 0, 0]] and ids.dtype == mask.dtype == np.int64
+    hidden = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    for cls, expected in ((False, [hidden[0].mean(0), hidden[1, 0]]), (True, [hidden[0, 0], hidden[1, 0]])):
+        pooled = _pool(hidden, mask, cls)
+        assert pooled.dtype == np.float32
+        for row, v in zip(pooled, expected):
+            assert np.allclose(row, v / np.linalg.norm(v), atol=1e-6)
+
+
 def test_onnx_embedder_pools_the_models_token_vectors(tmp_path):
     """A one-node ONNX model (token vectors = rows of a table, by input_ids) and the MiniLM tokenizer.json: the
     embedder's vectors are the mask-weighted means of those rows, normalised, whatever the batch's padding."""

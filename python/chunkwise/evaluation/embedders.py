@@ -75,6 +75,32 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
     return (x - mu) / np.sqrt(var + eps) * w + b
 
 
+def _pad(encodings: Sequence[Any]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A batch of ``tokenizers`` encodings as ``(ids, type_ids, attention_mask)``, int64 arrays of one row per
+    encoding, padded with zeros to the longest."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    types = np.zeros_like(ids)
+    mask = np.zeros_like(ids)
+    for r, e in enumerate(encodings):
+        ids[r, :len(e.ids)] = e.ids
+        types[r, :len(e.type_ids)] = e.type_ids
+        mask[r, :len(e.attention_mask)] = e.attention_mask
+    return ids, types, mask
+
+
+def _pool(hidden: np.ndarray, mask: np.ndarray, cls: bool) -> np.ndarray:
+    """Unit vectors of a batch's token vectors ``hidden`` (texts, tokens, dims): their mean over the attention
+    ``mask`` (texts, tokens), or with ``cls`` the first token's, as sentence-transformers pools them."""
+    if cls:
+        pooled = hidden[:, 0]
+    else:
+        m = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
 class BertEmbedder:
     """A BERT encoder with mean (or CLS) pooling and unit-length output, as sentence-transformers runs it, computed
     in numpy from a folder in sentence-transformers' layout. ``max_length``: tokens per text (default: the
@@ -139,16 +165,8 @@ class BertEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for at in range(0, len(order), self.batch_size):
             rows = order[at:at + self.batch_size]
-            width = max(len(encodings[i].ids) for i in rows)
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            types = np.zeros_like(ids)
-            mask = np.zeros((len(rows), width), dtype=np.float32)
-            for r, i in enumerate(rows):
-                e = encodings[i]
-                ids[r, :len(e.ids)] = e.ids
-                types[r, :len(e.type_ids)] = e.type_ids
-                mask[r, :len(e.attention_mask)] = e.attention_mask
-            out[rows] = self._forward(w, ids, types, mask)
+            ids, types, mask = _pad([encodings[i] for i in rows])
+            out[rows] = self._forward(w, ids, types, mask.astype(np.float32))
         return out
 
     def _forward(self, w: Dict[str, np.ndarray], ids: np.ndarray, types: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -183,12 +201,7 @@ class BertEmbedder:
             h = _gelu(linear(x, f"{p}.intermediate.dense"))
             x = _layer_norm(x + linear(h, f"{p}.output.dense"), w[f"{p}.output.LayerNorm.weight"],
                             w[f"{p}.output.LayerNorm.bias"], self.eps)
-        if self.cls:
-            pooled = x[:, 0]
-        else:
-            pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return _pool(x, mask, self.cls)
 
 
 class OnnxEmbedder:
@@ -233,22 +246,11 @@ class OnnxEmbedder:
         encodings = self._tok.encode_batch(list(texts))
         out: List[np.ndarray] = []
         for at in range(0, len(encodings), self.batch_size):
-            part = encodings[at:at + self.batch_size]
-            width = max(len(e.ids) for e in part)
-            ids = np.zeros((len(part), width), dtype=np.int64)
-            mask = np.zeros_like(ids)
-            for r, e in enumerate(part):
-                ids[r, :len(e.ids)] = e.ids
-                mask[r, :len(e.attention_mask)] = e.attention_mask
+            ids, _, mask = _pad(encodings[at:at + self.batch_size])
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             hidden = np.asarray(self._session.run(None, {k: v for k, v in feed.items() if k in names})[0],
                                 dtype=np.float32)
-            if self.pooling == "cls":
-                pooled = hidden[:, 0]
-            else:
-                m = mask[:, :, None].astype(np.float32)
-                pooled = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
-            out.append(pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12))
+            out.append(_pool(hidden, mask, self.pooling == "cls"))
         return np.concatenate(out) if out else np.zeros((0, 0), dtype=np.float32)
 
 
