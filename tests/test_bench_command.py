@@ -87,3 +87,13 @@ def test_bench_reads_a_file_without_its_byte_order_mark(tmp_path, monkeypatch):
     bench = benchmark.run([path], [300], rounds=1)
     assert bench.files == [("bom.txt", len(body.encode("utf-8")))]
     assert split and all(text == body for text in split)
+
+
+def test_bench_shows_its_step_on_a_terminal_and_clears_it(tmp_path, capsys, monkeypatch):
+    files = small_files(tmp_path)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert cli.main(["bench", str(files[0]), "--only", "chunkwise (spans)", "--rounds", "1", "--size", "300"]) == 0
+    captured = capsys.readouterr()
+    assert "\rchunkwise bench: chunkwise (spans), en.txt, 300" in captured.err
+    assert captured.err.endswith("\r" + " " * 70 + "\r")  # the table starts on a clean line
+    assert "\r" not in captured.out

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple
 
 from . import _core, _writers, benchmark, loaders
+from ._progress import Progress
 from ._writers import FIELDS
 from .evaluation import cli as evaluation_cli
 from . import (
@@ -461,48 +462,6 @@ def _write_batch(writer: Any, chunker: Any, paths: Sequence[Path], payloads: Seq
     return results
 
 
-class _Progress:
-    """A one-line progress bar on stderr, shown only when stderr is a terminal (or with ``--progress``): the share
-    of the input's bytes (on disk) done, which moves inside a big file too, and the files done."""
-
-    def __init__(self, files: int, total_bytes: int, stream: TextIO, enabled: bool) -> None:
-        self.files, self.total, self.stream, self.enabled = files, total_bytes, stream, enabled
-        self.done_files = self.done_bytes = self.inside = 0
-        self.last = 0.0
-
-    def advance(self, files: int, nbytes: int) -> None:
-        """``files`` more files done, of ``nbytes`` bytes on disk."""
-        self.done_files += files
-        self.done_bytes += nbytes
-        self.inside = 0
-        self.show(force=True)
-
-    def within(self, nbytes: int) -> None:
-        """``nbytes`` of the current (big) file done."""
-        self.inside = nbytes
-        self.show()
-
-    def show(self, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not force and now - self.last < 0.1:
-            return
-        self.last = now
-        width = 30
-        done = min(self.done_bytes + self.inside, self.total)
-        filled = width * done // max(self.total, 1)
-        self.stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done_files}/{self.files} files, "
-            f"{done / 1e6:.1f}/{self.total / 1e6:.1f} MB"
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-
-
 class _Previous:
     """A previous run's output (``--previous``, JSON lines or Parquet): what this run adds, keeps and removes (see
     :func:`chunkwise.diff`).
@@ -624,7 +583,7 @@ def _chunk_command(args: argparse.Namespace) -> int:
             return 2
         show = args.progress if args.progress is not None else sys.stderr.isatty()
         started = time.perf_counter()
-        progress = _Progress(len(files), sum(_disk_size(p) for p in files), sys.stderr, show)
+        progress = Progress(len(files), sum(_disk_size(p) for p in files), sys.stderr, show)
         previous_ids = previous.ids if previous is not None else None
         writer: Any
         if form == "parquet":
@@ -738,7 +697,7 @@ class _Run:
         # a structural strategy reads the whole document
         self.streams = not chunker._splitter.is_structural()
 
-    def files(self, files: List[Path], progress: _Progress) -> None:
+    def files(self, files: List[Path], progress: Progress) -> None:
         """Every file, its lines in the order of ``files``."""
         paths: List[Path] = []
         payloads: List[Any] = []
@@ -866,7 +825,7 @@ class _Run:
                 self.chunks += result
                 self.nbytes += size
 
-    def _stream(self, path: Path, progress: _Progress) -> None:
+    def _stream(self, path: Path, progress: Progress) -> None:
         """A big file, streamed: its lines are written when the whole file is chunked (never half a document)."""
         try:
             f = _open(path, self.own)

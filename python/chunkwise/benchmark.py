@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ._progress import StatusLine
+
 Split = Callable[[str], Any]
 
 
@@ -196,8 +198,6 @@ def add_parser(commands: Any, integer: Any) -> None:
 
 
 def command(args: Any) -> int:
-    import sys
-
     from .__main__ import UsageError
 
     sizes = args.size or [512]
@@ -218,15 +218,9 @@ def command(args: Any) -> int:
 
         if importlib.util.find_spec("matplotlib") is None:
             raise UsageError("--plot needs matplotlib: pip install matplotlib")
-    show = sys.stderr.isatty()
-
-    def progress(what: str) -> None:
-        if show:
-            print(f"\rchunkwise bench: {what}".ljust(70), end="", file=sys.stderr, flush=True)
-
-    bench = run(paths, sizes, args.rounds, args.only, progress)
-    if show:
-        print("\r".ljust(71) + "\r", end="", file=sys.stderr, flush=True)
+    status = StatusLine("chunkwise bench")
+    bench = run(paths, sizes, args.rounds, args.only, status.show)
+    status.clear()
     print(bench.table(), end="")
     if args.json:
         Path(args.json).write_text(bench.to_json() + "\n", encoding="utf-8")

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .._progress import StatusLine
 from .data import Dataset
 from .metrics import METRICS, Hit, Units, score
 from .retrieval import BM25
@@ -240,15 +240,13 @@ def evaluate(dataset: Dataset, chunkers: Any, *, retriever: Union[str, Retriever
     units = {cid: Units(text, tok) for cid, text in dataset.corpora.items()}
     queries = [q.text for q in dataset.questions]
     refs = [[(r.start, r.end) for r in q.references] for q in dataset.questions]
-    show = sys.stderr.isatty() if progress is None else progress
+    status = StatusLine("chunkwise eval", progress)
     results: Dict[str, Result] = {}
     for n, (name, chunker) in enumerate(named.items(), 1):
-        if show:
-            print(f"\rchunkwise eval: {n}/{len(named)} {name}".ljust(70), end="", file=sys.stderr, flush=True)
-        if show and hasattr(retrieve, "progress"):
+        status.show(f"{n}/{len(named)} {name}")
+        if status.enabled and hasattr(retrieve, "progress"):
             def step(done: int, todo: int, n: int = n, name: str = name) -> None:
-                print(f"\rchunkwise eval: {n}/{len(named)} {name}: embedding {done}/{todo}".ljust(70), end="",
-                      file=sys.stderr, flush=True)
+                status.show(f"{n}/{len(named)} {name}: embedding {done}/{todo}")
 
             setattr(retrieve, "progress", step)
         fn = spans_function(chunker)
@@ -267,9 +265,8 @@ def evaluate(dataset: Dataset, chunkers: Any, *, retriever: Union[str, Retriever
             per_k[kk] = {m: np.array([getattr(s, m) for s in rows]) for m in METRICS}
         mean_size = float(np.mean([j - i for i, j in sizes])) if sizes else 0.0
         results[name] = Result(name, len(hits), mean_size, per_k)
-    if show:
-        print("\r".ljust(71) + "\r", end="", file=sys.stderr, flush=True)
-        if hasattr(retrieve, "progress"):
-            setattr(retrieve, "progress", None)
+    status.clear()
+    if status.enabled and hasattr(retrieve, "progress"):
+        setattr(retrieve, "progress", None)
     return Report(results, ks, unit, getattr(retrieve, "name", type(retrieve).__name__), len(queries), resamples, seed,
                   tuple(q.corpus_id for q in dataset.questions))
