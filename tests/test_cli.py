@@ -279,6 +279,12 @@ def test_a_huge_number_is_a_usage_error(tmp_path, capsys, option):
     assert exit.value.code == 2 and f"error: argument {option}: 99999999999999999999 is out of range" in err
 
 
+@pytest.mark.parametrize("command", ["bench", "eval"])
+def test_python_m_chunkwise_reports_the_usage_errors_of_commands_in_modules_of_their_own(tmp_path, command):
+    proc = run(command, str(tmp_path / "missing.csv"))
+    assert proc.returncode == 2 and proc.stderr.startswith("chunkwise: error: ") and "Traceback" not in proc.stderr
+
+
 @pytest.mark.parametrize("where, message", [("missing/out.jsonl", "does not exist"), ("folder", "is a folder")])
 def test_a_bad_out_is_reported_before_any_work(tmp_path, capsys, monkeypatch, where, message):
     calls = []

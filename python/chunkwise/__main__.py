@@ -1011,4 +1011,8 @@ def run() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    # As ``python -m chunkwise`` this file is the module __main__, a copy of chunkwise.__main__: the commands in
+    # modules of their own (eval, bench) raise chunkwise.__main__'s UsageError, which only that module's main catches.
+    from chunkwise.__main__ import run as _run
+
+    sys.exit(_run())
