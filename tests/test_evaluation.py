@@ -253,6 +253,23 @@ def test_a_dataset_checks_its_questions():
         Dataset({"a": "abcdef"}, (Question("q", "a", (Reference(0, 2, "xx"),)),))
 
 
+@pytest.mark.parametrize("options", [["--size", "0"], ["--overlap", "-1"], ["--strategy", "fixed", "--size", "-3"]])
+def test_eval_builds_its_chunkers_as_chunk_does(tmp_path, capsys, options):
+    """The same factory as ``chunkwise chunk``: the same errors, naming the options as typed."""
+    path = write_set(tmp_path, small_rows())
+    assert cli.main(["chunk", str(path), *options]) == 2
+    expected = capsys.readouterr().err
+    assert expected.startswith("chunkwise: error: --")
+    assert cli.main(["eval", str(path), *options, "--size-unit", "chars", "--no-progress"]) == 2
+    assert capsys.readouterr().err == expected
+
+
+def test_eval_names_a_bad_size_of_langchain(tmp_path, capsys):
+    pytest.importorskip("langchain_text_splitters")
+    assert cli.main(["eval", str(write_set(tmp_path, small_rows())), "--strategy", "langchain", "--size", "0"]) == 2
+    assert capsys.readouterr().err.startswith("chunkwise: error: --strategy langchain: ")
+
+
 @pytest.mark.skipif(not (DEV / "questions.csv").is_file(), reason="../shared/eval (the development set) not found")
 def test_the_development_set_loads():
     ds = load_dataset(DEV / "questions.csv")

@@ -48,7 +48,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple, Union
 
 from . import _core, _writers, benchmark, loaders
 from ._progress import Progress
@@ -200,30 +200,46 @@ def _document_suffix(path: Path) -> str:
 
 
 def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None, table_format: str = "markdown") -> Any:
-    """The chunker; the core's checks of size and overlap, reworded to name the options as the user typed them."""
-    strategy = strategy or args.strategy
-    kwargs: Dict[str, Any] = {"size": args.size, "overlap": args.overlap}
+    """The chunker of a command's options (see :func:`_build_chunker`); ``strategy`` in place of ``--strategy``,
+    which may be auto."""
+    return _build_chunker(strategy or args.strategy, args.size, args.overlap, args.tokenizer, min_size=args.min_size,
+                          restart=args.restart, rows_per_chunk=args.rows_per_chunk,
+                          size_includes_context=args.size_includes_context, table_format=table_format,
+                          chosen=args.strategy)
+
+
+def _build_chunker(strategy: str, size: int, overlap: int, tokenizer: Union[Tokenizer, str, None] = None, *,
+                   min_size: int = 0, restart: Optional[str] = None, rows_per_chunk: Optional[int] = None,
+                   size_includes_context: Optional[bool] = None, table_format: str = "markdown",
+                   chosen: Optional[str] = None) -> Any:
+    """The chunker of ``chunk``, ``inspect`` and ``eval``: options that do not apply to ``strategy`` are usage
+    errors, and the core's checks of size and overlap are reworded to name the options as the user typed them.
+    ``tokenizer``: a Tokenizer, or what ``--tokenizer`` takes; ``chosen``: the ``--strategy`` given, when it is auto
+    and ``strategy`` the one auto takes for a file."""
+    chosen = strategy if chosen is None else chosen
+    kwargs: Dict[str, Any] = {"size": size, "overlap": overlap}
     if strategy == "table":
         kwargs["format"] = table_format
-        if args.rows_per_chunk is not None:
-            kwargs["rows_per_chunk"] = args.rows_per_chunk
-    elif args.rows_per_chunk is not None and args.strategy not in ("auto", "table"):
+        if rows_per_chunk is not None:
+            kwargs["rows_per_chunk"] = rows_per_chunk
+    elif rows_per_chunk is not None and chosen not in ("auto", "table"):
         raise UsageError(f"--rows-per-chunk applies to --strategy table or auto (CSV and TSV files), not to {strategy}")
-    if args.min_size:
+    if min_size:
         if strategy in ("fixed", "table"):
             raise UsageError(f"--min-size does not apply to --strategy {strategy} (it cuts whole windows or rows)")
-        kwargs["min_size"] = args.min_size
-    if args.restart is not None:
+        kwargs["min_size"] = min_size
+    if restart is not None:
         if strategy != "fixed":
             raise UsageError(f"--restart applies to --strategy fixed, not to {strategy}")
-        kwargs["restart"] = args.restart
-    if args.size_includes_context is not None:
+        kwargs["restart"] = restart
+    if size_includes_context is not None:
         if strategy in SECTION_STRATEGIES:
-            kwargs["size_includes_context"] = args.size_includes_context
-        elif args.strategy != "auto":  # auto: it applies to the Markdown documents
+            kwargs["size_includes_context"] = size_includes_context
+        elif chosen != "auto":  # auto: it applies to the Markdown documents
             raise UsageError(f"--[no-]size-includes-context applies to --strategy {', '.join(SECTION_STRATEGIES)} or auto "
                              "(the strategies whose chunks carry a context), not to " + strategy)
-    tokenizer = _tokenizer(args.tokenizer)
+    if isinstance(tokenizer, str):
+        tokenizer = _tokenizer(tokenizer)
     if tokenizer is not None:
         kwargs["tokenizer"] = tokenizer
     try:

@@ -71,34 +71,30 @@ def _peer(name: str, size: int, overlap: int, length: Any) -> Any:
         from langchain_text_splitters import RecursiveCharacterTextSplitter
     except ImportError:
         raise UsageError("--strategy langchain needs langchain-text-splitters: pip install langchain-text-splitters") from None
-    return RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap, length_function=length)
+    try:
+        return RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap, length_function=length)
+    except ValueError as exc:  # "chunk_size must be > 0, got 0"
+        raise UsageError(f"--strategy {name}: {exc}") from None
 
 
 def chunkers(args: argparse.Namespace, tokenizer: Any) -> Dict[str, Any]:
-    """The grid, named ``strategy-size-overlap``; combinations with overlap >= size are left out (said on stderr)."""
-    from ..__main__ import STRATEGIES, UsageError
+    """The grid, named ``strategy-size-overlap``, each chunkwise chunker built as ``chunkwise chunk`` builds its own
+    (the same checks, the same errors); combinations with overlap >= size are left out (said on stderr)."""
+    from ..__main__ import UsageError, _build_chunker
 
     out: Dict[str, Any] = {}
     sizes = args.size or [400]
     overlaps = args.overlap or [0]
+    tok = tokenizer if args.size_unit == "tokens" else None
     for strategy, size, overlap in itertools.product(args.strategy or ["recursive"], sizes, overlaps):
         name = f"{strategy}-{size}-{overlap}"
-        if size < 1 or overlap < 0:
-            raise UsageError(f"--size must be >= 1 and --overlap >= 0, got {size} and {overlap}")
-        if overlap >= size:
+        if 1 <= size <= overlap:
             print(f"chunkwise eval: left out {name}: --overlap {overlap} is not below --size {size}", file=sys.stderr)
             continue
-        tok = tokenizer if args.size_unit == "tokens" else None
         if strategy in PEERS:
             out[name] = _peer(strategy, size, overlap, tok.count if tok is not None else len)
-            continue
-        kwargs: Dict[str, Any] = {"size": size, "overlap": overlap}
-        if tok is not None:
-            kwargs["tokenizer"] = tok
-        try:
-            out[name] = STRATEGIES[strategy](**kwargs)
-        except ValueError as exc:
-            raise UsageError(f"{name}: {exc}") from None
+        else:
+            out[name] = _build_chunker(strategy, size, overlap, tok)
     if not out:
         raise UsageError("nothing to evaluate: every --overlap is at least its --size")
     return out
