@@ -482,6 +482,14 @@ def test_command_bad_options_exit_2(argv, message):
     assert proc.returncode == 2 and message in proc.stderr
 
 
+def test_command_usage_error_through_python_m(tmp_path):
+    # The timeout only stops a hang (the defect), it measures nothing.
+    proc = subprocess.run([sys.executable, "-m", "chunkwise", "inspect", str(SAMPLE), "--size", "0", "--out",
+                           str(tmp_path / "p.html")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr == "chunkwise: error: --size must be >= 1, got 0\n"
+    assert not (tmp_path / "p.html").exists()
+
+
 # -- the README ---------------------------------------------------------------------------------------------------
 
 

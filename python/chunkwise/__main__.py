@@ -50,7 +50,7 @@ from collections import Counter
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple, Union
 
-from . import _core, _writers, benchmark, loaders
+from . import _core, _writers, benchmark, inspector, loaders
 from ._progress import Progress
 from ._writers import FIELDS
 from .evaluation import cli as evaluation_cli
@@ -637,51 +637,6 @@ def _chunk_command(args: argparse.Namespace) -> int:
     return 1 if problems.failed() else 0
 
 
-def _inspect_command(args: argparse.Namespace) -> int:
-    """``chunkwise inspect``: one file cut by each ``--strategy``, side by side on an HTML page (see inspector)."""
-    from . import inspector
-
-    path = Path(args.file)
-    suffix = _document_suffix(path)
-    chunkers: Dict[str, Any] = {}
-    for name in args.strategy or ["recursive"]:
-        strategy = name
-        if name == "auto":  # what ``chunk --strategy auto`` takes for this file
-            markdown = suffix in MARKDOWN_SUFFIXES or (suffix in loaders.SUFFIXES and suffix != ".pdf")
-            strategy = "table" if suffix in TABLE_FORMATS else "markdown" if markdown else "recursive"
-            name = f"auto ({strategy})"
-        label, n = name, 2
-        while label in chunkers:
-            label, n = f"{name} #{n}", n + 1
-        chunkers[label] = _make_chunker(args, strategy, TABLE_FORMATS.get(suffix, "markdown"))
-    target = _output_target(args.out)
-    try:
-        data = _read(path, set())
-        assert data is not None  # (None stands for a file of the run's own output: there is none here)
-        if suffix in loaders.SUFFIXES:
-            loaded = loaders.load(path.with_name(path.name[: len(path.name) - len("".join(path.suffixes))] + suffix),
-                                  data)
-            text = join_pages(loaded.pages) if loaded.pages is not None else loaded.text
-        else:
-            text = _decode(data)
-    except _Skip as skip:
-        raise UsageError(f"FILE {args.file}: {skip}") from None
-    except (ValueError, ImportError) as exc:  # not UTF-8, no loader installed, a file its loader cannot parse
-        raise UsageError(f"FILE {args.file}: cannot read as text: {exc}") from None
-    title = "standard input" if str(path) == "-" else path.name
-    try:
-        if target is None:
-            sys.stdout.write(inspector.render(text, chunkers, title=title))
-        else:
-            inspector.write(target, text, chunkers, title=title)
-    except ValueError as exc:  # ChunkingError
-        print(f"chunkwise: failed {args.file}: {exc}", file=sys.stderr)
-        return 1
-    print(f"chunkwise: {args.out}: {args.file} ({len(text):,} characters) cut by {', '.join(chunkers)}",
-          file=sys.stderr)
-    return 0
-
-
 def _disk_size(path: Path) -> int:
     try:
         return 0 if str(path) == "-" else os.stat(path).st_size
@@ -964,21 +919,7 @@ def _parser() -> argparse.ArgumentParser:
     bar.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
     chunk.set_defaults(func=_chunk_command)
-    inspect = commands.add_parser(
-        "inspect",
-        help="an HTML page that shows where the chunks of a file fall",
-        description="Write a self-contained HTML page that shows FILE with its chunks as coloured spans (overlaps "
-        "hatched), each chunk's metadata on hover, and a histogram of sizes; several --strategy side by side.",
-    )
-    inspect.add_argument("file", metavar="FILE", help="a text file (as chunk reads it: UTF-8, compressed, HTML, ...)")
-    inspect.add_argument("--strategy", action="append", choices=sorted([*STRATEGIES, "auto"]), default=None,
-                         help="repeat for columns side by side (default: recursive)")
-    inspect.add_argument("--size", type=_integer, default=512, help="largest chunk (default 512)")
-    inspect.add_argument("--overlap", type=_integer, default=0, help="overlap between chunks (default 0)")
-    inspect.add_argument("--min-size", type=_integer, default=0, help="merge chunks smaller than this (default 0)")
-    inspect.add_argument("--tokenizer", default=None, help="sizes in tokens: a tiktoken encoding or a tokenizer.json")
-    inspect.add_argument("--out", required=True, help="the HTML file to write (- for standard output)")
-    inspect.set_defaults(func=_inspect_command, restart=None, rows_per_chunk=None, size_includes_context=None)
+    inspector.add_parser(commands, _integer)
     evaluation_cli.add_parser(commands, _integer)
     benchmark.add_parser(commands, _integer)
     return parser
@@ -1028,7 +969,8 @@ def run() -> int:
 
 if __name__ == "__main__":
     # As ``python -m chunkwise`` this file is the module __main__, a copy of chunkwise.__main__: the commands in
-    # modules of their own (eval, bench) raise chunkwise.__main__'s UsageError, which only that module's main catches.
+    # modules of their own (eval, bench, inspect) raise chunkwise.__main__'s UsageError, which only that module's
+    # main catches.
     from chunkwise.__main__ import run as _run
 
     sys.exit(_run())

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -431,3 +432,77 @@ _SCRIPT = r"""
   }
 })();
 """.replace("PREVIEW", str(PREVIEW_CHARS))
+
+
+# -- the command --------------------------------------------------------------------------------------------------
+
+
+def add_parser(commands: Any, integer: Any) -> None:
+    """The ``inspect`` subcommand, on the ``chunkwise`` parser's subcommands."""
+    from .__main__ import STRATEGIES
+
+    p = commands.add_parser(
+        "inspect",
+        help="an HTML page that shows where the chunks of a file fall",
+        description="Write a self-contained HTML page that shows FILE with its chunks as coloured spans (overlaps "
+        "hatched), each chunk's metadata on hover, and a histogram of sizes; several --strategy side by side.",
+    )
+    p.add_argument("file", metavar="FILE", help="a text file (as chunk reads it: UTF-8, compressed, HTML, ...)")
+    p.add_argument("--strategy", action="append", choices=sorted([*STRATEGIES, "auto"]), default=None,
+                   help="repeat for columns side by side (default: recursive)")
+    p.add_argument("--size", type=integer, default=512, help="largest chunk (default 512)")
+    p.add_argument("--overlap", type=integer, default=0, help="overlap between chunks (default 0)")
+    p.add_argument("--min-size", type=integer, default=0, help="merge chunks smaller than this (default 0)")
+    p.add_argument("--tokenizer", default=None, help="sizes in tokens: a tiktoken encoding or a tokenizer.json")
+    p.add_argument("--out", required=True, help="the HTML file to write (- for standard output)")
+    p.set_defaults(func=command, restart=None, rows_per_chunk=None, size_includes_context=None)
+
+
+def command(args: Any) -> int:
+    """``chunkwise inspect``: one file cut by each ``--strategy``, side by side on an HTML page, its chunkers built
+    and its file read as ``chunkwise chunk`` builds and reads them."""
+    from . import join_pages, loaders
+    from .__main__ import (
+        MARKDOWN_SUFFIXES, TABLE_FORMATS, UsageError, _decode, _document_suffix, _make_chunker, _output_target, _read,
+        _Skip,
+    )
+
+    path = Path(args.file)
+    suffix = _document_suffix(path)
+    chunkers: Dict[str, Any] = {}
+    for name in args.strategy or ["recursive"]:
+        strategy = name
+        if name == "auto":  # what ``chunk --strategy auto`` takes for this file
+            markdown = suffix in MARKDOWN_SUFFIXES or (suffix in loaders.SUFFIXES and suffix != ".pdf")
+            strategy = "table" if suffix in TABLE_FORMATS else "markdown" if markdown else "recursive"
+            name = f"auto ({strategy})"
+        label, n = name, 2
+        while label in chunkers:
+            label, n = f"{name} #{n}", n + 1
+        chunkers[label] = _make_chunker(args, strategy, TABLE_FORMATS.get(suffix, "markdown"))
+    target = _output_target(args.out)
+    try:
+        data = _read(path, set())
+        assert data is not None  # (None stands for a file of the run's own output: there is none here)
+        if suffix in loaders.SUFFIXES:
+            loaded = loaders.load(path.with_name(path.name[: len(path.name) - len("".join(path.suffixes))] + suffix),
+                                  data)
+            text = join_pages(loaded.pages) if loaded.pages is not None else loaded.text
+        else:
+            text = _decode(data)
+    except _Skip as skip:
+        raise UsageError(f"FILE {args.file}: {skip}") from None
+    except (ValueError, ImportError) as exc:  # not UTF-8, no loader installed, a file its loader cannot parse
+        raise UsageError(f"FILE {args.file}: cannot read as text: {exc}") from None
+    title = "standard input" if str(path) == "-" else path.name
+    try:
+        if target is None:
+            sys.stdout.write(render(text, chunkers, title=title))
+        else:
+            write(target, text, chunkers, title=title)
+    except ValueError as exc:  # ChunkingError
+        print(f"chunkwise: failed {args.file}: {exc}", file=sys.stderr)
+        return 1
+    print(f"chunkwise: {args.out}: {args.file} ({len(text):,} characters) cut by {', '.join(chunkers)}",
+          file=sys.stderr)
+    return 0
