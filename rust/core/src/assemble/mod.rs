@@ -23,6 +23,7 @@
 
 mod fixed;
 mod greedy;
+mod index;
 #[cfg(test)]
 mod tests;
 mod window;
@@ -268,6 +269,7 @@ impl<'a> Assembler<'a> {
     ) -> Result<Option<Resume>, crate::error::ChunkError> {
         let first = out.len();
         let mut win = Window::new(from.bytes_per_unit);
+        let mut index = None;
         let mut pos = from.pos;
         // The previous chunk: where its boundary is, and where its content ends.
         let (mut prev_cut, mut prev_end) = (from.prev_cut, from.prev_end);
@@ -301,17 +303,25 @@ impl<'a> Assembler<'a> {
             }
             let mark = match self.mode {
                 Mode::Greedy => {
-                    if !self.reuse(text, start, &mut win) {
-                        let rate = win.bytes_per_unit();
-                        self.open(text, start, &mut win);
-                        // The window's choices read up to its end (and the context after it).
-                        if self.horizon.is_some_and(|h| win.scan_end() >= h) {
-                            return stopped(pos, prev_cut, prev_end, rate);
+                    let index = index.get_or_insert_with(|| self.paragraph_index(start));
+                    if let Some(mark) = index
+                        .as_mut()
+                        .and_then(|index| self.choose_paragraphs(text, index, start))
+                    {
+                        mark
+                    } else {
+                        if !self.reuse(text, start, &mut win) {
+                            let rate = win.bytes_per_unit();
+                            self.open(text, start, &mut win);
+                            // The window's choices read up to its end (and the context after it).
+                            if self.horizon.is_some_and(|h| win.scan_end() >= h) {
+                                return stopped(pos, prev_cut, prev_end, rate);
+                            }
                         }
+                        let budget = self.budget(text, start);
+                        let mark = self.choose(text, &mut win, budget);
+                        self.fit_exactly(text, &mut win, mark, budget)
                     }
-                    let budget = self.budget(text, start);
-                    let mark = self.choose(text, &mut win, budget);
-                    self.fit_exactly(text, &mut win, mark, budget)
                 }
                 Mode::Fixed { snap, restart } => {
                     let (mark, reach) =

@@ -272,23 +272,7 @@ impl Assembler<'_> {
             }
             let seg = &text[prev..b.pos];
             if per_char {
-                // One count of the piece, less its trailing whitespace: ASCII first, Unicode spaces (U+3000, NBSP)
-                // only when a non-ASCII byte ends what is left.
-                let units = size_of(seg);
-                let mut content = trim_ascii_end(seg).len();
-                let mut blank = seg.len() - content;
-                let bytes = seg.as_bytes();
-                if !ascii
-                    && content > 0
-                    && bytes[content - 1] >= 0x80
-                    && ends_in_wide_space(&bytes[..content])
-                {
-                    let unicode = seg[..content].trim_end().len();
-                    if unicode < content {
-                        blank += self.sizer.size(&seg[unicode..content]);
-                        content = unicode;
-                    }
-                }
+                let (units, content, blank) = self.piece(seg, ascii);
                 if content > 0 {
                     trimmed_size = size + units - blank;
                     trimmed_end = prev + content;
@@ -320,6 +304,33 @@ impl Assembler<'_> {
             marks.extend_from_slice(&old[past..]);
         }
         std::mem::swap(&mut win.marks, &mut win.tail);
+    }
+
+    /// For units that add up per char: the size of `seg`, the length of its content (trailing whitespace left out)
+    /// and the size of that whitespace. One count of the piece, less its trailing whitespace: ASCII first, Unicode
+    /// spaces (U+3000, NBSP) only when a non-ASCII byte ends what is left. `ascii`: the piece is known to be ASCII.
+    #[inline]
+    pub(super) fn piece(&self, seg: &str, ascii: bool) -> (usize, usize, usize) {
+        let units = if ascii {
+            seg.len()
+        } else {
+            self.sizer.size(seg)
+        };
+        let mut content = trim_ascii_end(seg).len();
+        let mut blank = seg.len() - content;
+        let bytes = seg.as_bytes();
+        if !ascii
+            && content > 0
+            && bytes[content - 1] >= 0x80
+            && ends_in_wide_space(&bytes[..content])
+        {
+            let unicode = seg[..content].trim_end().len();
+            if unicode < content {
+                blank += self.sizer.size(&seg[unicode..content]);
+                content = unicode;
+            }
+        }
+        (units, content, blank)
     }
 
     /// `measure` for units that do not add up (tokens): every mark's sizes come from one call of

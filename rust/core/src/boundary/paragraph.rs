@@ -4,19 +4,47 @@
 use super::{is_blank_byte, Boundary, Level};
 
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
+    let window = &text.as_bytes()[from..to];
+    // One search over the window for every break: a search per line costs more than the line. Form feeds are rare:
+    // without one in the window, the search looks for one byte, not two.
+    if memchr::memchr(b'\x0c', window).is_some() {
+        scan(
+            text,
+            from,
+            to,
+            level,
+            out,
+            memchr::memchr2_iter(b'\n', b'\x0c', window),
+        );
+    } else {
+        scan(
+            text,
+            from,
+            to,
+            level,
+            out,
+            memchr::memchr_iter(b'\n', window),
+        );
+    }
+}
+
+/// The boundaries of `text[from..to]`, given the offsets (from `from`) of its line breaks and form feeds.
+fn scan(
+    text: &str,
+    from: usize,
+    to: usize,
+    level: Level,
+    out: &mut Vec<Boundary>,
+    breaks: impl Iterator<Item = usize>,
+) {
     let bytes = text.as_bytes();
+    // Breaks before `i` were read as part of a run already.
     let mut i = from;
-    // Form feeds are rare: without one in the window, the search for the next break looks for one byte, not two.
-    let feeds = memchr::memchr(b'\x0c', &bytes[from..to]).is_some();
-    let next_break = |i: usize| {
-        if feeds {
-            memchr::memchr2(b'\n', b'\x0c', &bytes[i..to])
-        } else {
-            memchr::memchr(b'\n', &bytes[i..to])
+    for off in breaks {
+        let nl = from + off;
+        if nl < i {
+            continue;
         }
-    };
-    while let Some(off) = next_break(i) {
-        let nl = i + off;
         if bytes[nl] == b'\x0c' {
             // A form feed (page break) ends a paragraph wherever it stands; a following newline joins the break.
             let mut end = nl + 1;
@@ -33,7 +61,6 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
         }
         // Most lines go on with content: no blank line can start here (a blank byte or a line feed would).
         if bytes.get(nl + 1).is_some_and(|&b| b > b' ') {
-            i = nl + 1;
             continue;
         }
         // Follow the run of blank lines that may start here; `last` is the last newline of the run.
