@@ -33,6 +33,9 @@ struct Entry {
 pub(super) struct Index {
     /// The level the paragraph boundaries report at.
     level: Level,
+    /// The level of line ends, when they alone make the next level: a chunk inside a paragraph is then a run of
+    /// whole lines when one fits, chosen without a window too.
+    lines: Option<Level>,
     /// The boundaries scanned and not yet passed, in order; `entries[next..]` lie after the last chunk start.
     entries: Vec<Entry>,
     next: usize,
@@ -53,14 +56,17 @@ impl Assembler<'_> {
     /// only source of the strongest level.
     pub(super) fn paragraph_index(&self, origin: usize) -> Option<Index> {
         let strongest = *self.levels.first()?;
-        let mut sources = self
-            .emitters
-            .iter()
-            .filter(|(_, level, _)| *level >= strongest);
-        let paragraphs = matches!(
-            sources.next(),
-            Some((Source::Emitter(Emitter::Paragraph), _, _))
-        ) && sources.next().is_none();
+        let only = |level: Level, emitter: Emitter| {
+            let mut sources = self.emitters.iter().filter(|(_, l, _)| *l == level);
+            matches!(sources.next(), Some((Source::Emitter(e), _, _)) if std::mem::discriminant(e) == std::mem::discriminant(&emitter))
+                && sources.next().is_none()
+        };
+        let paragraphs = only(strongest, Emitter::Paragraph);
+        let lines = self
+            .levels
+            .get(1)
+            .copied()
+            .filter(|&level| only(level, Emitter::Line));
         let applies = paragraphs
             && self.mode == Mode::Greedy
             && self.trim
@@ -77,6 +83,7 @@ impl Assembler<'_> {
         };
         applies.then(|| Index {
             level: strongest,
+            lines,
             entries: Vec::new(),
             next: 0,
             scanned: origin,
@@ -134,6 +141,12 @@ impl Assembler<'_> {
                 continue; // nothing but whitespace before it
             }
             if e.trimmed_size - base > self.capacity {
+                if best.is_none() {
+                    // The chunk ends inside the paragraph that ends at `e`.
+                    return index.lines.and_then(|level| {
+                        self.choose_lines(text, start, e.pos, level, &mut index.fresh)
+                    });
+                }
                 break;
             }
             best = Some(e);
@@ -150,6 +163,63 @@ impl Assembler<'_> {
             trimmed_size: e.trimmed_size - base,
             exact: true,
         })
+    }
+
+    /// The chunk starting at `start` inside a paragraph that ends at `end` (too far to fit) as a run of whole lines:
+    /// the mark of the last line end that fits, or `None` when none does. Lines are emitted from the start a piece at
+    /// a time, until a line end that does not fit.
+    fn choose_lines(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        level: Level,
+        fresh: &mut Vec<Boundary>,
+    ) -> Option<Mark> {
+        let source = self.source(text, &Emitter::Line);
+        let bytes = source.as_bytes();
+        // The first piece reaches the line break after the content that no longer fits: no line end before it is
+        // too big, and the one after it is, unless trailing whitespace is all that lies between.
+        let over = self.sizer.advance(text, start, self.capacity).min(end);
+        let mut to = memchr::memchr(b'\n', &bytes[over..end]).map_or(end, |nl| over + nl + 1);
+        let (mut from, mut prev) = (start, start);
+        let (mut size, mut trimmed_end, mut trimmed_size) = (0, start, 0);
+        let mut best = None;
+        loop {
+            fresh.clear();
+            Emitter::Line.emit(source, from, to, level, fresh);
+            for b in fresh.iter() {
+                if b.pos >= end || !is_grapheme_boundary(text, b.pos) {
+                    continue;
+                }
+                let (units, content, blank) = self.piece(&text[prev..b.pos], false);
+                if content > 0 {
+                    (trimmed_end, trimmed_size) = (prev + content, size + units - blank);
+                }
+                size += units;
+                prev = b.pos;
+                if trimmed_end <= start {
+                    continue;
+                }
+                if trimmed_size > self.capacity {
+                    return best;
+                }
+                best = Some(Mark {
+                    pos: b.pos,
+                    level,
+                    size,
+                    trimmed_end,
+                    trimmed_size,
+                    exact: true,
+                });
+            }
+            if to >= end {
+                return best; // the paragraph's end does not fit
+            }
+            from = to;
+            let ahead = (to + 1024).min(end);
+            to = memchr::memchr(b'\n', &bytes[ahead..end]).map_or(end, |nl| ahead + nl + 1);
+        }
     }
 
     /// Scans the next block of the text for paragraph boundaries and measures them. False when nothing more may be

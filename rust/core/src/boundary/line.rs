@@ -71,6 +71,11 @@ pub(crate) fn starts_with_pause(next_line: &str) -> bool {
         .take(MAX_GAP + 1)
         .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
         .count();
+    // The same quick answer after an indent or blank lines.
+    match next_line.as_bytes().get(gap) {
+        Some(&b) if b.is_ascii_alphanumeric() || (0xE4..=0xEC).contains(&b) => return false,
+        _ => {}
+    }
     gap <= MAX_GAP
         && next_line[gap..]
             .chars()

@@ -40,8 +40,8 @@ fn scan(
     let bytes = text.as_bytes();
     // Breaks before `i` were read as part of a run already.
     let mut i = from;
-    for off in breaks {
-        let nl = from + off;
+    let mut breaks = breaks.map(|off| from + off).peekable();
+    while let Some(nl) = breaks.next() {
         if nl < i {
             continue;
         }
@@ -59,8 +59,14 @@ fn scan(
             i = end.min(to);
             continue;
         }
-        // Most lines go on with content: no blank line can start here (a blank byte or a line feed would).
-        if bytes.get(nl + 1).is_some_and(|&b| b > b' ') {
+        // Most lines go on with content: no blank line can start here (a blank byte or a line feed would). Nor can
+        // one where the next line ends in content (an indented line): told by its last byte, not by reading its
+        // indent.
+        if bytes.get(nl + 1).is_some_and(|&b| b > b' ')
+            || breaks
+                .peek()
+                .is_some_and(|&next| next > nl + 1 && bytes[next - 1] > b' ')
+        {
             continue;
         }
         // Follow the run of blank lines that may start here; `last` is the last newline of the run.
