@@ -1,13 +1,16 @@
-//! The strongest level indexed once. When a strategy's strongest cuts are blank lines alone and sizes add up per
+//! The prose levels without a window. When a strategy's strongest cuts are blank lines alone and sizes add up per
 //! char, most chunks are runs of whole paragraphs. Their boundaries are found and measured in one forward pass,
-//! block by block, and such a chunk is chosen from the index with no window opened: a window would emit and measure
-//! the same paragraphs again for every chunk that starts inside it. A chunk that must end inside a paragraph (the
-//! first one after its start does not fit) is left to the window and the weaker levels.
+//! block by block (the index), and such a chunk is chosen from them with no window opened: a window would emit and
+//! measure the same paragraphs again for every chunk that starts inside it. A chunk that must end inside a paragraph
+//! is a run of whole lines when one fits, else of whole sentences, clauses, wraps or words: each level is emitted
+//! from the chunk start only as far as its first piece that no longer fits. Only a chunk that not even a word fits
+//! in (or one whose choice would read past a stream's horizon) goes to the window.
 //!
-//! The index holds the marks a window opened at the chunk start would hold at that level (same boundaries, same
-//! sizes), so a chunk is the same whichever path chose it. The paragraph emitter decides a cut from the blank run
-//! that makes it and the line after it, not from where its scan started, as long as the scan starts at content: a
-//! trimmed chunk start, or a block edge just after a line break that content follows.
+//! The marks are those a window opened at the chunk start would hold (same boundaries, same sizes), so a chunk is
+//! the same whichever path chose it. The paragraph emitter decides a cut from the blank run that makes it and the
+//! line after it, not from where its scan started, as long as the scan starts at content: a trimmed chunk start, or
+//! a block edge just after a line break that content follows. Sizes only grow along the text, so the last boundary
+//! that fits is the one before the first that does not.
 
 use super::{Assembler, Mark, Mode};
 use crate::boundary::{is_grapheme_boundary, Boundary, Emitter, Level};
@@ -33,9 +36,10 @@ struct Entry {
 pub(super) struct Index {
     /// The level the paragraph boundaries report at.
     level: Level,
-    /// The level of line ends, when they alone make the next level: a chunk inside a paragraph is then a run of
-    /// whole lines when one fits, chosen without a window too.
-    lines: Option<Level>,
+    /// The next levels, as far as line ends, sentence ends, clauses, soft wraps and words alone make them, in this
+    /// order (the prose levels): a chunk inside a paragraph is a run of whole lines when one fits, else of whole
+    /// sentences, and so on, chosen without a window too. A chunk that not even a word fits in goes to the window.
+    weaker: Vec<(Emitter, Level)>,
     /// The boundaries scanned and not yet passed, in order; `entries[next..]` lie after the last chunk start.
     entries: Vec<Entry>,
     next: usize,
@@ -62,11 +66,19 @@ impl Assembler<'_> {
                 && sources.next().is_none()
         };
         let paragraphs = only(strongest, Emitter::Paragraph);
-        let lines = self
-            .levels
-            .get(1)
-            .copied()
-            .filter(|&level| only(level, Emitter::Line));
+        let mut weaker = Vec::new();
+        for (&level, emitter) in self.levels[1..].iter().zip([
+            Emitter::Line,
+            Emitter::Sentence,
+            Emitter::Clause,
+            Emitter::Wrap,
+            Emitter::Word,
+        ]) {
+            if !only(level, emitter.clone()) {
+                break;
+            }
+            weaker.push((emitter, level));
+        }
         let applies = paragraphs
             && self.mode == Mode::Greedy
             && self.trim
@@ -83,7 +95,7 @@ impl Assembler<'_> {
         };
         applies.then(|| Index {
             level: strongest,
-            lines,
+            weaker,
             entries: Vec::new(),
             next: 0,
             scanned: origin,
@@ -143,9 +155,14 @@ impl Assembler<'_> {
             if e.trimmed_size - base > self.capacity {
                 if best.is_none() {
                     // The chunk ends inside the paragraph that ends at `e`.
-                    return index.lines.and_then(|level| {
-                        self.choose_lines(text, start, e.pos, level, &mut index.fresh)
-                    });
+                    let mut end = e.pos;
+                    for (emitter, level) in &index.weaker {
+                        match self.choose_in(text, start, end, emitter, *level, &mut index.fresh) {
+                            Ok(mark) => return Some(mark),
+                            Err(proof) => end = proof,
+                        }
+                    }
+                    return None;
                 }
                 break;
             }
@@ -165,31 +182,44 @@ impl Assembler<'_> {
         })
     }
 
-    /// The chunk starting at `start` inside a paragraph that ends at `end` (too far to fit) as a run of whole lines:
-    /// the mark of the last line end that fits, or `None` when none does. Lines are emitted from the start a piece at
-    /// a time, until a line end that does not fit.
-    fn choose_lines(
+    /// The chunk starting at `start` before `end` (a boundary of a stronger level that does not fit) as a run of
+    /// whole pieces of `emitter` (lines, sentences, ...): the mark of the last of its boundaries that fits, or else
+    /// the first that does not (or `end`), before which the next level must cut. The boundaries are emitted from
+    /// the start up to a little past the content that no longer fits, and further only when no boundary there is
+    /// too big (trailing whitespace). Lines are emitted on from where the last piece stopped (a line's cut reads the
+    /// whole line, wherever its scan starts); the other levels again from the start (as a window would scan them),
+    /// over twice the length.
+    fn choose_in(
         &self,
         text: &str,
         start: usize,
         end: usize,
+        emitter: &Emitter,
         level: Level,
         fresh: &mut Vec<Boundary>,
-    ) -> Option<Mark> {
-        let source = self.source(text, &Emitter::Line);
+    ) -> Result<Mark, usize> {
+        let source = self.source(text, emitter);
         let bytes = source.as_bytes();
-        // The first piece reaches the line break after the content that no longer fits: no line end before it is
-        // too big, and the one after it is, unless trailing whitespace is all that lies between.
+        let lines = matches!(emitter, Emitter::Line);
         let over = self.sizer.advance(text, start, self.capacity).min(end);
-        let mut to = memchr::memchr(b'\n', &bytes[over..end]).map_or(end, |nl| over + nl + 1);
-        let (mut from, mut prev) = (start, start);
-        let (mut size, mut trimmed_end, mut trimmed_size) = (0, start, 0);
+        // A piece of text ends after a line break (a char boundary) past `at`, or at `end`.
+        let edge = |at: usize| {
+            let at = at.min(end);
+            memchr::memchr(b'\n', &bytes[at..end]).map_or(end, |nl| at + nl + 1)
+        };
+        let mut to = if lines {
+            edge(over)
+        } else {
+            crate::offsets::ceil_char_boundary(text, (over + 64).min(end))
+        };
+        let mut from = start;
+        let (mut prev, mut size, mut trimmed_end, mut trimmed_size) = (start, 0, start, 0);
         let mut best = None;
         loop {
             fresh.clear();
-            Emitter::Line.emit(source, from, to, level, fresh);
+            emitter.emit(source, from, to, level, fresh);
             for b in fresh.iter() {
-                if b.pos >= end || !is_grapheme_boundary(text, b.pos) {
+                if b.pos <= prev || b.pos >= end || !is_grapheme_boundary(text, b.pos) {
                     continue;
                 }
                 let (units, content, blank) = self.piece(&text[prev..b.pos], false);
@@ -202,7 +232,7 @@ impl Assembler<'_> {
                     continue;
                 }
                 if trimmed_size > self.capacity {
-                    return best;
+                    return best.ok_or(b.pos);
                 }
                 best = Some(Mark {
                     pos: b.pos,
@@ -214,11 +244,14 @@ impl Assembler<'_> {
                 });
             }
             if to >= end {
-                return best; // the paragraph's end does not fit
+                return best.ok_or(end);
             }
-            from = to;
-            let ahead = (to + 1024).min(end);
-            to = memchr::memchr(b'\n', &bytes[ahead..end]).map_or(end, |nl| ahead + nl + 1);
+            if lines {
+                from = to;
+                to = edge(to + 1024);
+            } else {
+                to = crate::offsets::ceil_char_boundary(text, (start + 2 * (to - start)).min(end));
+            }
         }
     }
 
