@@ -79,7 +79,8 @@ impl Assembler<'_> {
             }
             weaker.push((emitter, level));
         }
-        let applies = paragraphs
+        let applies = self.index
+            && paragraphs
             && self.mode == Mode::Greedy
             && self.trim
             && self.overlap == 0
@@ -321,6 +322,107 @@ impl Assembler<'_> {
             size: prev.size + units,
             trimmed_end,
             trimmed_size,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::assemble::Assembler;
+    use crate::boundary::breaks::line_view;
+    use crate::boundary::{Emitter, Level};
+    use crate::levels::{Levels, Name, Source};
+    use crate::size::Chars;
+    use crate::span::Span;
+
+    /// Texts of CJK and Latin prose, blank runs with spaces, CRLF, form feeds, wide spaces, indents, long lines and
+    /// runs of dashes, emoji and combining marks, made from a fixed seed.
+    fn texts() -> Vec<String> {
+        const PIECES: [&str; 30] = [
+            "中文句子。",
+            "这是，一个、测试；",
+            "「引用」",
+            "」后面",
+            "，接着",
+            "word ",
+            "Hello world. ",
+            "e.g. 3.5 ",
+            "\n",
+            "\n\n",
+            "\n  \n",
+            "\r\n",
+            "\r\n\r\n",
+            "   ",
+            "\t",
+            "\u{3000}",
+            "\u{a0}",
+            "\x0c",
+            "👍🏽",
+            "e\u{301}",
+            "日本語の文です。",
+            ". ",
+            "   indented line\n",
+            "\n\n\n",
+            "\u{2028}",
+            "\u{85}",
+            "1. item\n",
+            "--------------------------------",
+            "长长长长长长长长长长长长长长长长长长长长长长长长",
+            "Mr. Smith, a long clause; ",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        (0..150)
+            .map(|_| {
+                let k = 1 + next(150);
+                (0..k).map(|_| PIECES[next(PIECES.len())]).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chunks_chosen_without_a_window_are_the_windows_chunks() {
+        // The prose levels as the recursive strategy has them, graphemes last.
+        let mut rows = crate::splitter::prose();
+        rows.push((
+            Source::Emitter(Emitter::Grapheme),
+            Level::GRAPHEME,
+            Name::Grapheme,
+        ));
+        let levels = Levels::new(rows);
+        for (ti, text) in texts().into_iter().enumerate() {
+            let view = line_view(&text);
+            let view = (view.as_ref() != text).then_some(view.as_ref());
+            for size in [1, 3, 8, 33, 200] {
+                for min_size in [0, size / 3] {
+                    let engine = || {
+                        Assembler::new(levels.rows(), levels.order(), &Chars, size)
+                            .min_size(min_size)
+                            .view(view)
+                    };
+                    let (mut fast, mut window) = (Vec::<Span>::new(), Vec::new());
+                    engine().run(&text, &mut fast).unwrap();
+                    engine().without_index().run(&text, &mut window).unwrap();
+                    if let Some(i) =
+                        (0..fast.len().max(window.len())).find(|&i| fast.get(i) != window.get(i))
+                    {
+                        panic!(
+                            "text {ti} size {size}, min_size {min_size}, chunk {i}: {:?} != {:?} in {:?}",
+                            fast.get(i),
+                            window.get(i),
+                            &text[crate::offsets::ceil_char_boundary(&text, fast.get(i).or(window.get(i)).map_or(0, |s| s.start.saturating_sub(20)))..]
+                                .chars()
+                                .take(80)
+                                .collect::<String>()
+                        );
+                    }
+                }
+            }
         }
     }
 }

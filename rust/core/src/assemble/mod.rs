@@ -85,6 +85,9 @@ pub struct Assembler<'a> {
     /// The text is the head of a longer one (a stream): no chunk is made whose choice may read at or past this
     /// position, since what follows in the stream could change it (see [`Assembler::resume`]).
     horizon: Option<usize>,
+    /// Whether chunks of the prose levels may be chosen without a window (see `index`): off only in tests, which
+    /// compare the two paths.
+    index: bool,
 }
 
 /// Where a run of the engine stands before a chunk whose window is new: all it carries from one window to the
@@ -194,7 +197,15 @@ impl<'a> Assembler<'a> {
             eager: 0,
             stop: Stop::default(),
             horizon: None,
+            index: true,
         }
+    }
+
+    /// Every greedy chunk chosen through a window, as the index path must match.
+    #[cfg(test)]
+    fn without_index(mut self) -> Self {
+        self.index = false;
+        self
     }
 
     /// The largest overlap between consecutive chunks, in the sizer's unit.

@@ -53,7 +53,7 @@ fn parsed(level: Level, name: Name) -> Row {
 
 /// The text levels: blank lines, lines, sentences, clauses, soft wraps, words (graphemes are added to every
 /// strategy).
-fn prose() -> Vec<Row> {
+pub(crate) fn prose() -> Vec<Row> {
     use Emitter::*;
     vec![
         scan(Paragraph, Level::PARAGRAPH),
