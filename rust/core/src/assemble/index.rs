@@ -185,11 +185,9 @@ impl Assembler<'_> {
 
     /// The chunk starting at `start` before `end` (a boundary of a stronger level that does not fit) as a run of
     /// whole pieces of `emitter` (lines, sentences, ...): the mark of the last of its boundaries that fits, or else
-    /// the first that does not (or `end`), before which the next level must cut. The boundaries are emitted from
-    /// the start up to a little past the content that no longer fits, and further only when no boundary there is
-    /// too big (trailing whitespace). Lines are emitted on from where the last piece stopped (a line's cut reads the
-    /// whole line, wherever its scan starts); the other levels again from the start (as a window would scan them),
-    /// over twice the length.
+    /// where the next level's search ends. No boundary past the first content that no longer fits can fit (it
+    /// would hold that content), so the level is emitted from the start (as a window would scan it) up to a little
+    /// past there, and never further, however long the paragraph or line.
     fn choose_in(
         &self,
         text: &str,
@@ -199,61 +197,50 @@ impl Assembler<'_> {
         level: Level,
         fresh: &mut Vec<Boundary>,
     ) -> Result<Mark, usize> {
-        let source = self.source(text, emitter);
-        let bytes = source.as_bytes();
-        let lines = matches!(emitter, Emitter::Line);
         let over = self.sizer.advance(text, start, self.capacity).min(end);
-        // A piece of text ends after a line break (a char boundary) past `at`, or at `end`.
-        let edge = |at: usize| {
-            let at = at.min(end);
-            memchr::memchr(b'\n', &bytes[at..end]).map_or(end, |nl| at + nl + 1)
-        };
-        let mut to = if lines {
-            edge(over)
-        } else {
-            crate::offsets::ceil_char_boundary(text, (over + 64).min(end))
-        };
-        let mut from = start;
+        let rest = &text[over..end];
+        let content = end - rest.trim_start().len();
+        // Boundaries before `limit` may fit: up to and at the first content that does not.
+        let limit = text[content..end]
+            .chars()
+            .next()
+            .map_or(end, |c| content + c.len_utf8());
+        // Emitters read the text up to the end of their scan (words, runs of terminators): a little more of it
+        // keeps the boundaries before `limit` those of a longer scan.
+        let to = crate::offsets::ceil_char_boundary(text, (limit + 64).min(end));
+        fresh.clear();
+        emitter.emit(self.source(text, emitter), start, to, level, fresh);
         let (mut prev, mut size, mut trimmed_end, mut trimmed_size) = (start, 0, start, 0);
         let mut best = None;
-        loop {
-            fresh.clear();
-            emitter.emit(source, from, to, level, fresh);
-            for b in fresh.iter() {
-                if b.pos <= prev || b.pos >= end || !is_grapheme_boundary(text, b.pos) {
-                    continue;
-                }
-                let (units, content, blank) = self.piece(&text[prev..b.pos], false);
-                if content > 0 {
-                    (trimmed_end, trimmed_size) = (prev + content, size + units - blank);
-                }
-                size += units;
-                prev = b.pos;
-                if trimmed_end <= start {
-                    continue;
-                }
-                if trimmed_size > self.capacity {
-                    return best.ok_or(b.pos);
-                }
-                best = Some(Mark {
-                    pos: b.pos,
-                    level,
-                    size,
-                    trimmed_end,
-                    trimmed_size,
-                    exact: true,
-                });
+        for b in fresh.iter() {
+            if b.pos >= limit {
+                break;
             }
-            if to >= end {
-                return best.ok_or(end);
+            if !is_grapheme_boundary(text, b.pos) {
+                continue;
             }
-            if lines {
-                from = to;
-                to = edge(to + 1024);
-            } else {
-                to = crate::offsets::ceil_char_boundary(text, (start + 2 * (to - start)).min(end));
+            let (units, content, blank) = self.piece(&text[prev..b.pos], false);
+            if content > 0 {
+                (trimmed_end, trimmed_size) = (prev + content, size + units - blank);
             }
+            size += units;
+            prev = b.pos;
+            if trimmed_end <= start {
+                continue;
+            }
+            if trimmed_size > self.capacity {
+                break;
+            }
+            best = Some(Mark {
+                pos: b.pos,
+                level,
+                size,
+                trimmed_end,
+                trimmed_size,
+                exact: true,
+            });
         }
+        best.ok_or(limit)
     }
 
     /// Scans the next block of the text for paragraph boundaries and measures them. False when nothing more may be
