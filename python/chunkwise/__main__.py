@@ -575,15 +575,8 @@ def _chunk_command(args: argparse.Namespace) -> int:
             raise UsageError(f"--encoding {args.encoding}: unknown encoding") from None
     if args.paths.count("-") > 1:
         raise UsageError("standard input (-) can be read once")
-    if form == "parquet":
-        try:
-            # imported now, not in the timed run: pyarrow.compute alone takes a good part of a second
-            _writers.pyarrow_module("pyarrow.parquet")
-            _writers.pyarrow_module("pyarrow.compute")
-        except ImportError as exc:
-            raise UsageError(f"--format parquet: {exc}") from None
-        if args.out in (None, "-") and sys.stdout.isatty():
-            raise UsageError("--format parquet writes binary data: give --out FILE (or redirect standard output)")
+    if form == "parquet" and args.out in (None, "-") and sys.stdout.isatty():
+        raise UsageError("--format parquet writes binary data: give --out FILE (or redirect standard output)")
     previous = _Previous(args.previous) if args.previous is not None else None
     if args.removed is not None and previous is None:
         raise UsageError("--removed needs --previous (the run to compare with)")
@@ -898,7 +891,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     chunk.add_argument("--out", default=None, help="output file; default: standard output")
     chunk.add_argument("--format", choices=sorted(FORMATS), default=None,
-                       help="jsonl (one JSON object per chunk) or parquet (one row per chunk, needs pyarrow); "
+                       help="jsonl (one JSON object per chunk) or parquet (one row per chunk); "
                        "default: from the --out suffix (.parquet, .pq), else jsonl")
     chunk.add_argument("--compression", choices=["snappy", "zstd", "lz4", "gzip", "brotli", "none"],
                        default="snappy", help="Parquet compression (default snappy)")

@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -71,8 +71,8 @@ class ChunkStream:
     def finish(self) -> List[Chunk]: ...
     def push_lines(self, piece: Union[str, bytes], lines: "JsonLines", source: str) -> Tuple[bytes, int]: ...
     def finish_lines(self, lines: "JsonLines", source: str) -> Tuple[bytes, int]: ...
-    def push_arrow(self, piece: Union[str, bytes]) -> Any: ...
-    def finish_arrow(self) -> Any: ...
+    def push_rows(self, piece: Union[str, bytes]) -> Tuple[bytes, int]: ...
+    def finish_rows(self) -> Tuple[bytes, int]: ...
 
 @final
 class JsonLines:
@@ -94,6 +94,36 @@ class JsonLines:
         file: Any,
         paged: bool = False,
     ) -> List[Union[int, BaseException]]: ...
+
+@final
+class ParquetRows:
+    """How the command line writes chunks as Parquet rows: the columns, the encoder, and a previous run's ids."""
+
+    def __new__(
+        cls,
+        file: Any,
+        fields: Sequence[str],
+        previous: Optional[Iterable[str]] = None,
+        structural: bool = False,
+        tokens: bool = False,
+        compression: str = "snappy",
+    ) -> ParquetRows: ...
+    @property
+    def columns(self) -> List[str]: ...
+    @property
+    def added(self) -> int: ...
+    @property
+    def kept(self) -> int: ...
+    def written(self, id: str) -> bool: ...
+    def write_batch(
+        self,
+        splitter: Splitter,
+        texts: Sequence[Union[str, bytes]],
+        sources: Sequence[str],
+        paged: bool = False,
+    ) -> List[Union[int, BaseException]]: ...
+    def write_spooled(self, splitter: Splitter, spool: Any, source: str) -> int: ...
+    def close(self) -> None: ...
 
 @final
 class Splitter:

@@ -42,3 +42,11 @@ pub(crate) fn _release_memory(py: Python<'_>) {
     // SAFETY: mi_collect is thread-safe; it frees nothing still in use.
     py.detach(|| unsafe { libmimalloc_sys::mi_collect(true) });
 }
+
+/// [`_release_memory`] without the GIL, for a thread of the bindings' own (the Parquet encoder, after each row
+/// group).
+#[allow(unsafe_code)]
+pub(crate) fn collect() {
+    // SAFETY: mi_collect is thread-safe; it frees nothing still in use.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}

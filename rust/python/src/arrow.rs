@@ -231,15 +231,15 @@ fn offset_bytes<'a, T: arrow_array::types::ByteArrayType>(
 /// Which columns the output has: they depend on the chunker only, never on the data, so that every batch of a
 /// dataset gets the same schema.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Shape {
+struct Shape {
     /// `token_count`, for a chunker that measures in tokens.
-    pub(crate) tokens: bool,
+    tokens: bool,
     /// The description of each chunk (title path, type, rows...), for a structural chunker.
-    pub(crate) structural: bool,
+    structural: bool,
 }
 
 /// An Arrow C stream of `batches` (at least one: it carries the schema), in a PyCapsule.
-pub(crate) fn capsule(py: Python<'_>, batches: Vec<RecordBatch>) -> PyResult<Bound<'_, PyCapsule>> {
+fn capsule(py: Python<'_>, batches: Vec<RecordBatch>) -> PyResult<Bound<'_, PyCapsule>> {
     let schema = batches[0].schema();
     let reader = arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
     let stream = arrow_array::ffi_stream::FFI_ArrowArrayStream::new(Box::new(reader));
@@ -271,7 +271,7 @@ fn needs_large(texts: &[&str], prepared: &[Prepared]) -> bool {
 
 /// The output columns of `texts`, the first of which is row `first_row` (string columns with offsets of type `O`);
 /// `first_index`: the index of the first chunk of the first text (a part of a stream starts past 0).
-pub(crate) fn columns<O: OffsetSizeTrait>(
+fn columns<O: OffsetSizeTrait>(
     texts: &[&str],
     prepared: &[Prepared],
     (first_row, first_index): (usize, usize),

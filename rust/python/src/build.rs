@@ -56,11 +56,6 @@ impl Prepared {
         &self.chunks
     }
 
-    /// The chunks, taken.
-    pub(crate) fn into_chunks(self) -> Vec<chunkwise_core::Chunk> {
-        self.chunks
-    }
-
     /// What each chunk learns from the document's structure (structural strategies only).
     pub(crate) fn structure(&self) -> Option<&Description> {
         self.structure.as_ref()

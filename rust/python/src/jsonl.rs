@@ -22,7 +22,7 @@ use crate::text::{borrow_item, collect};
 
 /// The fields a line can hold, by the names `--fields` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
+pub(crate) enum Field {
     Text,
     Start,
     End,
@@ -60,11 +60,11 @@ impl Field {
         ("change", Field::Change),
     ];
 
-    fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
     }
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         Self::ALL
             .iter()
             .find(|(_, f)| *f == self)
@@ -78,9 +78,14 @@ impl Field {
 #[derive(Debug)]
 pub(crate) struct JsonLines {
     fields: Vec<Field>,
-    /// The ids of the previous run (`change` needs them).
+    changes: Changes,
+}
+
+/// A run's chunks measured against a previous run's: the previous ids (`change` needs them), the ids written by
+/// this run, and how many chunks were "added" and "kept".
+#[derive(Debug)]
+pub(crate) struct Changes {
     previous: Option<FxHashSet<u64>>,
-    /// The ids written by this run, and how many lines were "added" and "kept".
     written: Mutex<Written>,
 }
 
@@ -108,51 +113,9 @@ impl JsonLines {
     #[new]
     #[pyo3(signature = (fields, previous=None))]
     fn new(fields: &Bound<'_, PyAny>, previous: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let names = collect("fields", fields)?;
-        let mut parsed = Vec::with_capacity(names.len());
-        for (i, name) in names.iter().enumerate() {
-            let name = name
-                .cast::<PyString>()
-                .map_err(|_| wrong_type(&format!("fields[{i}]"), "str", name))?
-                .to_cow()?;
-            let field = Field::parse(&name).ok_or_else(|| {
-                let known: Vec<_> = Field::ALL.iter().map(|(n, _)| *n).collect();
-                PyValueError::new_err(format!(
-                    "fields[{i}]: unknown field {name:?} (known: {})",
-                    known.join(", ")
-                ))
-            })?;
-            if parsed.contains(&field) {
-                return Err(PyValueError::new_err(format!(
-                    "fields names {name:?} twice"
-                )));
-            }
-            parsed.push(field);
-        }
-        let previous = match previous {
-            Some(p) if !p.is_none() => {
-                let mut ids = FxHashSet::default();
-                for (i, id) in collect("previous", p)?.iter().enumerate() {
-                    let id = id
-                        .cast::<PyString>()
-                        .map_err(|_| wrong_type(&format!("previous[{i}]"), "str", id))?
-                        .to_cow()?;
-                    ids.extend(parse_id(&id));
-                }
-                Some(ids)
-            }
-            _ => None,
-        };
-        if parsed.contains(&Field::Change) && previous.is_none() {
-            return Err(PyValueError::new_err(
-                "fields: 'change' needs the ids of a previous run (previous=...)",
-            ));
-        }
-        Ok(Self {
-            fields: parsed,
-            previous,
-            written: Mutex::new(Written::default()),
-        })
+        let changes = Changes::new(previous)?;
+        let fields = parse_fields(fields, &changes)?;
+        Ok(Self { fields, changes })
     }
 
     /// The field names, in order.
@@ -164,18 +127,18 @@ impl JsonLines {
     /// Lines written so far whose chunk was not in the previous run.
     #[getter]
     fn added(&self) -> usize {
-        self.lock().added
+        self.changes.added()
     }
 
     /// Lines written so far whose chunk was in the previous run.
     #[getter]
     fn kept(&self) -> usize {
-        self.lock().kept
+        self.changes.kept()
     }
 
     /// Whether this run has written a chunk with this id (known only when comparing with a previous run).
     fn written(&self, id: &str) -> bool {
-        parse_id(id).is_some_and(|h| self.lock().ids.contains(&h))
+        self.changes.written(id)
     }
 
     /// Writes the lines of every text of `texts` (each a `str`, or UTF-8 `bytes`) to `file` (its `write` takes
@@ -197,100 +160,156 @@ impl JsonLines {
         file: &Bound<'py, PyAny>,
         paged: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let splitter = splitter.get();
-        let items = collect("texts", texts)?;
-        let sources = collect("sources", sources)?;
-        if sources.len() != items.len() {
-            return Err(ChunkingError::new_err(format!(
-                "sources must have one entry per text ({}), got {}",
-                items.len(),
-                sources.len()
-            )));
-        }
         let write = file
             .getattr(pyo3::intern!(py, "write"))
             .map_err(|_| wrong_type("file", "a binary file (with a write method)", file))?;
-        let sources = sources
-            .iter()
-            .enumerate()
-            .map(|(i, s)| borrow_item(py, || format!("sources[{i}]"), s))
-            .collect::<PyResult<Vec<&str>>>()?;
-        let mut raw: Vec<&[u8]> = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            raw.push(match item.cast::<PyBytes>() {
-                Ok(b) => b.as_bytes(),
-                Err(_) if item.is_instance_of::<PyString>() => {
-                    borrow_item(py, || format!("texts[{i}]"), item)?.as_bytes()
-                }
-                Err(_) => return Err(wrong_type(&format!("texts[{i}]"), "str or bytes", item)),
-            });
-        }
-        let checked: Vec<Option<&str>> = py.detach(|| {
-            use rayon::prelude::*;
-            raw.par_iter()
-                .map(|b| simdutf8::basic::from_utf8(b).ok())
-                .collect()
-        });
-        let strs: Vec<&str> = checked.iter().map(|t| t.unwrap_or("")).collect();
-        let doc_ids: Vec<String> = sources
-            .iter()
-            .map(|s| metadata::doc_id_of("source", s))
-            .collect();
-        let interrupt = Interrupt::new();
-        let stop = splitter.stop(&interrupt);
-        let shape = Shape::of(splitter);
+        let shape = Shape::of(splitter.get());
         let mut piece: Vec<u8> = Vec::with_capacity(PIECE + (PIECE >> 2));
-        let mut results: Vec<Bound<'py, PyAny>> = Vec::with_capacity(items.len());
-        splitter.pipeline(
-            py,
-            &strs,
-            &interrupt,
-            |i, text| {
-                checked[i]?; // not UTF-8: reported below
-                let options = ChunkOptions {
-                    doc_id: Some(&doc_ids[i]),
-                    paged,
-                };
-                Some(Prepared::split(&splitter.inner, text, options, &stop))
-            },
-            |i, prepared| {
-                results.push(match prepared {
-                    None => {
-                        let err = std::str::from_utf8(raw[i]).expect_err("checked as not UTF-8");
-                        PyUnicodeDecodeError::new_utf8(py, raw[i], err)?.into_any()
-                    }
-                    Some(Err(e)) => ChunkingError::new_err(e.to_string())
-                        .into_value(py)
-                        .into_bound(py)
-                        .into_any(),
-                    Some(Ok(p)) => {
-                        let text = strs[i];
-                        let ids = self.write(
-                            &mut piece,
-                            &shape,
-                            sources[i],
-                            &p,
-                            0,
-                            |c| &text[c.start..c.end],
-                            |full| write_piece(&write, full),
-                        )?;
-                        self.record(&ids);
-                        p.count().into_pyobject(py)?.into_any()
-                    }
-                });
+        let results = each_document(
+            splitter.get(),
+            texts,
+            sources,
+            paged,
+            |text, source, prepared| {
+                let ids = self.write(
+                    &mut piece,
+                    &shape,
+                    source,
+                    prepared,
+                    0,
+                    |c| &text[c.start..c.end],
+                    |full| write_piece(&write, full),
+                )?;
+                self.changes.record(&ids);
                 Ok(())
             },
         )?;
         write_piece(&write, &mut piece)?;
-        PyList::new(py, results)
+        Ok(results)
     }
+}
+
+/// The fields named by `fields` (a sequence of `str`), in order; `change` only against a previous run.
+pub(crate) fn parse_fields(fields: &Bound<'_, PyAny>, changes: &Changes) -> PyResult<Vec<Field>> {
+    let names = collect("fields", fields)?;
+    let mut parsed = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let name = name
+            .cast::<PyString>()
+            .map_err(|_| wrong_type(&format!("fields[{i}]"), "str", name))?
+            .to_cow()?;
+        let field = Field::parse(&name).ok_or_else(|| {
+            let known: Vec<_> = Field::ALL.iter().map(|(n, _)| *n).collect();
+            PyValueError::new_err(format!(
+                "fields[{i}]: unknown field {name:?} (known: {})",
+                known.join(", ")
+            ))
+        })?;
+        if parsed.contains(&field) {
+            return Err(PyValueError::new_err(format!(
+                "fields names {name:?} twice"
+            )));
+        }
+        parsed.push(field);
+    }
+    if parsed.contains(&Field::Change) && changes.previous.is_none() {
+        return Err(PyValueError::new_err(
+            "fields: 'change' needs the ids of a previous run (previous=...)",
+        ));
+    }
+    Ok(parsed)
+}
+
+/// Splits every text of `texts` (each a `str`, or UTF-8 `bytes`; `sources` are their sources, which name the
+/// documents and so their chunk ids) in parallel with the GIL released, and hands each one that splits to `emit`,
+/// in order, as soon as it and those before it are split: `emit(text, source, chunks)`. One item per text: its
+/// number of chunks, or the exception it raised (a `UnicodeDecodeError` for bytes that are not UTF-8, a
+/// `ChunkingError`), so that one bad text costs only itself and a text that fails is never handed to `emit`.
+/// `paged`: number the pages of every text, also of one without a form feed.
+pub(crate) fn each_document<'py>(
+    splitter: &PySplitter,
+    texts: &Bound<'py, PyAny>,
+    sources: &Bound<'py, PyAny>,
+    paged: bool,
+    mut emit: impl FnMut(&str, &str, &Prepared) -> PyResult<()>,
+) -> PyResult<Bound<'py, PyList>> {
+    let py = texts.py();
+    let items = collect("texts", texts)?;
+    let sources = collect("sources", sources)?;
+    if sources.len() != items.len() {
+        return Err(ChunkingError::new_err(format!(
+            "sources must have one entry per text ({}), got {}",
+            items.len(),
+            sources.len()
+        )));
+    }
+    let sources = sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| borrow_item(py, || format!("sources[{i}]"), s))
+        .collect::<PyResult<Vec<&str>>>()?;
+    let mut raw: Vec<&[u8]> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        raw.push(match item.cast::<PyBytes>() {
+            Ok(b) => b.as_bytes(),
+            Err(_) if item.is_instance_of::<PyString>() => {
+                borrow_item(py, || format!("texts[{i}]"), item)?.as_bytes()
+            }
+            Err(_) => return Err(wrong_type(&format!("texts[{i}]"), "str or bytes", item)),
+        });
+    }
+    let checked: Vec<Option<&str>> = py.detach(|| {
+        use rayon::prelude::*;
+        raw.par_iter()
+            .map(|b| simdutf8::basic::from_utf8(b).ok())
+            .collect()
+    });
+    let strs: Vec<&str> = checked.iter().map(|t| t.unwrap_or("")).collect();
+    let doc_ids: Vec<String> = sources
+        .iter()
+        .map(|s| metadata::doc_id_of("source", s))
+        .collect();
+    let interrupt = Interrupt::new();
+    let stop = splitter.stop(&interrupt);
+    let mut results: Vec<Bound<'py, PyAny>> = Vec::with_capacity(items.len());
+    splitter.pipeline(
+        py,
+        &strs,
+        &interrupt,
+        |i, text| {
+            checked[i]?; // not UTF-8: reported below
+            let options = ChunkOptions {
+                doc_id: Some(&doc_ids[i]),
+                paged,
+            };
+            Some(Prepared::split(&splitter.inner, text, options, &stop))
+        },
+        |i, prepared| {
+            results.push(match prepared {
+                None => {
+                    let err = std::str::from_utf8(raw[i]).expect_err("checked as not UTF-8");
+                    PyUnicodeDecodeError::new_utf8(py, raw[i], err)?.into_any()
+                }
+                Some(Err(e)) => ChunkingError::new_err(e.to_string())
+                    .into_value(py)
+                    .into_bound(py)
+                    .into_any(),
+                Some(Ok(p)) => {
+                    emit(strs[i], sources[i], &p)?;
+                    p.count().into_pyobject(py)?.into_any()
+                }
+            });
+            Ok(())
+        },
+    )?;
+    PyList::new(py, results)
 }
 
 /// About how many bytes of lines are written at a time.
 const PIECE: usize = 1 << 16;
 
 /// Writes `piece` with `write` (a file's write method), whole, and empties it.
-fn write_piece(write: &Bound<'_, PyAny>, piece: &mut Vec<u8>) -> PyResult<()> {
+pub(crate) fn write_piece(write: &Bound<'_, PyAny>, piece: &mut Vec<u8>) -> PyResult<()> {
     if piece.is_empty() {
         return Ok(());
     }
@@ -334,12 +353,44 @@ impl<'a> Shape<'a> {
     }
 }
 
-impl JsonLines {
+impl Changes {
+    /// `previous`: the chunk ids of a previous run (a sequence of `str`), or None.
+    pub(crate) fn new(previous: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let previous = match previous {
+            Some(p) if !p.is_none() => {
+                let mut ids = FxHashSet::default();
+                for (i, id) in collect("previous", p)?.iter().enumerate() {
+                    let id = id
+                        .cast::<PyString>()
+                        .map_err(|_| wrong_type(&format!("previous[{i}]"), "str", id))?
+                        .to_cow()?;
+                    ids.extend(parse_id(&id));
+                }
+                Some(ids)
+            }
+            _ => None,
+        };
+        Ok(Self {
+            previous,
+            written: Mutex::new(Written::default()),
+        })
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Written> {
         // A panic while holding the lock cannot leave the counts half-updated in a way that matters here.
         self.written
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether a previous run is compared with (else no ids need recording).
+    pub(crate) fn compared(&self) -> bool {
+        self.previous.is_some()
+    }
+
+    /// Whether the previous run had a chunk with this id.
+    pub(crate) fn kept_id(&self, id: u64) -> bool {
+        self.previous.as_ref().is_some_and(|p| p.contains(&id))
     }
 
     /// Counts the chunks of a document once it is handed out (see `added`, `kept`, `written`).
@@ -355,6 +406,28 @@ impl JsonLines {
             }
             w.ids.insert(*id);
         }
+    }
+
+    /// Chunks written so far that were not in the previous run.
+    pub(crate) fn added(&self) -> usize {
+        self.lock().added
+    }
+
+    /// Chunks written so far that were in the previous run.
+    pub(crate) fn kept(&self) -> usize {
+        self.lock().kept
+    }
+
+    /// Whether this run has written a chunk with this id (known only when comparing with a previous run).
+    pub(crate) fn written(&self, id: &str) -> bool {
+        parse_id(id).is_some_and(|h| self.lock().ids.contains(&h))
+    }
+}
+
+impl JsonLines {
+    /// Counts the chunks of a document once it is handed out (see `added`, `kept`, `written`).
+    pub(crate) fn record(&self, ids: &[u64]) {
+        self.changes.record(ids);
     }
 
     /// Writes the lines of a document's chunks (the chunks of `prepared`, the first of which has index `first`) to
@@ -420,13 +493,13 @@ impl JsonLines {
                     },
                     Field::Metadata => metadata(out, &source_json, info, c.pages),
                     Field::Change => {
-                        let kept = self.previous.as_ref().is_some_and(|p| p.contains(&c.id));
+                        let kept = self.changes.kept_id(c.id);
                         out.extend_from_slice(if kept { b"\"kept\"" } else { b"\"added\"" });
                     }
                 }
             }
             out.extend_from_slice(b"}\n");
-            if self.previous.is_some() {
+            if self.changes.compared() {
                 ids.push(c.id);
             }
             if out.len() >= PIECE {

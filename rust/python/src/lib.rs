@@ -15,6 +15,7 @@ mod interrupt;
 mod jsonl;
 mod langchain;
 mod metadata;
+mod parquet;
 mod splitter;
 mod stream;
 mod text;
@@ -31,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;
     m.add_class::<jsonl::JsonLines>()?;
+    m.add_class::<parquet::ParquetRows>()?;
     m.add_class::<chunk::Chunk>()?;
     m.add_class::<tokenizer::PyTokenizer>()?;
     m.add_class::<langchain::PyLangchainSplitter>()?;

@@ -4,7 +4,7 @@
 use chunkwise_core::ChunkStream;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::build::{Prepared, Texts};
 use crate::errors::{run, DETACH_BYTES};
@@ -84,21 +84,21 @@ impl PyChunkStream {
         Ok(self.write(py, &prepared, lines, source))
     }
 
-    /// `push`, the chunks as an Arrow C stream of one record batch (the columns of `chunk_arrow`, `row` 0), in a
-    /// PyCapsule.
-    fn push_arrow<'py>(
+    /// `push`, the chunks spooled for `ParquetRows.write_spooled` (records of their values and texts, written
+    /// once the whole document is chunked): `(records, number of chunks)`.
+    fn push_rows<'py>(
         &mut self,
         py: Python<'py>,
         piece: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
+    ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
         let prepared = self.push_prepared(py, piece)?;
-        self.columns(py, prepared)
+        Ok(self.spool(py, &prepared))
     }
 
-    /// `finish`, the chunks as Arrow (see `push_arrow`).
-    fn finish_arrow<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+    /// `finish`, the chunks spooled (see `push_rows`).
+    fn finish_rows<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, usize)> {
         let prepared = self.finish_prepared(py)?;
-        self.columns(py, prepared)
+        Ok(self.spool(py, &prepared))
     }
 
     /// `finish`, the chunks written as JSON lines (see `push_lines`).
@@ -179,36 +179,14 @@ impl PyChunkStream {
         PyList::new(py, chunks)
     }
 
-    /// The Arrow columns of chunks the stream handed out.
-    fn columns<'py>(
-        &mut self,
-        py: Python<'py>,
-        prepared: Prepared,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let splitter = self.splitter.get();
-        let (text, base) = self.inner.held_text();
-        // Offsets in the held text, which the columns are cut from (char offsets stay those of the stream).
-        let mut chunks = prepared.into_chunks();
-        for c in &mut chunks {
-            c.start -= base;
-            c.end -= base;
-        }
-        let n = chunks.len();
-        let shape = crate::arrow::Shape {
-            tokens: splitter.has_tokenizer(),
-            structural: splitter.inner.is_structural(),
-        };
-        let level_name = |l| splitter.inner.level_name(l);
-        let batch = crate::arrow::columns::<i64>(
-            &[text],
-            &[Prepared::streamed(chunks)],
-            (0, self.made),
-            shape,
-            &level_name,
-        )
-        .map_err(|e| PyValueError::new_err(format!("building the Arrow columns: {e}")))?;
+    /// The spooled records of chunks the stream handed out.
+    fn spool<'py>(&mut self, py: Python<'py>, prepared: &Prepared) -> (Bound<'py, PyBytes>, usize) {
+        let mut out = Vec::new();
+        let inner = &self.inner;
+        crate::parquet::spool(&mut out, prepared.chunks(), self.made, |c| inner.text(c));
+        let n = prepared.count();
         self.made += n;
-        crate::arrow::capsule(py, vec![batch])
+        (PyBytes::new(py, &out), n)
     }
 
     /// The JSON lines of chunks the stream handed out.
