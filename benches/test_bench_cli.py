@@ -44,8 +44,6 @@ def test_cli_end_to_end(benchmark, impl, folder, smoke):
         pytest.skip("corpus not found")
     if impl == "langchain":
         pytest.importorskip("langchain_text_splitters")
-    if impl == "parquet":
-        pytest.importorskip("pyarrow.parquet")
     benchmark.group = f"cli: chunkwise chunk, folder {folder}, 512 chars"
     result = benchmark.pedantic(lambda: cli_run(impl, folder, smoke), rounds=1, iterations=1)
     info = dict(result, folder=folder)
