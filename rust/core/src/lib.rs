@@ -26,6 +26,7 @@ pub mod langchain;
 pub mod levels;
 pub mod offsets;
 pub mod size;
+mod simd;
 mod span;
 pub mod splitter;
 pub mod stream;

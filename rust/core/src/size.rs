@@ -67,6 +67,12 @@ pub trait Sizer: Send + Sync + Debug {
         false
     }
 
+    /// Whether the size of a text is its number of chars, so that the engine may count them itself, many
+    /// pieces in one pass.
+    fn counts_chars(&self) -> bool {
+        false
+    }
+
     /// The exact size of `text[start..end]`, where `start` is the start of the window last measured with
     /// `cache` (see [`Sizer::prefix_sizes`]): a sizer may use what it kept of that window.
     fn size_in_window(&self, text: &str, start: usize, end: usize, cache: &SizerCache) -> usize {
@@ -107,6 +113,10 @@ impl Sizer for Chars {
     }
 
     fn adds_per_char(&self) -> bool {
+        true
+    }
+
+    fn counts_chars(&self) -> bool {
         true
     }
 

@@ -12,9 +12,11 @@
 //! a block edge just after a line break that content follows. Sizes only grow along the text, so the last boundary
 //! that fits is the one before the first that does not.
 
+use super::window::content_len;
 use super::{Assembler, Mark, Mode};
 use crate::boundary::{is_grapheme_boundary, Boundary, Emitter, Level};
 use crate::levels::Source;
+use crate::simd::CharCounts;
 
 /// Bytes scanned at least per block: enough for the per-block calls to cost nothing, little enough to bound the
 /// index's memory.
@@ -52,6 +54,9 @@ pub(super) struct Index {
     /// Scanned to the end of the text (which is not the head of a stream).
     done: bool,
     fresh: Vec<Boundary>,
+    /// For sizes in chars: the chars of the block last scanned, counted in one pass, and the size of the text
+    /// from the origin to the block.
+    counts: Option<(CharCounts, usize)>,
 }
 
 impl Assembler<'_> {
@@ -104,6 +109,10 @@ impl Assembler<'_> {
             known: (origin, 0),
             done: false,
             fresh: Vec::new(),
+            counts: self
+                .sizer
+                .counts_chars()
+                .then(|| (CharCounts::default(), 0)),
         })
     }
 
@@ -276,29 +285,56 @@ impl Assembler<'_> {
             index.level,
             &mut index.fresh,
         );
+        if let Some((counts, _)) = &mut index.counts {
+            counts.fill(text, index.scanned, to);
+        }
         let mut last = index.last;
         for b in &index.fresh {
             if !is_grapheme_boundary(text, b.pos) {
                 continue;
             }
-            last = self.measured(text, last, b.pos);
+            last = self.measured(text, last, b.pos, index.counts.as_ref());
             index.entries.push(last);
         }
-        index.scanned = to;
         if to == text.len() && self.horizon.is_none() {
             index.done = true;
             if last.pos < to {
-                last = self.measured(text, last, to);
+                last = self.measured(text, last, to, index.counts.as_ref());
                 index.entries.push(last);
             }
         }
+        if let Some((counts, before)) = &mut index.counts {
+            *before += counts.before(to);
+        }
+        index.scanned = to;
         index.last = last;
         true
     }
 
-    /// The entry of a boundary at `pos`, measured from the one before it.
-    fn measured(&self, text: &str, prev: Entry, pos: usize) -> Entry {
-        let (units, content, blank) = self.piece(&text[prev.pos..pos], false);
+    /// The entry of a boundary at `pos`, measured from the one before it: with the block's char counts when
+    /// there are some (`counts`, and the size of the text from the origin to the block), else piece by piece.
+    fn measured(
+        &self,
+        text: &str,
+        prev: Entry,
+        pos: usize,
+        counts: Option<&(CharCounts, usize)>,
+    ) -> Entry {
+        let seg = &text[prev.pos..pos];
+        let content = content_len(seg);
+        let (units, blank) = match counts {
+            // Every position measured must lie in the block: the piece ends in it, and its content does when it
+            // holds the block's first byte (content: a block starts where a line does).
+            Some((counts, before)) if prev.pos + content >= counts.start() && content > 0 => {
+                let size_at = |p: usize| before + counts.before(p);
+                let end = size_at(pos);
+                (end - prev.size, end - size_at(prev.pos + content))
+            }
+            _ => {
+                let (units, _, blank) = self.piece(seg, false);
+                (units, blank)
+            }
+        };
         let (trimmed_end, trimmed_size) = if content > 0 {
             (prev.pos + content, prev.size + units - blank)
         } else {
@@ -372,20 +408,40 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn chunks_chosen_without_a_window_are_the_windows_chunks() {
-        // The prose levels as the recursive strategy has them, graphemes last.
+    /// The prose levels as the recursive strategy has them, graphemes last.
+    fn prose_levels() -> Levels {
         let mut rows = crate::splitter::prose();
         rows.push((
             Source::Emitter(Emitter::Grapheme),
             Level::GRAPHEME,
             Name::Grapheme,
         ));
-        let levels = Levels::new(rows);
-        for (ti, text) in texts().into_iter().enumerate() {
-            let view = line_view(&text);
+        Levels::new(rows)
+    }
+
+    #[test]
+    fn chunks_chosen_without_a_window_are_the_windows_chunks() {
+        same_chunks_both_ways(&texts(), &[1, 3, 8, 33, 200]);
+    }
+
+    #[test]
+    fn texts_of_many_blocks_are_chunked_as_the_window_does() {
+        // Block edges (and the char counts of each block) fall anywhere in these: inside paragraphs of every kind.
+        let pieces = texts();
+        let long: Vec<String> = (0..3)
+            .map(|k| pieces[k * 40..].iter().cycle().take(900).map(String::as_str).collect())
+            .collect();
+        assert!(long.iter().all(|t| t.len() > 3 * super::BLOCK));
+        same_chunks_both_ways(&long, &[33, 512]);
+    }
+
+    fn same_chunks_both_ways(texts: &[String], sizes: &[usize]) {
+        let levels = prose_levels();
+        for (ti, text) in texts.iter().enumerate() {
+            let text = text.as_str();
+            let view = line_view(text);
             let view = (view.as_ref() != text).then_some(view.as_ref());
-            for size in [1, 3, 8, 33, 200] {
+            for &size in sizes {
                 for min_size in [0, size / 3] {
                     let engine = || {
                         Assembler::new(levels.rows(), levels.order(), &Chars, size)
@@ -393,8 +449,8 @@ mod tests {
                             .view(view)
                     };
                     let (mut fast, mut window) = (Vec::<Span>::new(), Vec::new());
-                    engine().run(&text, &mut fast).unwrap();
-                    engine().without_index().run(&text, &mut window).unwrap();
+                    engine().run(text, &mut fast).unwrap();
+                    engine().without_index().run(text, &mut window).unwrap();
                     if let Some(i) =
                         (0..fast.len().max(window.len())).find(|&i| fast.get(i) != window.get(i))
                     {
@@ -402,7 +458,7 @@ mod tests {
                             "text {ti} size {size}, min_size {min_size}, chunk {i}: {:?} != {:?} in {:?}",
                             fast.get(i),
                             window.get(i),
-                            &text[crate::offsets::ceil_char_boundary(&text, fast.get(i).or(window.get(i)).map_or(0, |s| s.start.saturating_sub(20)))..]
+                            &text[crate::offsets::ceil_char_boundary(text, fast.get(i).or(window.get(i)).map_or(0, |s| s.start.saturating_sub(20)))..]
                                 .chars()
                                 .take(80)
                                 .collect::<String>()

@@ -307,8 +307,8 @@ impl Assembler<'_> {
     }
 
     /// For units that add up per char: the size of `seg`, the length of its content (trailing whitespace left out)
-    /// and the size of that whitespace. One count of the piece, less its trailing whitespace: ASCII first, Unicode
-    /// spaces (U+3000, NBSP) only when a non-ASCII byte ends what is left. `ascii`: the piece is known to be ASCII.
+    /// and the size of that whitespace. One count of the piece, less its trailing whitespace. `ascii`: the piece is
+    /// known to be ASCII.
     #[inline]
     pub(super) fn piece(&self, seg: &str, ascii: bool) -> (usize, usize, usize) {
         let units = if ascii {
@@ -316,20 +316,13 @@ impl Assembler<'_> {
         } else {
             self.sizer.size(seg)
         };
-        let mut content = trim_ascii_end(seg).len();
-        let mut blank = seg.len() - content;
-        let bytes = seg.as_bytes();
-        if !ascii
-            && content > 0
-            && bytes[content - 1] >= 0x80
-            && ends_in_wide_space(&bytes[..content])
-        {
-            let unicode = seg[..content].trim_end().len();
-            if unicode < content {
-                blank += self.sizer.size(&seg[unicode..content]);
-                content = unicode;
-            }
-        }
+        let content = content_len(seg);
+        let tail = &seg[content..];
+        let blank = if tail.is_ascii() {
+            tail.len()
+        } else {
+            self.sizer.size(tail)
+        };
         (units, content, blank)
     }
 
@@ -410,14 +403,25 @@ fn merge_max(a: &[Boundary], b: &[Boundary], out: &mut Vec<Boundary>) {
     }
 }
 
+/// The length of `seg` less its trailing whitespace: ASCII first, Unicode spaces (U+3000, NBSP) only when a non-ASCII
+/// byte ends what is left.
+#[inline]
+pub(super) fn content_len(seg: &str) -> usize {
+    let content = trim_ascii_end(seg).len();
+    let bytes = seg.as_bytes();
+    if content > 0 && bytes[content - 1] >= 0x80 && ends_in_wide_space(&bytes[..content]) {
+        return seg[..content].trim_end().len();
+    }
+    content
+}
+
 /// `s` without trailing ASCII whitespace, as `str::trim_end` would strip it (vertical tab included).
 #[inline]
 fn trim_ascii_end(s: &str) -> &str {
     let kept = s
         .bytes()
-        .rev()
-        .skip_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
-        .count();
+        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
+        .map_or(0, |i| i + 1);
     &s[..kept]
 }
 

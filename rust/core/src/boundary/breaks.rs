@@ -30,13 +30,14 @@ const WIDE: [(&str, &str); 3] = [
 /// starts with a byte order mark.
 pub fn needs_view(text: &str) -> bool {
     let bytes = text.as_bytes();
-    if text.starts_with(BOM) || memchr::memchr(b'\x0b', bytes).is_some() {
+    if text.starts_with(BOM) {
         return true;
     }
-    // One pass for the rest, keyed on the lead bytes of the wide terminators (NEL is C2 85, LS and PS E2 80 A8/A9):
-    // those are rare in any script, where their continuation bytes are common in CJK text.
+    // One pass for all: a vertical tab, a CR that no LF follows, and the lead bytes of the wide terminators (NEL is
+    // C2 85, LS and PS E2 80 A8/A9), which are rare in any script, where their continuation bytes are common in CJK.
     let at = |p: usize| bytes.get(p).copied();
-    memchr::memchr3_iter(b'\r', 0xC2, 0xE2, bytes).any(|p| match bytes[p] {
+    crate::simd::positions(bytes, [b'\x0b', b'\r', 0xC2, 0xE2]).any(|p| match bytes[p] {
+        b'\x0b' => true,
         b'\r' => at(p + 1) != Some(b'\n'),
         0xC2 => at(p + 1) == Some(0x85),
         _ => at(p + 1) == Some(0x80) && matches!(at(p + 2), Some(0xA8 | 0xA9)),

@@ -39,7 +39,7 @@ fn emit_kind(
     // The line that holds `from` is measured whole: a window that starts inside it (after a sentence end) must not
     // see a short line where the text has a long, wrapped one.
     let mut line_start = memchr::memrchr(b'\n', &bytes[..from]).map_or(0, |i| i + 1);
-    for nl in memchr::memchr_iter(b'\n', &bytes[from..to]) {
+    for nl in crate::simd::positions(&bytes[from..to], [b'\n']) {
         let nl = from + nl;
         let has_content = bytes[line_start..nl].iter().any(|&b| !is_blank_byte(b));
         if has_content

@@ -4,28 +4,9 @@
 use super::{is_blank_byte, Boundary, Level};
 
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
-    let window = &text.as_bytes()[from..to];
-    // One search over the window for every break: a search per line costs more than the line. Form feeds are rare:
-    // without one in the window, the search looks for one byte, not two.
-    if memchr::memchr(b'\x0c', window).is_some() {
-        scan(
-            text,
-            from,
-            to,
-            level,
-            out,
-            memchr::memchr2_iter(b'\n', b'\x0c', window),
-        );
-    } else {
-        scan(
-            text,
-            from,
-            to,
-            level,
-            out,
-            memchr::memchr_iter(b'\n', window),
-        );
-    }
+    // One pass over the window for every break and form feed: a search per line costs more than the line.
+    let breaks = crate::simd::positions(&text.as_bytes()[from..to], [b'\n', b'\x0c']);
+    scan(text, from, to, level, out, breaks);
 }
 
 /// The boundaries of `text[from..to]`, given the offsets (from `from`) of its line breaks and form feeds.

@@ -1,0 +1,227 @@
+//! Bytes of a class found 64 at a time: vector compares (the `wide` crate's safe SIMD types) give a bit mask per 64
+//! bytes, read with bit operations.
+//!
+//! Where this pays: the byte sought is dense. Line breaks in prose come every 40 to 60 bytes, and a `memchr` call per
+//! break (the iterator's) costs more than the line's own handling; chars are counted for every paragraph, a few
+//! hundred bytes each, where a counting call per piece costs as much as the count. For rare bytes `memchr` is faster.
+
+use wide::u8x16;
+
+/// The bit mask of the bytes of `chunk` equal to one of `needles`: bit `i` for `chunk[i]`.
+#[inline]
+fn mask_eq<const N: usize>(chunk: &[u8; 64], needles: &[u8x16; N]) -> u64 {
+    let mut mask = 0u64;
+    for k in 0..4 {
+        let v = lanes(chunk, k);
+        let mut hits = v.cmp_eq(needles[0]);
+        for n in &needles[1..] {
+            hits |= v.cmp_eq(*n);
+        }
+        mask |= u64::from(hits.move_mask() as u16) << (16 * k);
+    }
+    mask
+}
+
+/// The bit mask of the bytes of `chunk` that start a char (every byte but UTF-8 continuation bytes, 0x80 to 0xBF).
+#[inline]
+fn mask_char_starts(chunk: &[u8; 64]) -> u64 {
+    let top = u8x16::splat(0xC0);
+    let continuation = u8x16::splat(0x80);
+    let mut mask = 0u64;
+    for k in 0..4 {
+        let hits = (lanes(chunk, k) & top).cmp_eq(continuation).move_mask() as u16;
+        mask |= u64::from(!hits) << (16 * k);
+    }
+    mask
+}
+
+#[inline]
+fn lanes(chunk: &[u8; 64], k: usize) -> u8x16 {
+    let mut a = [0u8; 16];
+    a.copy_from_slice(&chunk[16 * k..16 * k + 16]);
+    u8x16::from(a)
+}
+
+/// The 64 bytes of `bytes` from `at`, the end padded with `pad`, and how many of them are the text's.
+#[inline]
+fn chunk_at(bytes: &[u8], at: usize, pad: u8) -> ([u8; 64], usize) {
+    let rest = &bytes[at..];
+    let mut chunk = [pad; 64];
+    let n = rest.len().min(64);
+    chunk[..n].copy_from_slice(&rest[..n]);
+    (chunk, n)
+}
+
+/// The low `n` bits set (all 64 for `n >= 64`).
+#[inline]
+fn low_bits(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// The positions of the bytes equal to any of `N` values in a slice, in order (as `memchr::memchr_iter` and its
+/// kin).
+#[derive(Debug, Clone)]
+pub(crate) struct Positions<'a, const N: usize> {
+    bytes: &'a [u8],
+    /// Where the chunk of `mask` starts.
+    base: usize,
+    /// The hits of that chunk not yet returned.
+    mask: u64,
+    needles: [u8x16; N],
+}
+
+impl<'a, const N: usize> Positions<'a, N> {
+    fn new(bytes: &'a [u8], needles: [u8; N]) -> Self {
+        let mut it = Self {
+            bytes,
+            base: 0,
+            mask: 0,
+            needles: needles.map(u8x16::splat),
+        };
+        if !bytes.is_empty() {
+            it.mask = it.mask_at(0);
+        }
+        it
+    }
+
+    #[inline]
+    fn mask_at(&self, at: usize) -> u64 {
+        if let Some(chunk) = self.bytes.get(at..at + 64) {
+            let chunk: &[u8; 64] = chunk.try_into().expect("64 bytes");
+            return mask_eq(chunk, &self.needles);
+        }
+        // The last, partial chunk: the padding is masked off, whatever its bytes match.
+        let (chunk, n) = chunk_at(self.bytes, at, 0);
+        mask_eq(&chunk, &self.needles) & low_bits(n)
+    }
+}
+
+impl<const N: usize> Iterator for Positions<'_, N> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            self.base += 64;
+            if self.base >= self.bytes.len() {
+                return None;
+            }
+            self.mask = self.mask_at(self.base);
+        }
+        let bit = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(self.base + bit)
+    }
+}
+
+/// The positions in `bytes` of any of the `needles`, in order: one pass for all of them.
+pub(crate) fn positions<const N: usize>(bytes: &[u8], needles: [u8; N]) -> Positions<'_, N> {
+    Positions::new(bytes, needles)
+}
+
+/// The number of chars in every prefix of a region of a text, read in constant time: the char starts of each 64
+/// bytes as a bit mask, with the count before them.
+#[derive(Debug, Default)]
+pub(crate) struct CharCounts {
+    start: usize,
+    end: usize,
+    /// Per 64 bytes from `start`: the chars before them (from `start`) and the mask of their char starts.
+    chunks: Vec<(usize, u64)>,
+}
+
+impl CharCounts {
+    /// Counts the chars of `text[start..end]` (both char boundaries), keeping what [`CharCounts::before`] reads.
+    pub(crate) fn fill(&mut self, text: &str, start: usize, end: usize) {
+        let bytes = &text.as_bytes()[..end];
+        self.start = start;
+        self.end = end;
+        self.chunks.clear();
+        let mut count = 0;
+        let mut at = start;
+        while at < end {
+            let mask = match bytes.get(at..at + 64) {
+                Some(chunk) => mask_char_starts(chunk.try_into().expect("64 bytes")),
+                None => {
+                    // A continuation byte as padding: it starts no char.
+                    let (chunk, n) = chunk_at(bytes, at, 0x80);
+                    mask_char_starts(&chunk) & low_bits(n)
+                }
+            };
+            self.chunks.push((count, mask));
+            count += mask.count_ones() as usize;
+            at += 64;
+        }
+        self.chunks.push((count, 0));
+    }
+
+    /// Where the region counted starts.
+    pub(crate) fn start(&self) -> usize {
+        self.start
+    }
+
+    /// The number of chars of `text[start..pos]`, for `pos` in the region counted (a char boundary).
+    #[inline]
+    pub(crate) fn before(&self, pos: usize) -> usize {
+        debug_assert!(self.start <= pos && pos <= self.end);
+        let off = pos - self.start;
+        let (count, mask) = self.chunks[off / 64];
+        count + (mask & low_bits(off % 64)).count_ones() as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(n: usize, seed: u64) -> Vec<u8> {
+        let alphabet: &[u8] = b"ab\n\x0c \xe4\xb8\xad\r";
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                alphabet[(x >> 33) as usize % alphabet.len()]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn positions_are_memchrs() {
+        for n in [0, 1, 15, 63, 64, 65, 127, 128, 129, 1000] {
+            for seed in 0..4 {
+                let bytes = sample(n, seed);
+                let ours: Vec<usize> = positions(&bytes, [b'\n']).collect();
+                let theirs: Vec<usize> = memchr::memchr_iter(b'\n', &bytes).collect();
+                assert_eq!(ours, theirs, "n={n} seed={seed}");
+                let ours: Vec<usize> = positions(&bytes, [b'\n', b'\x0c']).collect();
+                let theirs: Vec<usize> = memchr::memchr2_iter(b'\n', b'\x0c', &bytes).collect();
+                assert_eq!(ours, theirs, "n={n} seed={seed}");
+            }
+        }
+        let bytes = sample(300, 9);
+        let ours: Vec<usize> = positions(&bytes, [b'\n', b'\r', 0xE4]).collect();
+        let theirs: Vec<usize> = memchr::memchr3_iter(b'\n', b'\r', 0xE4, &bytes).collect();
+        assert_eq!(ours, theirs);
+        // Padding never matches, even a zero byte sought.
+        assert_eq!(positions(b"a\0b", [0]).collect::<Vec<_>>(), vec![1]);
+    }
+
+    #[test]
+    fn char_counts_of_every_prefix() {
+        let text = "中文,\u{1F600}é x\n".repeat(23);
+        for (start, end) in [(0, text.len()), (3, text.len() - 1), (0, 0), (7, 7 + 64)] {
+            let (start, end) = (
+                crate::offsets::ceil_char_boundary(&text, start),
+                crate::offsets::ceil_char_boundary(&text, end),
+            );
+            let mut counts = CharCounts::default();
+            counts.fill(&text, start, end);
+            for pos in (start..=end).filter(|&p| text.is_char_boundary(p)) {
+                assert_eq!(counts.before(pos), text[start..pos].chars().count(), "{start}..{pos}");
+            }
+        }
+    }
+}
