@@ -158,9 +158,9 @@ impl CharCounts {
         self.chunks.push((count, 0));
     }
 
-    /// Where the region counted starts.
-    pub(crate) fn start(&self) -> usize {
-        self.start
+    /// Whether `a..b` lies in the region counted.
+    pub(crate) fn covers(&self, a: usize, b: usize) -> bool {
+        self.start <= a && b <= self.end
     }
 
     /// The number of chars of `text[start..pos]`, for `pos` in the region counted (a char boundary).
@@ -182,7 +182,9 @@ mod tests {
         let mut x = seed;
         (0..n)
             .map(|_| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 alphabet[(x >> 33) as usize % alphabet.len()]
             })
             .collect()
@@ -220,7 +222,11 @@ mod tests {
             let mut counts = CharCounts::default();
             counts.fill(&text, start, end);
             for pos in (start..=end).filter(|&p| text.is_char_boundary(p)) {
-                assert_eq!(counts.before(pos), text[start..pos].chars().count(), "{start}..{pos}");
+                assert_eq!(
+                    counts.before(pos),
+                    text[start..pos].chars().count(),
+                    "{start}..{pos}"
+                );
             }
         }
     }

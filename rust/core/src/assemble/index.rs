@@ -12,7 +12,7 @@
 //! a block edge just after a line break that content follows. Sizes only grow along the text, so the last boundary
 //! that fits is the one before the first that does not.
 
-use super::window::content_len;
+use super::window::{content_len, leading_whitespace};
 use super::{Assembler, Mark, Mode};
 use crate::boundary::{is_grapheme_boundary, Boundary, Emitter, Level};
 use crate::levels::Source;
@@ -54,9 +54,8 @@ pub(super) struct Index {
     /// Scanned to the end of the text (which is not the head of a stream).
     done: bool,
     fresh: Vec<Boundary>,
-    /// For sizes in chars: the chars of the block last scanned, counted in one pass, and the size of the text
-    /// from the origin to the block.
-    counts: Option<(CharCounts, usize)>,
+    /// For sizes in chars: the chars of the block last scanned, counted in one pass.
+    counts: Option<CharCounts>,
 }
 
 impl Assembler<'_> {
@@ -109,10 +108,7 @@ impl Assembler<'_> {
             known: (origin, 0),
             done: false,
             fresh: Vec::new(),
-            counts: self
-                .sizer
-                .counts_chars()
-                .then(|| (CharCounts::default(), 0)),
+            counts: self.sizer.counts_chars().then(CharCounts::default),
         })
     }
 
@@ -166,8 +162,9 @@ impl Assembler<'_> {
                 if best.is_none() {
                     // The chunk ends inside the paragraph that ends at `e`.
                     let mut end = e.pos;
-                    for (emitter, level) in &index.weaker {
-                        match self.choose_in(text, start, end, emitter, *level, &mut index.fresh) {
+                    for weaker in &index.weaker {
+                        let counts = index.counts.as_ref();
+                        match self.choose_in(text, start, end, weaker, &mut index.fresh, counts) {
                             Ok(mark) => return Some(mark),
                             Err(proof) => end = proof,
                         }
@@ -202,13 +199,14 @@ impl Assembler<'_> {
         text: &str,
         start: usize,
         end: usize,
-        emitter: &Emitter,
-        level: Level,
+        (emitter, level): &(Emitter, Level),
         fresh: &mut Vec<Boundary>,
+        counts: Option<&CharCounts>,
     ) -> Result<Mark, usize> {
+        let level = *level;
         let over = self.sizer.advance(text, start, self.capacity).min(end);
         let rest = &text[over..end];
-        let content = end - rest.trim_start().len();
+        let content = over + leading_whitespace(rest);
         // Boundaries before `limit` may fit: up to and at the first content that does not.
         let limit = text[content..end]
             .chars()
@@ -228,7 +226,7 @@ impl Assembler<'_> {
             if !is_grapheme_boundary(text, b.pos) {
                 continue;
             }
-            let (units, content, blank) = self.piece(&text[prev..b.pos], false);
+            let (units, content, blank) = self.piece_at(text, prev, b.pos, counts);
             if content > 0 {
                 (trimmed_end, trimmed_size) = (prev + content, size + units - blank);
             }
@@ -250,6 +248,29 @@ impl Assembler<'_> {
             });
         }
         best.ok_or(limit)
+    }
+
+    /// [`Assembler::piece`] of `text[a..b]`, from the char counts of the block when they cover it.
+    fn piece_at(
+        &self,
+        text: &str,
+        a: usize,
+        b: usize,
+        counts: Option<&CharCounts>,
+    ) -> (usize, usize, usize) {
+        let seg = &text[a..b];
+        match counts {
+            Some(counts) if counts.covers(a, b) => {
+                let content = content_len(seg);
+                let end = counts.before(b);
+                (
+                    end - counts.before(a),
+                    content,
+                    end - counts.before(a + content),
+                )
+            }
+            _ => self.piece(seg, false),
+        }
     }
 
     /// Scans the next block of the text for paragraph boundaries and measures them. False when nothing more may be
@@ -285,7 +306,7 @@ impl Assembler<'_> {
             index.level,
             &mut index.fresh,
         );
-        if let Some((counts, _)) = &mut index.counts {
+        if let Some(counts) = &mut index.counts {
             counts.fill(text, index.scanned, to);
         }
         let mut last = index.last;
@@ -303,38 +324,14 @@ impl Assembler<'_> {
                 index.entries.push(last);
             }
         }
-        if let Some((counts, before)) = &mut index.counts {
-            *before += counts.before(to);
-        }
         index.scanned = to;
         index.last = last;
         true
     }
 
-    /// The entry of a boundary at `pos`, measured from the one before it: with the block's char counts when
-    /// there are some (`counts`, and the size of the text from the origin to the block), else piece by piece.
-    fn measured(
-        &self,
-        text: &str,
-        prev: Entry,
-        pos: usize,
-        counts: Option<&(CharCounts, usize)>,
-    ) -> Entry {
-        let seg = &text[prev.pos..pos];
-        let content = content_len(seg);
-        let (units, blank) = match counts {
-            // Every position measured must lie in the block: the piece ends in it, and its content does when it
-            // holds the block's first byte (content: a block starts where a line does).
-            Some((counts, before)) if prev.pos + content >= counts.start() && content > 0 => {
-                let size_at = |p: usize| before + counts.before(p);
-                let end = size_at(pos);
-                (end - prev.size, end - size_at(prev.pos + content))
-            }
-            _ => {
-                let (units, _, blank) = self.piece(seg, false);
-                (units, blank)
-            }
-        };
+    /// The entry of a boundary at `pos`, measured from the one before it.
+    fn measured(&self, text: &str, prev: Entry, pos: usize, counts: Option<&CharCounts>) -> Entry {
+        let (units, content, blank) = self.piece_at(text, prev.pos, pos, counts);
         let (trimmed_end, trimmed_size) = if content > 0 {
             (prev.pos + content, prev.size + units - blank)
         } else {
@@ -429,7 +426,14 @@ mod tests {
         // Block edges (and the char counts of each block) fall anywhere in these: inside paragraphs of every kind.
         let pieces = texts();
         let long: Vec<String> = (0..3)
-            .map(|k| pieces[k * 40..].iter().cycle().take(900).map(String::as_str).collect())
+            .map(|k| {
+                pieces[k * 40..]
+                    .iter()
+                    .cycle()
+                    .take(900)
+                    .map(String::as_str)
+                    .collect()
+            })
             .collect();
         assert!(long.iter().all(|t| t.len() > 3 * super::BLOCK));
         same_chunks_both_ways(&long, &[33, 512]);

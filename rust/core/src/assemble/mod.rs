@@ -476,6 +476,5 @@ fn bom_len(text: &str) -> usize {
 
 /// The first position at or after `pos` that is not whitespace (or the text length).
 fn skip_whitespace(text: &str, pos: usize) -> usize {
-    let rest = &text[pos..];
-    pos + (rest.len() - rest.trim_start().len())
+    pos + window::leading_whitespace(&text[pos..])
 }

@@ -176,7 +176,7 @@ impl Assembler<'_> {
                 // it: no emitter reads context across a line break it has not reached.
                 let over = self.sizer.advance(text, start, self.capacity).min(scan_end);
                 let rest = &text[over..scan_end];
-                let content = over + (rest.len() - rest.trim_start().len());
+                let content = over + leading_whitespace(rest);
                 if let Some(nl) = memchr::memchr(b'\n', &text.as_bytes()[content..scan_end]) {
                     scan_end = content + nl + 1;
                 }
@@ -413,6 +413,16 @@ pub(super) fn content_len(seg: &str) -> usize {
         return seg[..content].trim_end().len();
     }
     content
+}
+
+/// The length of the whitespace that starts `s`. Most text starts with content: a byte that no whitespace char
+/// starts with answers at once (Unicode spaces start with C2, E1, E2 or E3).
+#[inline]
+pub(super) fn leading_whitespace(s: &str) -> usize {
+    match s.as_bytes().first() {
+        Some(&b) if (b > b' ' && b < 0x80) || (b >= 0x80 && !matches!(b, 0xC2 | 0xE1..=0xE3)) => 0,
+        _ => s.len() - s.trim_start().len(),
+    }
 }
 
 /// `s` without trailing ASCII whitespace, as `str::trim_end` would strip it (vertical tab included).

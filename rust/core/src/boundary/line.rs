@@ -59,28 +59,29 @@ fn emit_kind(
 /// Text after more than [`MAX_GAP`] bytes of blank lines starts anew, whatever it starts with: every break in a run
 /// of blank lines asks this, and reading each time to the end of a run of megabytes made the run quadratic.
 pub(crate) fn starts_with_pause(next_line: &str) -> bool {
+    let bytes = next_line.as_bytes();
     // Every paragraph and line end asks this, and most lines start with a letter, a digit or an ideograph (lead
-    // bytes E4 to EC: U+4000 to U+CFFF, Han and Hangul), which is neither a pause nor a closing mark.
-    match next_line.as_bytes().first() {
+    // bytes E4 to EC: U+4000 to U+CFFF, Han and Hangul), which is neither a pause nor a closing mark; after an
+    // indent or blank lines too.
+    let plain = |b: u8| b.is_ascii_alphanumeric() || (0xE4..=0xEC).contains(&b);
+    match bytes.first() {
         None => return false,
-        Some(&b) if b.is_ascii_alphanumeric() || (0xE4..=0xEC).contains(&b) => return false,
+        Some(&b) if plain(b) => return false,
         _ => {}
     }
-    let gap = next_line
-        .bytes()
+    let gap = bytes
+        .iter()
         .take(MAX_GAP + 1)
-        .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-        .count();
-    // The same quick answer after an indent or blank lines.
-    match next_line.as_bytes().get(gap) {
-        Some(&b) if b.is_ascii_alphanumeric() || (0xE4..=0xEC).contains(&b) => return false,
-        _ => {}
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        .unwrap_or(MAX_GAP + 1);
+    let continues = |c: char| is_pause(c) || (is_closing(c) && !matches!(c, '"' | '\''));
+    match bytes.get(gap) {
+        None => false,
+        Some(_) if gap > MAX_GAP => false,
+        Some(&b) if plain(b) => false,
+        Some(&b) if b.is_ascii() => continues(char::from(b)),
+        Some(_) => next_line[gap..].chars().next().is_some_and(continues),
     }
-    gap <= MAX_GAP
-        && next_line[gap..]
-            .chars()
-            .next()
-            .is_some_and(|c| is_pause(c) || (is_closing(c) && !matches!(c, '"' | '\'')))
 }
 
 /// The most blank space between a paragraph and text that continues it (see [`starts_with_pause`]).
@@ -92,8 +93,11 @@ fn is_soft_wrap(text: &str, line_start: usize, nl: usize) -> bool {
     let Some(last) = line.chars().next_back() else {
         return false;
     };
-    let continues = last.is_alphanumeric() || matches!(last, ',' | '-' | '，' | '、');
-    if !continues || is_terminator(last) || is_closing(last) {
+    // A line that ends a sentence (most lines of prose) is told before the Unicode tables are read.
+    if is_terminator(last) || is_closing(last) {
+        return false;
+    }
+    if !(last.is_alphanumeric() || matches!(last, ',' | '-' | '，' | '、')) {
         return false;
     }
     let next_line = &text[nl + 1..];

@@ -35,21 +35,15 @@ pub(super) enum Kind {
     Ellipsis,
 }
 
-/// Lead bytes of every terminator: a byte outside this table is skipped with one comparison.
-const fn interesting() -> [bool; 256] {
-    let mut t = [false; 256];
-    t[b'.' as usize] = true;
-    t[b'!' as usize] = true;
-    t[b'?' as usize] = true;
-    t[0xD8] = true; // ؟
-    t[0xDB] = true; // ۔
-    t[0xE0] = true; // । ॥
-    t[0xE2] = true; // … ‼ ⁇ ⁈ ⁉ ⋯
-    t[0xE3] = true; // 。
-    t[0xEF] = true; // ！ ？ ． ｡
-    t
-}
-static INTERESTING: [bool; 256] = interesting();
+/// Lead bytes of every terminator: where the emitter looks, every other byte skipped in bulk.
+const LEADS: [u8; 9] = [
+    b'.', b'!', b'?', 0xD8, // ؟
+    0xDB, // ۔
+    0xE0, // । ॥
+    0xE2, // … ‼ ⁇ ⁈ ⁉ ⋯
+    0xE3, // 。
+    0xEF, // ！ ？ ． ｡
+];
 
 /// The terminator starting at byte `i`, if any: its kind and length in bytes.
 #[inline]
@@ -76,22 +70,35 @@ pub(super) fn terminator_at(bytes: &[u8], i: usize) -> Option<(Kind, usize)> {
 }
 
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
+    let window = &text.as_bytes()[from..to];
+    // Only the lead bytes of terminators are read; ASCII windows only hold ASCII terminators.
+    if window.is_ascii() {
+        let leads = memchr::memchr3_iter(b'.', b'!', b'?', window);
+        runs(text, from, to, level, out, leads.map(|off| from + off));
+    } else {
+        let leads = crate::simd::positions(window, LEADS);
+        runs(text, from, to, level, out, leads.map(|off| from + off));
+    }
+}
+
+/// The boundaries after the terminator runs of `text[from..to]`, given where their lead bytes may be.
+fn runs(
+    text: &str,
+    from: usize,
+    to: usize,
+    level: Level,
+    out: &mut Vec<Boundary>,
+    leads: impl Iterator<Item = usize>,
+) {
     let bytes = text.as_bytes();
-    // ASCII windows only hold ASCII terminators: let memchr find them.
-    let ascii = bytes[from..to].is_ascii();
+    // Leads before `i` were read as part of a run already.
     let mut i = from;
-    while i < to {
-        if ascii {
-            match memchr::memchr3(b'.', b'!', b'?', &bytes[i..to]) {
-                Some(off) => i += off,
-                None => break,
-            }
-        } else if !INTERESTING[bytes[i] as usize] {
-            i += 1;
+    for lead in leads {
+        if lead < i {
             continue;
         }
+        i = lead;
         let Some((mut kind, len)) = terminator_at(bytes, i) else {
-            i += 1;
             continue;
         };
         // The whole run: more terminators, then closing quotes and brackets. A run reaching past `to` cuts past it,
