@@ -83,10 +83,22 @@ impl Splitter {
         stop: Option<&dyn Fn() -> bool>,
     ) -> Result<Chunks, ChunkError> {
         let (spans, structure) = self.split_structured_until(text, stop)?;
-        let offsets = self.char_spans(text, &spans);
-        let ids = chunk_ids(text, &spans, options.doc_id);
-        let pages = crate::offsets::pages(text, &spans, options.paged);
-        let description = structure.map(|s| self.describe(text, &spans, &s));
+        Ok(self.chunks_of(text, &spans, structure, options))
+    }
+
+    /// The chunks of `text` that the engine made as `spans` (with the document's `structure`, for a structural
+    /// strategy).
+    pub(crate) fn chunks_of(
+        &self,
+        text: &str,
+        spans: &[Span],
+        structure: Option<crate::structure::Structure>,
+        options: ChunkOptions<'_>,
+    ) -> Chunks {
+        let offsets = self.char_spans(text, spans);
+        let ids = chunk_ids(text, spans, options.doc_id);
+        let pages = crate::offsets::pages(text, spans, options.paged);
+        let description = structure.map(|s| self.describe(text, spans, &s));
         let chunks = spans
             .iter()
             .zip(offsets)
@@ -104,10 +116,10 @@ impl Splitter {
                 pages: pages.as_ref().map(|p| p[i]),
             })
             .collect();
-        Ok(Chunks {
+        Chunks {
             chunks,
             description,
-        })
+        }
     }
 }
 

@@ -63,11 +63,13 @@ pub enum Name {
     Grapheme,
     /// At a user separator.
     Separator,
+    /// Where a semantic chunker found the meaning to shift.
+    Semantic,
 }
 
 impl Name {
     /// Every name, in the order of [`Name::index`].
-    pub const ALL: [Name; 16] = [
+    pub const ALL: [Name; 17] = [
         Name::End,
         Name::Section,
         Name::ThematicBreak,
@@ -84,6 +86,7 @@ impl Name {
         Name::Word,
         Name::Grapheme,
         Name::Separator,
+        Name::Semantic,
     ];
 
     /// The name as chunks report it.
@@ -105,6 +108,7 @@ impl Name {
             Name::Word => "word",
             Name::Grapheme => "grapheme",
             Name::Separator => "separator",
+            Name::Semantic => "semantic",
         }
     }
 

@@ -12,6 +12,8 @@
 //!   rules the engine asks of it, and what each chunk learns from it.
 //! - [`levels`]: a strategy's table of levels: the source of each level's cuts (an emitter, or the structure) and
 //!   its name.
+//! - [`semantic`]: where a text's topic shifts, from one vector per sentence (distance curves, thresholds, an
+//!   optimal segmentation); the cuts are assembled by the engine like any other.
 //! - [`splitter`]: the strategies, each one table of levels for the engine.
 //! - [`stream`]: the chunks of a text that arrives in pieces, equal to those of the whole text.
 //! - `simd`: where the bytes of a class are (line breaks, char starts), 64 bytes at a time, for the emitters and
@@ -27,6 +29,7 @@ pub mod error;
 pub mod langchain;
 pub mod levels;
 pub mod offsets;
+pub mod semantic;
 mod simd;
 pub mod size;
 mod span;
@@ -42,7 +45,9 @@ pub use chunk::{Chunk, ChunkOptions, Chunks};
 pub use error::ChunkError;
 pub use size::{MaxChars, Unit};
 pub use span::Span;
-pub use splitter::{KeepSeparator, Restart, Splitter, SplitterConfig, Strategy, TableFormat};
+pub use splitter::{
+    KeepSeparator, Restart, SemanticConfig, Splitter, SplitterConfig, Strategy, TableFormat,
+};
 pub use stream::ChunkStream;
 pub use structure::{Description, SpanInfo, Structure};
 pub use tiktoken::registry as tiktoken_encodings;

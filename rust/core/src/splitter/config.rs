@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::boundary::{KeepSeparator, Level};
 use crate::error::ChunkError;
+use crate::semantic::Mode as SemanticMode;
 use crate::size::{MaxChars, Unit};
 use crate::structure::table::TableFormat;
 use crate::tokens::TokenCounter;
@@ -29,6 +30,9 @@ pub enum Strategy {
     Clause,
     /// One table (Markdown, CSV or TSV): cut between rows, the header repeated in each piece's context.
     Table,
+    /// Sentences grouped where their meaning shifts (see [`crate::semantic`]): the caller's cuts, then the text
+    /// levels for a segment larger than the size.
+    Semantic,
 }
 
 /// Fixed strategy: the strong boundaries where windows start anew, so that an edit changes only the windows of the
@@ -85,7 +89,7 @@ macro_rules! names {
 names!(
     Strategy,
     "strategy",
-    "one of 'recursive', 'sentence', 'paragraph', 'fixed', 'markdown', 'clause', 'table'",
+    "one of 'recursive', 'sentence', 'paragraph', 'fixed', 'markdown', 'clause', 'table', 'semantic'",
     [
         ("recursive", Strategy::Recursive),
         ("sentence", Strategy::Sentence),
@@ -94,6 +98,20 @@ names!(
         ("markdown", Strategy::Markdown),
         ("clause", Strategy::Clause),
         ("table", Strategy::Table),
+        ("semantic", Strategy::Semantic),
+    ]
+);
+names!(
+    SemanticMode,
+    "mode",
+    "one of 'percentile', 'stddev', 'interquartile', 'gradient', 'minima', 'optimal'",
+    [
+        ("percentile", SemanticMode::Percentile),
+        ("stddev", SemanticMode::StdDev),
+        ("interquartile", SemanticMode::Interquartile),
+        ("gradient", SemanticMode::Gradient),
+        ("minima", SemanticMode::Minima),
+        ("optimal", SemanticMode::Optimal),
     ]
 );
 names!(
@@ -128,6 +146,30 @@ names!(
         ("tsv", TableFormat::Tsv),
     ]
 );
+
+/// The semantic strategy's settings (see [`crate::semantic`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SemanticConfig {
+    /// How to decide where to cut.
+    pub mode: SemanticMode,
+    /// The mode's threshold (`None`: the mode's default, see [`SemanticMode::default_threshold`]).
+    pub threshold: Option<f64>,
+    /// How many units on each side of a boundary are compared (at least 1).
+    pub window: usize,
+    /// The optimal mode's target size, in the splitter's unit (`None`: three quarters of the size).
+    pub target: Option<usize>,
+}
+
+impl Default for SemanticConfig {
+    fn default() -> Self {
+        Self {
+            mode: SemanticMode::Percentile,
+            threshold: None,
+            window: 1,
+            target: None,
+        }
+    }
+}
 
 /// Everything a splitter is built from, as the caller gives it: typed, but not yet checked against each other
 /// (`overlap < size`...).
@@ -168,6 +210,8 @@ pub struct SplitterConfig {
     pub rows_per_chunk: Option<usize>,
     /// In tokens: the cap on a chunk's characters (tokens put no bound on them).
     pub max_chars: MaxChars,
+    /// Semantic strategy: how the cuts are chosen.
+    pub semantic: SemanticConfig,
 }
 
 impl SplitterConfig {
@@ -191,6 +235,7 @@ impl SplitterConfig {
             table_format: TableFormat::Markdown,
             rows_per_chunk: None,
             max_chars: MaxChars::Auto,
+            semantic: SemanticConfig::default(),
         }
     }
 }

@@ -11,13 +11,25 @@ use crate::levels::{Levels, Name, Row, Source};
 use crate::span::Span;
 pub use crate::structure::table::TableFormat;
 use crate::structure::{self, Description, Structure};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::size::{CharCapped, Chars, MaxChars, Sizer, Unit};
 
 mod config;
+mod semantic;
 
-pub use config::{Restart, SplitterConfig, Strategy};
+pub use config::{Restart, SemanticConfig, SplitterConfig, Strategy};
+pub use semantic::SemanticChunks;
+
+/// The line view of `text` (see [`crate::boundary::breaks`]) when it is a copy: a view that is the text itself is
+/// no view for the engine.
+pub(crate) fn line_view(text: &str) -> Option<String> {
+    match crate::boundary::breaks::line_view(text) {
+        Cow::Owned(v) => Some(v),
+        Cow::Borrowed(_) => None,
+    }
+}
 
 /// The capacity of a chunk limited by rows only: larger than any text, and small enough that the engine's sums of
 /// sizes cannot overflow.
@@ -199,6 +211,9 @@ impl Splitter {
                 "restart is only used by the fixed strategy",
             ));
         }
+        if config.strategy == Strategy::Semantic {
+            Self::check_semantic(&config.semantic, capacity)?;
+        }
         let levels = Self::levels_of(&config, snap)?;
         let mode = match config.strategy {
             Strategy::Fixed => Mode::Fixed {
@@ -289,6 +304,9 @@ impl Splitter {
                 scan(Word, Level::WORD),
             ],
             (Strategy::Clause, _) => sections().chain(prose()).collect(),
+            (Strategy::Semantic, _) => std::iter::once(parsed(semantic::CUT, Name::Semantic))
+                .chain(prose())
+                .collect(),
             (Strategy::Markdown, _) => sections()
                 .chain([
                     parsed(Level::THEMATIC, Name::ThematicBreak),
@@ -334,23 +352,33 @@ impl Splitter {
         text: &str,
         stop: Option<&dyn Fn() -> bool>,
     ) -> Result<(Vec<Span>, Option<Structure>), ChunkError> {
-        // The line-based readers see every line terminator as LF (a copy only for the rare text that needs it).
-        let view = if self.reads_lines() {
-            crate::boundary::breaks::line_view(text)
-        } else {
-            std::borrow::Cow::Borrowed(text)
-        };
-        let view = match &view {
-            std::borrow::Cow::Owned(v) => Some(v.as_str()),
-            std::borrow::Cow::Borrowed(_) => None,
-        };
+        let view = self.view(text);
+        let view = view.as_deref();
         let structure = self.structure(text, view)?;
+        let out = self.run(text, structure.as_ref(), view, stop)?;
+        Ok((out, structure))
+    }
+
+    /// The spans of `text` by the engine with `structure`, read through its line `view` (when it is a copy).
+    fn run(
+        &self,
+        text: &str,
+        structure: Option<&Structure>,
+        view: Option<&str>,
+        stop: Option<&dyn Fn() -> bool>,
+    ) -> Result<Vec<Span>, ChunkError> {
         let mut out = Vec::new();
-        self.assembler(structure.as_ref(), view)
+        self.assembler(structure, view)
             .stop(stop)
             .run(text, &mut out)?;
         self.report_sizes(text, &mut out);
-        Ok((out, structure))
+        Ok(out)
+    }
+
+    /// The line-based readers see every line terminator as LF: a copy of the text for the rare text that needs
+    /// one (see [`crate::boundary::breaks`]), when the strategy has such readers.
+    fn view(&self, text: &str) -> Option<String> {
+        self.reads_lines().then(|| line_view(text)).flatten()
     }
 
     /// The measure of a capped tokenizer is the larger of tokens and the cap's share of the size: report tokens.
@@ -373,15 +401,8 @@ impl Splitter {
         horizon: Option<usize>,
         stop: Option<&dyn Fn() -> bool>,
     ) -> Result<(Vec<Span>, Option<Resume>), ChunkError> {
-        let view = if self.reads_lines() {
-            crate::boundary::breaks::line_view(text)
-        } else {
-            std::borrow::Cow::Borrowed(text)
-        };
-        let view = match &view {
-            std::borrow::Cow::Owned(v) => Some(v.as_str()),
-            std::borrow::Cow::Borrowed(_) => None,
-        };
+        let view = self.view(text);
+        let view = view.as_deref();
         let mut out = Vec::new();
         let resume = self
             .assembler(None, view)

@@ -7,6 +7,7 @@
 //! - `rules`: what the engine asks, chunk by chunk: the cuts of a level, the cuts of other sources to drop, how far
 //!   a chunk may reach, where a merge of sections stops, the capacity a chunk's context leaves, table overlap.
 //! - `describe`: the description of each chunk ([`Description`]): title path, context, type, table rows.
+//! - `cuts`: a structure made of a caller's cuts (a semantic chunker's), which no chunk runs past.
 //! - One file per parser: [`markdown`] (pulldown-cmark), [`table`] (Markdown, CSV, TSV), [`provisions`]
 //!   (numbered provisions of legal text). Each ends with a `Structure`.
 //!
@@ -17,6 +18,7 @@
 //! elements: headings with levels, paragraphs, tables, pages) that fills the same model from the elements' ranges
 //! in the joined text instead of parsing it, with form feeds between pages as page numbering reads them.
 
+mod cuts;
 mod describe;
 pub mod markdown;
 mod model;

@@ -127,6 +127,8 @@ pub struct Structure {
     pub size_includes_context: bool,
     /// For a text that is one table: at most this many data rows per chunk, overlap rows included (0: no limit).
     pub(super) rows_per_chunk: usize,
+    /// A caller's cuts (see [`Structure::from_cuts`]), sorted: no chunk runs past the next one.
+    pub(super) cuts: Vec<usize>,
 }
 
 impl Structure {

@@ -13,7 +13,8 @@ use crate::size::Sizer;
 impl Structure {
     /// How far a chunk starting at `start` may reach: a chunk stays inside the section it starts in and its
     /// siblings (with `merge_sections`), or inside the section it starts with (without; a chunk that starts inside
-    /// a section then ends at the next heading). A table chunk with `rows_per_chunk` stays inside its rows limit.
+    /// a section then ends at the next heading). A table chunk with `rows_per_chunk` stays inside its rows limit,
+    /// and a chunk of a caller's cuts ends at the next cut.
     pub(crate) fn limit_at(&self, text_len: usize, start: usize) -> usize {
         let n = self.headings.partition_point(|h| h.start <= start);
         let next = match n.checked_sub(1) {
@@ -30,7 +31,9 @@ impl Structure {
             }
         };
         let section_end = self.headings.get(next).map_or(text_len, |h| h.start);
-        section_end.min(self.rows_limit(start).unwrap_or(text_len))
+        section_end
+            .min(self.rows_limit(start).unwrap_or(text_len))
+            .min(self.next_cut(start).unwrap_or(text_len))
     }
 
     /// With `rows_per_chunk`, where a chunk starting at `start` must end: before the `rows_per_chunk`-th row after

@@ -1,0 +1,342 @@
+//! The semantic strategy: the units a caller embeds, and the chunks of a text given one vector per unit, cut
+//! where [`crate::semantic`] finds the meaning to shift and assembled by the engine with the cuts as a structure.
+
+use super::{line_view, scan, Splitter};
+use crate::assemble::Assembler;
+use crate::boundary::{is_grapheme_boundary, prev_grapheme_boundary, Emitter, Level};
+use crate::chunk::{ChunkOptions, Chunks};
+use crate::error::ChunkError;
+use crate::levels::Levels;
+use crate::semantic::{self, Extent, Params, Sums};
+use crate::span::Span;
+use crate::splitter::SemanticConfig;
+use crate::structure::Structure;
+
+/// The level of a semantic cut: the strongest below the sections, so that `min_size` merges across it as it does
+/// across paragraphs.
+pub(crate) const CUT: Level = Level::THEMATIC;
+
+/// A text's semantic chunks, with the distance at the end of each.
+#[derive(Debug, Clone)]
+pub struct SemanticChunks {
+    /// The chunks, as [`Splitter::chunks`] gives them.
+    pub chunks: Chunks,
+    /// For each chunk, the cosine distance between the windows of units either side of its end, when it ends
+    /// between two units before the end of the text.
+    pub scores: Vec<Option<f64>>,
+}
+
+impl Splitter {
+    /// Checks the semantic settings against the size.
+    pub(super) fn check_semantic(
+        config: &SemanticConfig,
+        capacity: usize,
+    ) -> Result<(), ChunkError> {
+        if config.window == 0 {
+            return Err(ChunkError::invalid("window", "window must be >= 1, got 0"));
+        }
+        if let Some(t) = config.threshold {
+            config.mode.check_threshold(t)?;
+        }
+        match config.target {
+            Some(t) if t == 0 || t > capacity => Err(ChunkError::invalid(
+                "target",
+                format!("target must be from 1 to size ({capacity}), got {t}"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The units of `text` a semantic chunker embeds, in order: its sentences (a line or paragraph end ends one
+    /// too), whitespace trimmed, each no larger than the size; a longer sentence is cut as the sentence strategy
+    /// cuts it, at clauses, soft wraps, words, graphemes. Each span's size is its size in the splitter's unit.
+    pub fn semantic_units(&self, text: &str) -> Result<Vec<Span>, ChunkError> {
+        let ends = semantic::units::sentence_ends(text);
+        let mut out = Vec::with_capacity(ends.len() + 1);
+        // A byte order mark that starts the text is no content.
+        let mut from = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        for end in ends.into_iter().chain([text.len()]) {
+            let piece = &text[from..end];
+            let mut start = from + (piece.len() - piece.trim_start().len());
+            let stop = from + piece.trim_end().len();
+            from = end;
+            if start >= stop {
+                continue;
+            }
+            if !is_grapheme_boundary(text, start) {
+                // Whitespace that starts a cluster (" \u{301}") stays, as the engine keeps it.
+                start = prev_grapheme_boundary(text, start);
+            }
+            let size = self.sizer.size(&text[start..stop]);
+            if size <= self.capacity {
+                out.push(Span {
+                    start,
+                    end: stop,
+                    level: Level::SENTENCE,
+                    size,
+                });
+            } else {
+                self.sentence_pieces(text, start, stop, &mut out)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Appends the pieces of the sentence `text[start..stop]`, larger than the size, as the engine cuts it below
+    /// sentences.
+    fn sentence_pieces(
+        &self,
+        text: &str,
+        start: usize,
+        stop: usize,
+        out: &mut Vec<Span>,
+    ) -> Result<(), ChunkError> {
+        use Emitter::*;
+        let levels = Levels::new(vec![
+            scan(Clause, Level::CLAUSE),
+            scan(Wrap, Level::WRAP),
+            scan(Word, Level::WORD),
+            scan(Grapheme, Level::GRAPHEME),
+        ]);
+        let sentence = &text[start..stop];
+        let view = line_view(sentence);
+        let mut spans = Vec::new();
+        Assembler::new(
+            levels.rows(),
+            levels.order(),
+            self.sizer.as_ref(),
+            self.capacity,
+        )
+        .view(view.as_deref())
+        .run(sentence, &mut spans)?;
+        out.extend(spans.into_iter().map(|s| Span {
+            start: s.start + start,
+            end: s.end + start,
+            ..s
+        }));
+        Ok(())
+    }
+
+    /// The estimated size of every run of `units` (see [`Extent`]).
+    fn extent(&self, text: &str, units: &[Span]) -> Extent {
+        let fixed = self.sizer.size("");
+        let sizes: Vec<usize> = units.iter().map(|u| u.size).collect();
+        let gaps: Vec<usize> = units
+            .windows(2)
+            .map(|w| {
+                self.sizer
+                    .size(&text[w[0].end..w[1].start])
+                    .saturating_sub(fixed)
+            })
+            .collect();
+        Extent::new(&sizes, &gaps, fixed)
+    }
+
+    /// The semantic chunks of `text`, given `vectors`: one row of `dim` values for each of its
+    /// [`Splitter::semantic_units`], row-major. The cuts fall between units, and the engine assembles the chunks:
+    /// a segment between two cuts that fits is one chunk, a larger one is cut at the text levels (paragraphs,
+    /// lines, sentences...), so no chunk is ever over the size. `stop` is asked every few chunks whether to give up.
+    pub fn semantic_chunks(
+        &self,
+        text: &str,
+        vectors: &[f32],
+        dim: usize,
+        options: ChunkOptions<'_>,
+        stop: Option<&dyn Fn() -> bool>,
+    ) -> Result<SemanticChunks, ChunkError> {
+        let units = self.semantic_units(text)?;
+        if vectors.len() != units.len().saturating_mul(dim) || units.is_empty() != (dim == 0) {
+            return Err(ChunkError::invalid(
+                "vectors",
+                format!(
+                    "vectors must hold one row for each of the text's {} units, got {} values of dimension {dim}",
+                    units.len(),
+                    vectors.len()
+                ),
+            ));
+        }
+        let sums = Sums::new(vectors, dim)?;
+        let extent = self.extent(text, &units);
+        let config = self.config.semantic;
+        let params = Params {
+            mode: config.mode,
+            threshold: config.threshold,
+            window: config.window,
+            capacity: self.capacity,
+            target: config.target.unwrap_or(self.capacity * 3 / 4).max(1),
+        };
+        let cuts = semantic::cuts(&sums, &extent, &params);
+        let positions: Vec<usize> = cuts.boundaries.iter().map(|&b| units[b].start).collect();
+        let structure = Structure::from_cuts(text.len(), &positions, CUT);
+        let view = self.view(text);
+        let spans = self.run(text, Some(&structure), view.as_deref(), stop)?;
+        let scores = spans
+            .iter()
+            .map(|s| {
+                // The unit boundary the chunk ends at: after unit k - 1, before unit k.
+                let k = units.partition_point(|u| u.end <= s.end);
+                (k >= 1 && k < units.len() && s.end <= units[k].start)
+                    .then(|| cuts.distances[k - 1])
+            })
+            .collect();
+        Ok(SemanticChunks {
+            chunks: self.chunks_of(text, &spans, None, options),
+            scores,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::semantic::Mode;
+    use crate::{SplitterConfig, Strategy};
+
+    fn splitter(size: usize, mode: Mode) -> Splitter {
+        let mut c = SplitterConfig::new(Strategy::Semantic, size);
+        c.semantic.mode = mode;
+        Splitter::new(c).unwrap()
+    }
+
+    /// One vector per unit: along axis 0 for units that mention "cat", else along axis 1.
+    fn topic_vectors(text: &str, units: &[Span]) -> Vec<f32> {
+        units
+            .iter()
+            .flat_map(|u| {
+                if text[u.start..u.end].contains("cat") {
+                    [1.0, 0.0]
+                } else {
+                    [0.0, 1.0]
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn units_are_trimmed_sentences_and_pieces_that_fit() {
+        let s = splitter(20, Mode::Percentile);
+        let text =
+            "\u{feff}One cat.  Two cats!\n\nA sentence far longer than twenty, cut at its clause.";
+        let units: Vec<&str> = s
+            .semantic_units(text)
+            .unwrap()
+            .iter()
+            .map(|u| &text[u.start..u.end])
+            .collect();
+        assert_eq!(
+            units,
+            [
+                "One cat.",
+                "Two cats!",
+                "A sentence far",
+                "longer than twenty,",
+                "cut at its clause."
+            ]
+        );
+    }
+
+    #[test]
+    fn chunks_end_at_the_topic_switch_and_carry_its_distance() {
+        let text = "A cat sat. The cat ate. My cat slept. Rain fell. Snow came. Wind blew.";
+        for mode in [
+            Mode::Percentile,
+            Mode::Interquartile,
+            Mode::Minima,
+            Mode::Optimal,
+        ] {
+            let s = splitter(60, mode);
+            let units = s.semantic_units(text).unwrap();
+            let got = s
+                .semantic_chunks(
+                    text,
+                    &topic_vectors(text, &units),
+                    2,
+                    ChunkOptions::default(),
+                    None,
+                )
+                .unwrap();
+            let texts: Vec<&str> = got
+                .chunks
+                .chunks
+                .iter()
+                .map(|c| &text[c.start..c.end])
+                .collect();
+            assert_eq!(
+                texts,
+                [
+                    "A cat sat. The cat ate. My cat slept.",
+                    "Rain fell. Snow came. Wind blew."
+                ],
+                "{mode:?}"
+            );
+            assert_eq!(got.scores, [Some(1.0), None]);
+            assert_eq!(s.level_name(got.chunks.chunks[0].level), "semantic");
+        }
+    }
+
+    #[test]
+    fn a_segment_over_the_size_is_cut_by_the_engine_and_no_chunk_is_over() {
+        let text = "A cat sat on the mat all day long. Rain fell. Snow came down hard and long.";
+        let s = splitter(30, Mode::Percentile);
+        let units = s.semantic_units(text).unwrap();
+        let got = s
+            .semantic_chunks(
+                text,
+                &topic_vectors(text, &units),
+                2,
+                ChunkOptions::default(),
+                None,
+            )
+            .unwrap();
+        for c in &got.chunks.chunks {
+            assert!(c.end - c.start <= 30, "{:?}", &text[c.start..c.end]);
+        }
+        assert_eq!(got.chunks.chunks.len(), got.scores.len());
+        // Nothing lost: the chunks joined are the text's words.
+        let joined: Vec<&str> = got
+            .chunks
+            .chunks
+            .iter()
+            .flat_map(|c| text[c.start..c.end].split_whitespace())
+            .collect();
+        assert_eq!(joined, text.split_whitespace().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn bad_vectors_and_settings_are_refused() {
+        let s = splitter(60, Mode::Percentile);
+        let text = "One. Two.";
+        let err = s
+            .semantic_chunks(text, &[1.0, 0.0, 1.0], 2, ChunkOptions::default(), None)
+            .unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("vectors must hold one row for each of the text's 2 units"));
+        assert!(s
+            .semantic_chunks("", &[], 0, ChunkOptions::default(), None)
+            .unwrap()
+            .chunks
+            .chunks
+            .is_empty());
+        let config = |f: &dyn Fn(&mut SplitterConfig)| {
+            let mut c = SplitterConfig::new(Strategy::Semantic, 100);
+            f(&mut c);
+            Splitter::new(c).map(|_| ()).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            config(&|c| c.semantic.window = 0),
+            Err("window must be >= 1, got 0".into())
+        );
+        assert_eq!(
+            config(&|c| c.semantic.threshold = Some(120.0)),
+            Err(
+                "threshold of mode 'percentile' must be a percentile from 0 to 100, got 120".into()
+            )
+        );
+        assert_eq!(
+            config(&|c| c.semantic.target = Some(101)),
+            Err("target must be from 1 to size (100), got 101".into())
+        );
+        assert_eq!("optimal".parse::<Mode>().unwrap().name(), "optimal");
+    }
+}
