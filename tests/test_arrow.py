@@ -75,7 +75,8 @@ TEXTS = {"TableChunker": TABLES, "ClauseChunker": LEGAL + PROSE}
 
 def test_every_chunker_is_covered():
     exported = {name for name in chunkwise.__all__ if name.endswith("Chunker")}
-    assert exported == set(CHARS)
+    # SemanticChunker embeds its units in Python; chunk_arrow refuses it (see tests/test_semantic.py).
+    assert exported - {"SemanticChunker"} == set(CHARS)
 
 
 def _tokenizer(kind):

@@ -17,6 +17,7 @@ from .chunkers import (
     TableChunker,
     join_pages,
 )
+from .semantic import SemanticChunker
 
 __all__ = [
     "Chunk",
@@ -27,6 +28,7 @@ __all__ = [
     "MarkdownChunker",
     "ParagraphChunker",
     "RecursiveChunker",
+    "SemanticChunker",
     "SentenceChunker",
     "TableChunker",
     "Tokenizer",

@@ -72,6 +72,10 @@ def chunk_arrow(
     document): the document ids, which make chunk ids that survive edits of the document (see ``Chunk.id``): the
     ids are those ``chunk_batch(texts, metadatas=[{"doc_id": value}, ...])`` gives. A null id is no id.
     """
+    if getattr(chunker, "_embeds", False):
+        raise _core.ChunkingError(
+            "chunk_arrow does not take a SemanticChunker yet (its units are embedded in Python): use its chunk_batch"
+        )
     pa = _pyarrow()
     if not isinstance(chunker, BaseChunker):
         raise TypeError(f"chunker must be a chunkwise chunker (e.g. RecursiveChunker), got {type(chunker).__name__}")

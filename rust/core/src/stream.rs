@@ -62,6 +62,13 @@ impl ChunkStream {
     /// the id is required; `paged` numbers pages (a text with form feeds must be paged, as [`Splitter::chunks`]
     /// numbers the pages of any text that holds one).
     pub fn new(splitter: &Splitter, doc_id: &str, paged: bool) -> Result<Self, ChunkError> {
+        if splitter.config().strategy == crate::Strategy::Semantic {
+            return Err(ChunkError::invalid(
+                "strategy",
+                "the semantic strategy's cuts depend on the whole text and cannot stream: chunk the whole text \
+                 instead",
+            ));
+        }
         if splitter.is_structural() {
             return Err(ChunkError::invalid(
                 "strategy",

@@ -19,6 +19,8 @@ pub(crate) struct Prepared {
     chunks: Vec<chunkwise_core::Chunk>,
     /// What each chunk learns from the document's structure (structural strategies only).
     structure: Option<Description>,
+    /// Semantic strategy: the distance at each chunk's end, and the mode that chose the cuts.
+    scores: Option<(Vec<Option<f64>>, &'static str)>,
 }
 
 impl Prepared {
@@ -40,6 +42,25 @@ impl Prepared {
         Ok(Self {
             chunks: chunks.chunks,
             structure: chunks.description,
+            scores: None,
+        })
+    }
+
+    /// Splits `text` by the semantic strategy, given one row of `dim` values for each of its units (see
+    /// [`Splitter::semantic_chunks`]).
+    pub(crate) fn semantic(
+        splitter: &Splitter,
+        text: &str,
+        (vectors, dim): (&[f32], usize),
+        options: ChunkOptions<'_>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Self, chunkwise_core::ChunkError> {
+        crate::errors::tripwire::check(text);
+        let got = splitter.semantic_chunks(text, vectors, dim, options, Some(stop))?;
+        Ok(Self {
+            chunks: got.chunks.chunks,
+            structure: None,
+            scores: Some((got.scores, splitter.config().semantic.mode.name())),
         })
     }
 
@@ -48,6 +69,7 @@ impl Prepared {
         Self {
             chunks,
             structure: None,
+            scores: None,
         }
     }
 
@@ -66,6 +88,7 @@ impl Prepared {
         Self {
             chunks: Vec::new(),
             structure: None,
+            scores: None,
         }
     }
 
@@ -117,6 +140,10 @@ pub(crate) fn build<'py>(
                 let why = "on the chunks of a structural strategy (markdown, clause, table)";
                 metadata::check_keys(&arg, m, &metadata::STRUCTURE_KEYS, why)?;
             }
+            if prepared.scores.is_some() {
+                let why = "on the chunks of the semantic strategy";
+                metadata::check_keys(&arg, m, &metadata::SEMANTIC_KEYS, why)?;
+            }
             if paged {
                 metadata::check_keys(
                     &arg,
@@ -132,7 +159,7 @@ pub(crate) fn build<'py>(
     // The chunks of a text share one deep copy of the caller's metadata (its values are read-only by contract): a
     // copy per chunk would cost more than the split when the metadata holds a list or a dict. Chunks that add no key
     // of their own share one read-only dict; the others each have one, over the same values.
-    let own_keys = prepared.structure.is_some() || paged;
+    let own_keys = prepared.structure.is_some() || paged || prepared.scores.is_some();
     let shared = match &copied {
         Some(c) if !own_keys => Some(metadata::frozen(c)?),
         _ => None,
@@ -192,6 +219,14 @@ pub(crate) fn build<'py>(
                 .embedding
                 .as_deref()
                 .map(|e| PyString::new(py, e).unbind());
+        }
+        if let Some((scores, mode)) = &prepared.scores {
+            let m = match &mut meta {
+                Some(m) => m,
+                None => meta.insert(metadata::new_frozen(py)?),
+            };
+            m.set_item(pyo3::intern!(py, "cut_score"), scores[i])?;
+            m.set_item(pyo3::intern!(py, "cut_mode"), *mode)?;
         }
         if let Some((first, last)) = ch.pages {
             let m = match &mut meta {

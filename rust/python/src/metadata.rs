@@ -28,6 +28,9 @@ pub(crate) const STRUCTURE_KEYS: [&str; 7] = [
     "language",
 ];
 
+/// The keys the semantic chunker sets on its chunks.
+pub(crate) const SEMANTIC_KEYS: [&str; 2] = ["cut_score", "cut_mode"];
+
 /// The keys every chunker sets on the chunks of a paged text.
 pub(crate) const PAGE_KEYS: [&str; 2] = ["page_start", "page_end"];
 

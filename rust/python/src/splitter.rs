@@ -2,7 +2,9 @@
 //! for Python.
 
 use chunkwise_core::size::MaxChars;
-use chunkwise_core::{ChunkOptions, Restart, Span, Splitter, SplitterConfig, Strategy};
+use chunkwise_core::{
+    ChunkOptions, Restart, SemanticConfig, Span, Splitter, SplitterConfig, Strategy,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
@@ -183,6 +185,37 @@ impl MaxCharsArg<'_> {
     }
 }
 
+/// The `threshold` argument: None (the mode's default) or a number (an int or a float, never a bool); the core
+/// checks its range for the mode.
+fn threshold_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<f64>> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.is_none() => Ok(None),
+        Some(v) if v.is_instance_of::<pyo3::types::PyBool>() => {
+            Err(wrong_type("threshold", "a number or None", v))
+        }
+        Some(v) => v
+            .extract::<f64>()
+            .map(Some)
+            .map_err(|_| wrong_type("threshold", "a number or None", v)),
+    }
+}
+
+/// Vectors as the semantic calls take them: the native float32 bytes of a C-ordered array (`ndarray.tobytes()`).
+fn floats(vectors: &Bound<'_, PyBytes>) -> PyResult<Vec<f32>> {
+    let bytes = vectors.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return Err(ChunkingError::new_err(format!(
+            "vectors must be float32 bytes (a multiple of 4), got {} bytes",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
+}
+
 /// The `restart` argument: None, "paragraph" or "line".
 fn restart_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Restart>> {
     match value {
@@ -201,11 +234,13 @@ impl PySplitter {
     #[pyo3(signature = (strategy, size, overlap=None, min_size=None, trim=true, unit="chars", separators=None,
                         separators_regex=false, keep_separator="end", snap=None, tokenizer=None,
                         merge_sections=true, size_includes_context=true, format="markdown",
-                        rows_per_chunk=None, max_chars=MaxCharsArg(None), restart=None),
+                        rows_per_chunk=None, max_chars=MaxCharsArg(None), restart=None, mode="percentile",
+                        threshold=None, window=None, target=None),
            text_signature = "(strategy, size, overlap=None, min_size=None, trim=True, unit='chars', separators=None, \
                              separators_regex=False, keep_separator='end', snap=None, tokenizer=None, \
                              merge_sections=True, size_includes_context=True, format='markdown', \
-                             rows_per_chunk=None, max_chars='auto', restart=None)")]
+                             rows_per_chunk=None, max_chars='auto', restart=None, mode='percentile', \
+                             threshold=None, window=None, target=None)")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -226,6 +261,10 @@ impl PySplitter {
         rows_per_chunk: Option<&Bound<'_, PyAny>>,
         max_chars: MaxCharsArg<'_>,
         restart: Option<&Bound<'_, PyAny>>,
+        mode: &str,
+        threshold: Option<&Bound<'_, PyAny>>,
+        window: Option<&Bound<'_, PyAny>>,
+        target: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let strategy: Strategy = strategy.parse().map_err(to_py)?;
         // Ints checked here: pyo3's conversion raised OverflowError for 2**63 and took True as 1. The lower bounds
@@ -275,6 +314,12 @@ impl PySplitter {
             table_format: format.parse().map_err(to_py)?,
             rows_per_chunk,
             max_chars: max_chars.parse()?,
+            semantic: SemanticConfig {
+                mode: mode.parse().map_err(to_py)?,
+                threshold: threshold_arg(threshold)?,
+                window: window.map_or(Ok(1), |w| count_arg("window", w, 1))?,
+                target: target.map(|t| count_arg("target", t, 1)).transpose()?,
+            },
         };
         Ok(Self {
             inner: Splitter::new(config).map_err(to_py)?,
@@ -381,6 +426,83 @@ impl PySplitter {
         Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &levels)))
     }
 
+    /// Semantic strategy: the units of `text` to embed, one vector each, in order (see
+    /// `Splitter::semantic_units`): a bytearray of native int64 (start, end) pairs in `str` indices.
+    fn semantic_units<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyByteArray>> {
+        let text = borrow_str(py, "text", text)?;
+        let units = run(py, self.detach(text), "reading the units", || {
+            self.inner.semantic_units(text)
+        })?;
+        self.check()?;
+        let (offsets, _) = flatten(&self.inner, text, &units.map_err(to_py)?);
+        Ok(PyByteArray::new(py, &offsets))
+    }
+
+    /// Semantic strategy: the chunks of `text` given `vectors`, the float32 bytes of one row of `dim` values for
+    /// each of its units, as `chunk` gives them; each chunk's metadata has `cut_score` and `cut_mode`.
+    #[pyo3(signature = (text, vectors, dim, metadata=None, paged=false))]
+    fn semantic_chunk<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        vectors: &Bound<'py, PyBytes>,
+        dim: usize,
+        metadata: Option<Bound<'py, PyAny>>,
+        paged: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
+        let source = text;
+        let text = borrow_str(py, "text", source)?;
+        let doc_id = metadata::doc_id(meta)?;
+        let options = ChunkOptions {
+            doc_id: doc_id.as_deref(),
+            paged,
+        };
+        let vectors = floats(vectors)?;
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let prepared = run(py, !self.calls_python(), "splitting the text", || {
+            Prepared::semantic(&self.inner, text, (&vectors, dim), options, &stop)
+        })?;
+        self.check()?;
+        let prepared = prepared.map_err(|e| interrupt.to_py(e))?;
+        let meta = (|| "metadata".to_owned(), meta);
+        if prepared.count() < build::PAUSE_GC_CHUNKS {
+            return self.build(py, source, &prepared, meta);
+        }
+        build::gc_paused(py, || self.build(py, source, &prepared, meta))
+    }
+
+    /// Semantic strategy: `spans` of `text` given `vectors` (as `semantic_chunk` takes them).
+    fn semantic_spans<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        vectors: &Bound<'py, PyBytes>,
+        dim: usize,
+    ) -> PyResult<Bound<'py, PyByteArray>> {
+        let text = borrow_str(py, "text", text)?;
+        let vectors = floats(vectors)?;
+        let interrupt = Interrupt::new();
+        let stop = self.stop(&interrupt);
+        let chunks = run(py, !self.calls_python(), "splitting the text", || {
+            self.inner
+                .semantic_chunks(text, &vectors, dim, ChunkOptions::default(), Some(&stop))
+        })?;
+        self.check()?;
+        let chunks = chunks.map_err(|e| interrupt.to_py(e))?;
+        let mut offsets = Vec::with_capacity(chunks.chunks.chunks.len() * 16);
+        for c in &chunks.chunks.chunks {
+            offsets.extend_from_slice(&(c.char_start as i64).to_ne_bytes());
+            offsets.extend_from_slice(&(c.char_end as i64).to_ne_bytes());
+        }
+        Ok(PyByteArray::new(py, &offsets))
+    }
+
     /// `spans` for many texts, in parallel on all cores with the GIL released, packed for all texts at once:
     /// (offsets of every text one after the other, as in `spans`; the number of chunks of each text, native int64).
     /// Three objects for the whole batch, not three per text: building those under the GIL was the serial part.
@@ -458,6 +580,12 @@ impl PySplitter {
             MaxChars::Auto => d.set_item("max_chars", "auto")?,
             MaxChars::Off => d.set_item("max_chars", py.None())?,
             MaxChars::Limit(n) => d.set_item("max_chars", n)?,
+        }
+        if c.strategy == Strategy::Semantic {
+            d.set_item("mode", c.semantic.mode.name())?;
+            d.set_item("threshold", c.semantic.threshold)?;
+            d.set_item("window", c.semantic.window)?;
+            d.set_item("target", c.semantic.target)?;
         }
         Ok(d)
     }

@@ -7,7 +7,8 @@
 //! - breakpoints of the distance curve between neighbouring windows of units ([`curve`]): where the distance is
 //!   above a threshold (a percentile of the distances, the mean plus a multiple of their standard deviation or
 //!   interquartile range, or a percentile of the curve's rises from one boundary to the next), or at the deep local minima of the smoothed
-//!   similarity curve. A segment still larger than the cap is then cut at its largest distances ([`fit`]).
+//!   similarity curve. A segment still larger than the cap is then cut at its largest distances ([`fit`]): softer
+//!   cuts, across which chunks may overlap.
 //! - a global segmentation ([`optimal`]): the cuts that make chunks most coherent, under the cap, with sizes kept
 //!   near a target, by dynamic programming over the unit boundaries.
 //!
@@ -45,7 +46,7 @@ impl Mode {
             Mode::StdDev => Some(3.0),
             Mode::Interquartile => Some(1.5),
             Mode::Minima => None,
-            Mode::Optimal => Some(1.0),
+            Mode::Optimal => Some(3.0),
         }
     }
 
@@ -218,8 +219,11 @@ pub struct Params {
 /// The cuts of a text and the distance curve they were read from.
 #[derive(Debug, Clone, Default)]
 pub struct Cuts {
-    /// The boundaries cut at, sorted.
+    /// The boundaries cut at, sorted: no chunk crosses one.
     pub boundaries: Vec<usize>,
+    /// The boundaries [`fit`] added inside segments larger than the capacity, sorted: where the engine cuts such a
+    /// segment, with overlap if it has any (it never overlaps across `boundaries`).
+    pub soft: Vec<usize>,
     /// The distance at each boundary: `distances[i - 1]` for boundary `i`.
     pub distances: Vec<f64>,
 }
@@ -230,10 +234,11 @@ pub fn cuts(sums: &Sums, extent: &Extent, params: &Params) -> Cuts {
     let threshold = params.threshold.or(params.mode.default_threshold());
     let breaks = match params.mode {
         Mode::Optimal => {
-            let weight = threshold.unwrap_or(1.0);
+            let weight = threshold.unwrap_or(3.0);
             let (cuts, _) = optimal::segment(sums, extent, params.capacity, params.target, weight);
             return Cuts {
                 boundaries: cuts,
+                soft: Vec::new(),
                 distances,
             };
         }
@@ -283,8 +288,14 @@ pub fn cuts(sums: &Sums, extent: &Extent, params: &Params) -> Cuts {
         }
     };
     let boundaries: Vec<usize> = breaks.into_iter().map(|i| i + 1).collect();
+    let all = fit(&boundaries, &distances, extent, params.capacity);
+    let soft = all
+        .into_iter()
+        .filter(|b| boundaries.binary_search(b).is_err())
+        .collect();
     Cuts {
-        boundaries: fit(&boundaries, &distances, extent, params.capacity),
+        boundaries,
+        soft,
         distances,
     }
 }
@@ -392,6 +403,7 @@ mod tests {
         ] {
             let got = cuts(&sums, &extent, &params(mode, threshold, 1000));
             assert_eq!(got.boundaries, [3], "{mode:?}");
+            assert!(got.soft.is_empty());
             assert_eq!(got.distances, [0.0, 0.0, 1.0, 0.0, 0.0]);
         }
         // Three deviations above the mean is 1.4: no cut.

@@ -304,9 +304,13 @@ impl Splitter {
                 scan(Word, Level::WORD),
             ],
             (Strategy::Clause, _) => sections().chain(prose()).collect(),
-            (Strategy::Semantic, _) => std::iter::once(parsed(semantic::CUT, Name::Semantic))
-                .chain(prose())
-                .collect(),
+            (Strategy::Semantic, _) => [
+                parsed(semantic::CUT, Name::Semantic),
+                parsed(semantic::SOFT_CUT, Name::Semantic),
+            ]
+            .into_iter()
+            .chain(prose())
+            .collect(),
             (Strategy::Markdown, _) => sections()
                 .chain([
                     parsed(Level::THEMATIC, Name::ThematicBreak),
@@ -352,6 +356,9 @@ impl Splitter {
         text: &str,
         stop: Option<&dyn Fn() -> bool>,
     ) -> Result<(Vec<Span>, Option<Structure>), ChunkError> {
+        if self.config.strategy == Strategy::Semantic {
+            return Err(semantic::needs_vectors());
+        }
         let view = self.view(text);
         let view = view.as_deref();
         let structure = self.structure(text, view)?;

@@ -16,6 +16,18 @@ use crate::structure::Structure;
 /// across paragraphs.
 pub(crate) const CUT: Level = Level::THEMATIC;
 
+/// The level of a soft semantic cut (inside a segment larger than the size): below the cuts, above paragraphs.
+pub(crate) const SOFT_CUT: Level = Level::BLOCK;
+
+/// The error of a call that would split by the semantic strategy without its vectors.
+pub(crate) fn needs_vectors() -> ChunkError {
+    ChunkError::invalid(
+        "strategy",
+        "the semantic strategy cuts where its units' vectors say: split with Splitter::semantic_chunks (in \
+         Python, SemanticChunker's own calls)",
+    )
+}
+
 /// A text's semantic chunks, with the distance at the end of each.
 #[derive(Debug, Clone)]
 pub struct SemanticChunks {
@@ -166,8 +178,12 @@ impl Splitter {
             target: config.target.unwrap_or(self.capacity * 3 / 4).max(1),
         };
         let cuts = semantic::cuts(&sums, &extent, &params);
-        let positions: Vec<usize> = cuts.boundaries.iter().map(|&b| units[b].start).collect();
-        let structure = Structure::from_cuts(text.len(), &positions, CUT);
+        let at = |b: &[usize]| -> Vec<usize> { b.iter().map(|&b| units[b].start).collect() };
+        let structure = Structure::from_cuts(
+            text.len(),
+            (&at(&cuts.boundaries), CUT),
+            (&at(&cuts.soft), SOFT_CUT),
+        );
         let view = self.view(text);
         let spans = self.run(text, Some(&structure), view.as_deref(), stop)?;
         let scores = spans
@@ -304,6 +320,7 @@ mod tests {
 
     #[test]
     fn bad_vectors_and_settings_are_refused() {
+        assert!(splitter(60, Mode::Percentile).split("One.").is_err());
         let s = splitter(60, Mode::Percentile);
         let text = "One. Two.";
         let err = s
