@@ -69,11 +69,10 @@ pub(crate) fn starts_with_pause(next_line: &str) -> bool {
         Some(&b) if plain(b) => return false,
         _ => {}
     }
-    let gap = bytes
-        .iter()
-        .take(MAX_GAP + 1)
-        .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-        .unwrap_or(MAX_GAP + 1);
+    let mut gap = 0;
+    while gap <= MAX_GAP && matches!(bytes.get(gap), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        gap += 1;
+    }
     let continues = |c: char| is_pause(c) || (is_closing(c) && !matches!(c, '"' | '\''));
     match bytes.get(gap) {
         None => false,
