@@ -13,11 +13,21 @@ use std::sync::{Arc, Mutex};
 use arrow_array::builder::{BooleanBuilder, Int64Builder, ListBuilder, StringBuilder};
 use arrow_array::{new_null_array, ArrayRef, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field as ArrowField, Schema, SchemaRef};
+use bytes::Bytes;
 use chunkwise_core::{Chunk, Description, SpanInfo};
+use parquet::arrow::arrow_writer::{
+    compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
+};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+use parquet::column::page_store::{
+    InMemoryPageStore, PageKey, PageStore, PageStoreArgs, PageStoreFactory,
+};
+use parquet::column::writer::ColumnCloseResult;
+use parquet::file::metadata::ColumnChunkMetaData;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use parquet::schema::types::ColumnPath;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -32,7 +42,7 @@ use crate::splitter::PySplitter;
 /// (and its column writers' buffers) until the row group is written, so its size is most of the memory writing
 /// takes beyond the texts.
 const ROW_GROUP_ROWS: usize = 8192;
-const ROW_GROUP_BYTES: usize = 1 << 20;
+const ROW_GROUP_BYTES: usize = 768 << 10;
 
 /// The size of a data page, and the rows encoded at a time (after which the page size is checked): small pages
 /// keep the encoder's buffers small.
@@ -41,7 +51,7 @@ const PAGE_ROWS: usize = 128;
 
 /// Rows handed to the encoder at a time, at most, or about this many bytes of chunk text.
 const PIECE_ROWS: usize = 1024;
-const PIECE_BYTES: usize = 256 << 10;
+const PIECE_BYTES: usize = 64 << 10;
 
 /// The values `compression` takes (`--compression`), and the codec of each.
 const CODECS: [&str; 6] = ["snappy", "zstd", "lz4", "gzip", "brotli", "none"];
@@ -173,6 +183,11 @@ impl Column {
         )
     }
 
+    /// Long texts: most of the encoding's work (compressing them), each column encoded on a thread of its own.
+    fn heavy(self) -> bool {
+        matches!(self, Column::Text | Column::EmbeddingText | Column::Context)
+    }
+
     /// Min/max statistics, where a reader can skip row groups by them: not of the texts and hashes, where they cost
     /// a good part of the writing and skip nothing.
     fn ordered(self) -> bool {
@@ -226,8 +241,401 @@ impl Write for Sink {
 /// The thread that encodes the pieces of rows, in order, while the next ones are chunked (also across batches: the
 /// last rows of a batch are encoded while the next batch is read and split).
 struct Encoder {
-    pieces: std::sync::mpsc::SyncSender<RecordBatch>,
+    pieces: std::sync::mpsc::SyncSender<Rows>,
     thread: std::thread::JoinHandle<Result<parquet::errors::Result<()>, Panic>>,
+}
+
+/// A piece of rows for the encoder, and whether its `embedding_text` column is its `text` column (no row of it has
+/// an embedding text of its own).
+struct Rows {
+    batch: RecordBatch,
+    embedding_is_text: bool,
+}
+
+/// The encoder thread's side of the file: the column writers of the row group being filled, each column encoded
+/// apart (the long texts in parallel), and the row group appended to the file column chunk by column chunk once full.
+///
+/// A row group whose every row's embedding text is its text does not encode the `embedding_text` column: its column
+/// chunk is a copy of the `text` column's pages (the same values encode to the same bytes), which halves the
+/// compression of the usual run. A piece with embedding texts of their own ends such a row group.
+struct Encoding {
+    file: SerializedFileWriter<Sink>,
+    factory: ArrowRowGroupWriterFactory,
+    schema: SchemaRef,
+    /// Per column: whether it is one of the long texts.
+    heavy: Vec<bool>,
+    /// The threads that encode the columns beside the encoder thread (none when one column holds all the texts).
+    pool: Option<rayon::ThreadPool>,
+    /// The `text` and `embedding_text` columns, when both are written: their index and the latter's descriptor.
+    twins: Option<(usize, usize, ColumnDescPtr)>,
+    /// The encoded pages of the open row group's `text` column, in the order of the file.
+    text_pages: Arc<Mutex<Vec<Bytes>>>,
+    group: Option<RowGroup>,
+}
+
+struct RowGroup {
+    writers: Vec<ArrowColumnWriter>,
+    rows: usize,
+    /// Its `embedding_text` column chunk is to be the `text` column chunk's copy (and its writer is not written to).
+    shared: bool,
+}
+
+impl Encoding {
+    fn new(
+        sink: Sink,
+        schema: SchemaRef,
+        props: WriterProperties,
+        columns: &[Column],
+    ) -> parquet::errors::Result<Self> {
+        // The ArrowWriter's only part here is the file's start: the schema, with the Arrow schema in the key-value
+        // metadata (what pyarrow reads the column types by).
+        let (file, factory) =
+            ArrowWriter::try_new(sink, schema.clone(), Some(props))?.into_serialized_writer()?;
+        let text_pages = Arc::new(Mutex::new(Vec::new()));
+        let position = |c| columns.iter().position(|&x| x == c);
+        let twins = match (position(Column::Text), position(Column::EmbeddingText)) {
+            (Some(text), Some(embedding)) => {
+                Some((text, embedding, file.schema_descr().column(embedding)))
+            }
+            _ => None,
+        };
+        let factory = match &twins {
+            Some((text, ..)) => factory.with_page_store_factory(Arc::new(PageStores {
+                text: *text,
+                text_pages: text_pages.clone(),
+            })),
+            None => factory,
+        };
+        let heavy: Vec<bool> = columns.iter().map(|c| c.heavy()).collect();
+        let threads = heavy.iter().filter(|&&h| h).count();
+        let pool = if threads > 1 {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|k| format!("chunkwise-parquet-{k}"))
+                .build()
+                .ok()
+        } else {
+            None
+        };
+        Ok(Self {
+            file,
+            factory,
+            schema,
+            heavy,
+            pool,
+            twins,
+            text_pages,
+            group: None,
+        })
+    }
+
+    /// Adds the rows of `batch` to the row group being filled (`embedding_is_text`: as [`Rows`] says), writing
+    /// each row group once it is full.
+    fn write(
+        &mut self,
+        batch: &RecordBatch,
+        embedding_is_text: bool,
+    ) -> parquet::errors::Result<()> {
+        let shared = embedding_is_text && self.twins.is_some();
+        let mut at = 0;
+        while at < batch.num_rows() {
+            if self.group.as_ref().is_some_and(|g| g.shared && !shared) {
+                self.flush()?;
+            }
+            let group = match &mut self.group {
+                Some(group) => group,
+                empty => {
+                    lock(&self.text_pages).clear();
+                    empty.insert(RowGroup {
+                        writers: self
+                            .factory
+                            .create_column_writers(self.file.flushed_row_groups().len())?,
+                        rows: 0,
+                        shared,
+                    })
+                }
+            };
+            let n = (batch.num_rows() - at).min(ROW_GROUP_ROWS - group.rows);
+            let part = batch.slice(at, n);
+            let mut leaves = Vec::with_capacity(group.writers.len());
+            for (field, column) in self.schema.fields().iter().zip(part.columns()) {
+                leaves.extend(compute_leaves(field, column)?);
+            }
+            let skip = group
+                .shared
+                .then(|| self.twins.as_ref().map(|t| t.1))
+                .flatten();
+            let work: Vec<_> = group
+                .writers
+                .iter_mut()
+                .zip(&leaves)
+                .enumerate()
+                .filter(|&(k, _)| Some(k) != skip)
+                .collect();
+            on_columns(self.pool.as_ref(), &self.heavy, work, |(w, leaf)| {
+                w.write(leaf)
+            })
+            .into_iter()
+            .collect::<parquet::errors::Result<()>>()?;
+            group.rows += n;
+            at += n;
+            // The size of the row group in the file: a shared column chunk counts twice.
+            let mut bytes: usize = group
+                .writers
+                .iter()
+                .map(|w| w.get_estimated_total_bytes())
+                .sum();
+            if let (true, Some(&(text, ..))) = (group.shared, self.twins.as_ref()) {
+                bytes += group.writers[text].get_estimated_total_bytes();
+            }
+            if group.rows >= ROW_GROUP_ROWS || bytes >= ROW_GROUP_BYTES {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the row group being filled, if any, to the file.
+    fn flush(&mut self) -> parquet::errors::Result<()> {
+        let Some(group) = self.group.take() else {
+            return Ok(());
+        };
+        let twin = self.twins.as_ref().filter(|_| group.shared);
+        let work: Vec<_> = group
+            .writers
+            .into_iter()
+            .enumerate()
+            .filter(|&(k, _)| Some(k) != twin.map(|t| t.1))
+            .collect();
+        let mut chunks: Vec<Option<ArrowColumnChunk>> = Vec::with_capacity(work.len() + 1);
+        for chunk in on_columns(
+            self.pool.as_ref(),
+            &self.heavy,
+            work,
+            ArrowColumnWriter::close,
+        ) {
+            chunks.push(Some(chunk?));
+        }
+        let copy = match twin {
+            Some((text, embedding, descr)) => {
+                chunks.insert(*embedding, None);
+                let close = chunks[*text]
+                    .as_ref()
+                    .map(|c| c.close().clone())
+                    .ok_or_else(missing)?;
+                let pages = Pages(std::mem::take(&mut *lock(&self.text_pages)));
+                Some((pages, renamed(close, descr.clone())?))
+            }
+            None => None,
+        };
+        let mut copy = copy;
+        let mut row_group = self.file.next_row_group()?;
+        for chunk in chunks {
+            match (chunk, copy.take()) {
+                (Some(chunk), kept) => {
+                    chunk.append_to_row_group(&mut row_group)?;
+                    copy = kept;
+                }
+                (None, Some((pages, close))) => row_group.append_column(&pages, close)?,
+                (None, None) => return Err(missing()),
+            }
+        }
+        row_group.close()?;
+        lock(&self.text_pages).clear();
+        // The row group's pages and column writers are freed: give their memory back now, before the next row
+        // group allocates its own elsewhere in the arena.
+        self.collect();
+        Ok(())
+    }
+
+    /// Gives the memory freed back to the OS: this thread's, and the pool's threads' (whose pages this thread
+    /// freed).
+    fn collect(&self) {
+        crate::alloc::collect();
+        if let Some(pool) = &self.pool {
+            pool.broadcast(|_| crate::alloc::collect());
+        }
+    }
+
+    /// Writes the last row group and the file's footer.
+    fn close(mut self) -> parquet::errors::Result<()> {
+        self.flush()?;
+        self.file.close().map(drop)
+    }
+}
+
+fn missing() -> parquet::errors::ParquetError {
+    parquet::errors::ParquetError::General("a column chunk of the row group is missing".into())
+}
+
+/// The pages of a column chunk, in the order of the file, read as one run of bytes (where the encoded chunk is
+/// appended from).
+struct Pages(Vec<Bytes>);
+
+/// [`Pages`] read from a point on.
+struct PagesRead {
+    pages: std::vec::IntoIter<Bytes>,
+    page: Bytes,
+}
+
+impl std::io::Read for PagesRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.page.is_empty() {
+            match self.pages.next() {
+                Some(page) => self.page = page,
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.page.len());
+        buf[..n].copy_from_slice(&self.page.split_to(n));
+        Ok(n)
+    }
+}
+
+impl parquet::file::reader::Length for Pages {
+    fn len(&self) -> u64 {
+        self.0.iter().map(|p| p.len() as u64).sum()
+    }
+}
+
+impl parquet::file::reader::ChunkReader for Pages {
+    type T = PagesRead;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<PagesRead> {
+        let mut read = PagesRead {
+            pages: self.0.clone().into_iter(),
+            page: Bytes::new(),
+        };
+        std::io::copy(
+            &mut std::io::Read::take(&mut read, start),
+            &mut std::io::sink(),
+        )?;
+        Ok(read)
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        let mut bytes = vec![0; length];
+        std::io::Read::read_exact(&mut self.get_read(start)?, &mut bytes)?;
+        Ok(bytes.into())
+    }
+}
+
+/// `close` (a column chunk's, as encoded) for the same pages as the column chunk of `descr`.
+fn renamed(
+    close: ColumnCloseResult,
+    descr: ColumnDescPtr,
+) -> parquet::errors::Result<ColumnCloseResult> {
+    let m = close.metadata;
+    let mut b = ColumnChunkMetaData::builder(descr)
+        .set_encodings_mask(*m.encodings_mask())
+        .set_num_values(m.num_values())
+        .set_compression(m.compression())
+        .set_total_compressed_size(m.compressed_size())
+        .set_total_uncompressed_size(m.uncompressed_size())
+        .set_data_page_offset(m.data_page_offset())
+        .set_dictionary_page_offset(m.dictionary_page_offset())
+        .set_index_page_offset(m.index_page_offset())
+        .set_unencoded_byte_array_data_bytes(m.unencoded_byte_array_data_bytes())
+        .set_repetition_level_histogram(m.repetition_level_histogram().cloned())
+        .set_definition_level_histogram(m.definition_level_histogram().cloned());
+    if let Some(s) = m.statistics() {
+        b = b.set_statistics(s.clone());
+    }
+    if let Some(s) = m.page_encoding_stats() {
+        b = b.set_page_encoding_stats(s.clone());
+    }
+    if let Some(s) = m.page_encoding_stats_mask() {
+        b = b.set_page_encoding_stats_mask(*s);
+    }
+    Ok(ColumnCloseResult {
+        metadata: b.build()?,
+        ..close
+    })
+}
+
+/// Runs `work` on the columns of `items` (each with its index): the first long text's on this thread, every other
+/// long text's as a task of `pool` of its own, the rest together as one more task; the results in the order given.
+fn on_columns<T: Send, U: Send>(
+    pool: Option<&rayon::ThreadPool>,
+    heavy: &[bool],
+    items: Vec<(usize, T)>,
+    work: impl Fn(T) -> U + Sync,
+) -> Vec<U> {
+    let Some(pool) = pool else {
+        return items.into_iter().map(|(_, t)| work(t)).collect();
+    };
+    let mut out: Vec<Option<U>> = items.iter().map(|_| None).collect();
+    let work = &work;
+    pool.in_place_scope(|scope| {
+        let mut here = None;
+        let mut rest = Vec::new();
+        for ((k, item), slot) in items.into_iter().zip(out.iter_mut()) {
+            if !heavy[k] {
+                rest.push((item, slot));
+            } else if here.is_none() {
+                here = Some((item, slot));
+            } else {
+                scope.spawn(move |_| *slot = Some(work(item)));
+            }
+        }
+        scope.spawn(move |_| {
+            for (item, slot) in rest {
+                *slot = Some(work(item));
+            }
+        });
+        if let Some((item, slot)) = here {
+            *slot = Some(work(item));
+        }
+    });
+    out.into_iter().flatten().collect()
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The page stores of a row group's column chunks: parquet's own (pages in memory until the row group is written),
+/// the `text` column's also keeping its pages in `text_pages`.
+#[derive(Debug)]
+struct PageStores {
+    text: usize,
+    text_pages: Arc<Mutex<Vec<Bytes>>>,
+}
+
+impl PageStoreFactory for PageStores {
+    fn create(&self, args: &PageStoreArgs<'_>) -> parquet::errors::Result<Box<dyn PageStore>> {
+        let store = InMemoryPageStore::default();
+        Ok(if args.column_index() == self.text {
+            Box::new(TextPages {
+                store,
+                pages: self.text_pages.clone(),
+            })
+        } else {
+            Box::new(store)
+        })
+    }
+}
+
+/// Parquet's store, the pages put also kept in `pages` (the pages of a column without a dictionary are put in the
+/// order of the file). A page's bytes are shared, not copied.
+struct TextPages {
+    store: InMemoryPageStore,
+    pages: Arc<Mutex<Vec<Bytes>>>,
+}
+
+impl PageStore for TextPages {
+    fn put(&mut self, value: Bytes) -> parquet::errors::Result<PageKey> {
+        lock(&self.pages).push(value.clone());
+        self.store.put(value)
+    }
+
+    fn take(&mut self, key: PageKey) -> parquet::errors::Result<Bytes> {
+        self.store.take(key)
+    }
+
+    fn memory_size(&self) -> usize {
+        self.store.memory_size()
+    }
 }
 
 /// How a run writes its rows: the columns, in order, the encoder (until `close`), and a previous run's chunk ids
@@ -315,24 +723,17 @@ impl ParquetRows {
             }
         }
         let sink = Sink::default();
-        let mut writer = ArrowWriter::try_new(sink.clone(), schema.clone(), Some(props.build()))
+        let mut encoding = Encoding::new(sink.clone(), schema.clone(), props.build(), &columns)
             .map_err(|e| encoding_error(&e))?;
-        let (pieces, queue) = std::sync::mpsc::sync_channel::<RecordBatch>(QUEUED_PIECES);
+        let (pieces, queue) = std::sync::mpsc::sync_channel::<Rows>(QUEUED_PIECES);
         let thread = std::thread::Builder::new()
             .name("chunkwise-parquet".into())
             .spawn(move || {
                 crate::errors::guard(move || {
-                    for piece in queue {
-                        let flushed = writer.flushed_row_groups().len();
-                        writer.write(&piece)?;
-                        drop(piece);
-                        if writer.flushed_row_groups().len() > flushed {
-                            // The row group's pages and column writers are freed: give their memory back now,
-                            // before the next row group allocates its own elsewhere in the arena.
-                            crate::alloc::collect();
-                        }
+                    for rows in queue {
+                        encoding.write(&rows.batch, rows.embedding_is_text)?;
                     }
-                    writer.close().map(drop)
+                    encoding.close()
                 })
             })
             .map_err(|e| PyOSError::new_err(format!("cannot start the Parquet encoder: {e}")))?;
@@ -458,8 +859,9 @@ impl ParquetRows {
     }
 }
 
-/// Pieces waiting for the encoder at most (the calling thread waits for it beyond that).
-const QUEUED_PIECES: usize = 1;
+/// Pieces waiting for the encoder at most: none, the calling thread hands each piece over (waiting while the
+/// encoder is busy with the one before), so that one piece is filled while one is encoded.
+const QUEUED_PIECES: usize = 0;
 
 /// How much of a spool is read at a time.
 const SPOOL_READ: usize = 1 << 20;
@@ -544,14 +946,14 @@ impl ParquetRows {
     /// empties it, and writes what the encoder has made of the pieces before.
     fn encode(&self, py: Python<'_>, piece: &mut Piece<'_>) -> PyResult<()> {
         if piece.rows > 0 {
-            let batch = piece
+            let rows = piece
                 .finish()
                 .map_err(|e| ChunkingError::new_err(format!("building the Parquet rows: {e}")))?;
             let mut guard = self.lock();
             let encoder = guard
                 .as_ref()
                 .ok_or_else(|| ChunkingError::new_err("the Parquet rows are closed"))?;
-            let sent = py.detach(|| encoder.pieces.send(batch));
+            let sent = py.detach(|| encoder.pieces.send(rows));
             if sent.is_err() {
                 // The encoder has stopped: its error.
                 if let Some(encoder) = guard.take() {
@@ -755,9 +1157,10 @@ impl<'a> Piece<'a> {
     }
 
     /// The rows gathered as a record batch of the output's schema; the builders are left empty.
-    fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    fn finish(&mut self) -> Result<Rows, arrow_schema::ArrowError> {
         let n = std::mem::take(&mut self.rows);
         self.text_bytes = 0;
+        let embedding_is_text = self.embedding.is_none();
         let text: ArrayRef = Arc::new(self.text.finish());
         let embedding: ArrayRef = match self.embedding.take() {
             Some(mut b) => Arc::new(b.finish()),
@@ -831,7 +1234,10 @@ impl<'a> Piece<'a> {
                 Column::Change => change.clone(),
             });
         }
-        RecordBatch::try_new(self.rows_of.schema.clone(), arrays)
+        Ok(Rows {
+            batch: RecordBatch::try_new(self.rows_of.schema.clone(), arrays)?,
+            embedding_is_text,
+        })
     }
 }
 
