@@ -5,6 +5,7 @@ of the file raised, and the memory of a batch given back."""
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 import textwrap
@@ -227,3 +228,78 @@ def test_the_memory_of_a_batch_is_given_back():
     assert proc.returncode == 0, proc.stderr
     kept = int(proc.stdout.split()[-1]) / 2**20
     assert kept < 6, f"{kept:.1f} MiB kept of the rows of a 22 MB text"
+
+
+def jsonl_rows(batches, fields):
+    """The rows JSON lines give of the same batches: what the Parquet rows must hold."""
+    out = io.BytesIO()
+    lines = _core.JsonLines(fields, None)
+    for splitter, texts, sources in batches:
+        lines.write_batch(splitter, texts, sources, out, False)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+@pytest.mark.parametrize("compression", ["snappy", "zstd", "lz4", "gzip", "brotli", "none"])
+@pytest.mark.parametrize("fields", [
+    ["text", "start", "end", "source", "index", "id", "prev_id", "next_id", "level", "size", "context",
+     "embedding_text"],
+    ["embedding_text", "id", "context", "text", "index"],  # the copied column before the one it copies
+])
+def test_row_groups_with_and_without_embedding_texts_of_their_own(tmp_path, compression, fields):
+    """Row groups of chunks without context (whose embedding_text column is the text column's pages, copied) and
+    of Markdown chunks with context (both encoded), in many columns encoded in parallel: the rows JSON lines give."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    en = (CORPUS / "en.txt").read_text(encoding="utf-8")
+    plain = chunkwise.RecursiveChunker(40)._splitter
+    markdown = chunkwise.MarkdownChunker(150)._splitter
+    md = (CORPUS / "mixed.md").read_text(encoding="utf-8")
+    batches = [
+        (plain, [en * 4, (CORPUS / "zh.txt").read_text(encoding="utf-8")], ["en", "zh"]),
+        (markdown, [md], ["md"]),
+        (plain, [en[:30_000]], ["en-part"]),
+        (markdown, [md[:20_000], md], ["md-part", "md-again"]),
+    ]
+    path = tmp_path / "out.parquet"
+    with open(path, "wb") as f:
+        rows = _core.ParquetRows(f, fields, compression=compression)
+        for splitter, texts, sources in batches:
+            rows.write_batch(splitter, texts, sources)
+        rows.close()
+    expected = jsonl_rows(batches, fields)
+    assert any(r["context"] for r in expected) and any(r["embedding_text"] == r["text"] for r in expected)
+    assert pq.read_table(path).to_pylist() == expected
+    meta = pq.ParquetFile(path).metadata
+    assert meta.num_row_groups >= 3
+    text, embedding = fields.index("text"), fields.index("embedding_text")
+    copied = own = 0
+    for g in range(meta.num_row_groups):
+        a, b = meta.row_group(g).column(text), meta.row_group(g).column(embedding)
+        assert (a.path_in_schema, b.path_in_schema) == ("text", "embedding_text")
+        assert b.num_values == a.num_values == meta.row_group(g).num_rows
+        same = b.total_compressed_size == a.total_compressed_size
+        copied += same
+        own += not same
+    assert copied >= 2 and own
+
+
+def test_a_batch_holds_no_more_than_the_largest_file(tmp_path, monkeypatch):
+    """Files are gathered into a batch up to the size of the largest file, not past it: the texts of a batch are
+    most of what a run holds."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sizes = {"a.txt": 600, "b.txt": 250, "c.txt": 600, "d.txt": 900, "e.txt": 100}
+    for name, size in sizes.items():
+        (docs / name).write_text(("word " * size)[:size], encoding="utf-8")
+    monkeypatch.setattr(cli, "BATCH_BYTES", (100, 8 << 20))
+    batches = []
+    batch = cli._Run._batch
+
+    def record(self, paths, payloads, sizes, *args, **kwargs):
+        if paths:
+            batches.append(sum(sizes))
+        return batch(self, paths, payloads, sizes, *args, **kwargs)
+
+    monkeypatch.setattr(cli._Run, "_batch", record)
+    assert run_cli(str(docs), "--size", "100", "--out", str(tmp_path / "out.parquet")) == 0
+    assert sum(batches) == sum(sizes.values())
+    assert batches == [850, 600, 900, 100]

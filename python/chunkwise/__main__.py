@@ -80,9 +80,10 @@ STRATEGIES = {
 #: ``--strategy table`` and ``auto``: the table format of a file, by its suffix (other files are Markdown tables).
 TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv"}
 
-#: Files read and chunked together, so that a batch runs on all cores: up to this many files, or until they hold as
-#: many bytes as the largest file of the run, within ``BATCH_BYTES`` (the texts of a batch, with their lines or
-#: rows, are most of what a run holds in memory, which so stays a small multiple of the largest file).
+#: Files read and chunked together, so that a batch runs on all cores: up to this many files, and no more bytes than
+#: the largest file of the run holds, within ``BATCH_BYTES`` (a file that would take a batch past that starts the
+#: next one: the texts of a batch, with their lines or rows, are most of what a run holds in memory, which so stays
+#: a small multiple of the largest file).
 BATCH_FILES = 64
 BATCH_BYTES = (1 << 20, 8 << 20)
 
@@ -690,7 +691,7 @@ class _Run:
                     progress.advance(1, _disk_size(path))
                     continue
                 chunker = self._chunker_for(path, False)
-                if chunker is not kind:
+                if chunker is not kind or (paths and sum(sizes) + _disk_size(path) > budget):
                     flush()
                     kind = chunker
                 seen += 1
