@@ -266,6 +266,8 @@ struct Encoding {
     heavy: Vec<bool>,
     /// The threads that encode the columns beside the encoder thread (none when one column holds all the texts).
     pool: Option<rayon::ThreadPool>,
+    /// Whether the pool has encoded since its threads last gave their memory back.
+    pooled: bool,
     /// The `text` and `embedding_text` columns, when both are written: their index and the latter's descriptor.
     twins: Option<(usize, usize, ColumnDescPtr)>,
     /// The encoded pages of the open row group's `text` column, in the order of the file.
@@ -273,6 +275,7 @@ struct Encoding {
     group: Option<RowGroup>,
 }
 
+/// The row group being filled: a writer per column.
 struct RowGroup {
     writers: Vec<ArrowColumnWriter>,
     rows: usize,
@@ -323,6 +326,7 @@ impl Encoding {
             schema,
             heavy,
             pool,
+            pooled: false,
             twins,
             text_pages,
             group: None,
@@ -372,11 +376,13 @@ impl Encoding {
                 .enumerate()
                 .filter(|&(k, _)| Some(k) != skip)
                 .collect();
-            on_columns(self.pool.as_ref(), &self.heavy, work, |(w, leaf)| {
-                w.write(leaf)
-            })
-            .into_iter()
-            .collect::<parquet::errors::Result<()>>()?;
+            // A shared row group's pieces have one long text column (no context either): the pool's threads
+            // would only add their waking up.
+            let pool = self.pool.as_ref().filter(|_| !group.shared);
+            self.pooled |= pool.is_some();
+            on_columns(pool, &self.heavy, work, |(w, leaf)| w.write(leaf))
+                .into_iter()
+                .collect::<parquet::errors::Result<()>>()?;
             group.rows += n;
             at += n;
             // The size of the row group in the file: a shared column chunk counts twice.
@@ -408,15 +414,16 @@ impl Encoding {
             .filter(|&(k, _)| Some(k) != twin.map(|t| t.1))
             .collect();
         let mut chunks: Vec<Option<ArrowColumnChunk>> = Vec::with_capacity(work.len() + 1);
+        self.pooled |= twin.is_none() && self.pool.is_some();
         for chunk in on_columns(
-            self.pool.as_ref(),
+            self.pool.as_ref().filter(|_| twin.is_none()),
             &self.heavy,
             work,
             ArrowColumnWriter::close,
         ) {
             chunks.push(Some(chunk?));
         }
-        let copy = match twin {
+        let mut copy = match twin {
             Some((text, embedding, descr)) => {
                 chunks.insert(*embedding, None);
                 let close = chunks[*text]
@@ -428,7 +435,6 @@ impl Encoding {
             }
             None => None,
         };
-        let mut copy = copy;
         let mut row_group = self.file.next_row_group()?;
         for chunk in chunks {
             match (chunk, copy.take()) {
@@ -450,9 +456,9 @@ impl Encoding {
 
     /// Gives the memory freed back to the OS: this thread's, and the pool's threads' (whose pages this thread
     /// freed).
-    fn collect(&self) {
+    fn collect(&mut self) {
         crate::alloc::collect();
-        if let Some(pool) = &self.pool {
+        if let (Some(pool), true) = (&self.pool, std::mem::take(&mut self.pooled)) {
             pool.broadcast(|_| crate::alloc::collect());
         }
     }
