@@ -1,7 +1,7 @@
 """The outputs of ``chunkwise chunk``: JSON lines or Parquet, written from the core without a Python object per chunk.
 
 Both are written by the core, as the documents of a batch are split in parallel: JSON lines by ``_core.JsonLines``,
-Parquet rows by ``_core.ParquetRows`` (encoded with arrow-rs, row groups of at most 8192 rows and about 1 MB; no
+Parquet rows by ``_core.ParquetRows`` (encoded with arrow-rs, row groups of at most 8192 rows and about 768 KB; no
 pyarrow). Both take a document whole or not at all: a streamed file's chunks are spooled to a temporary file and
 written only once the whole file is chunked.
 """
