@@ -18,7 +18,7 @@ from ._core import ChunkingError, Tokenizer
 from .chunk import Chunk
 from .chunkers import BaseChunker, _as_dict, _as_list, _given, _int64_pairs, _pairs_array, _pieces, _unit, join_pages
 
-__all__ = ["SemanticChunker"]
+__all__ = ["SemanticChunker", "from_fastembed", "from_model2vec", "from_sentence_transformers"]
 
 # The constructor's arguments that stay in Python (the rest go to the core).
 _PYTHON_ONLY = ("embed", "batch_size", "cache")
@@ -47,7 +47,7 @@ class SemanticChunker(BaseChunker):
       whose depth (how far the similarity climbs back on the left plus on the right, in cosine similarity) is at
       least this; by default the minima deeper than their mean depth less half its standard deviation
       (TextTiling's cutoff);
-    - "optimal" (default 1.0): the segmentation of the whole text that makes chunks most coherent (the sum of each
+    - "optimal" (default 3): the segmentation of the whole text that makes chunks most coherent (the sum of each
       unit's cosine to its chunk's mean) with sizes near ``target`` (default three quarters of ``size``), found by
       dynamic programming; ``threshold`` weighs even sizes against coherence: a unit in a chunk whose size is off
       the target by a fraction f costs ``threshold * f**2``, in units of the text's contrast (one minus the mean
@@ -284,3 +284,64 @@ class SemanticChunker(BaseChunker):
                     f"pickled: {e}"
                 ) from e
         return super().__reduce__()
+
+
+# -- embedders -------------------------------------------------------------------------------------------------------
+
+
+def _needs(package: str, helper: str, pip: str) -> ImportError:
+    return ImportError(f"{helper} needs the {package} package, which is not installed: pip install {pip}")
+
+
+def from_sentence_transformers(model: Any, **encode_kwargs: Any) -> Callable[[List[str]], Any]:
+    """``embed`` for :class:`SemanticChunker` from a ``sentence_transformers.SentenceTransformer`` (or the name of
+    one, loaded here): its ``encode`` as unit vectors, ``encode_kwargs`` passed along (``batch_size``...)."""
+    if isinstance(model, str):
+        try:
+            from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            raise _needs("sentence-transformers", "from_sentence_transformers", "sentence-transformers") from None
+        model = SentenceTransformer(model)
+    encode = _method(model, "encode", "a SentenceTransformer (with encode) or its name")
+    kwargs = {"convert_to_numpy": True, "normalize_embeddings": True, "show_progress_bar": False, **encode_kwargs}
+    return lambda texts: encode(list(texts), **kwargs)
+
+
+def from_model2vec(model: Any) -> Callable[[List[str]], Any]:
+    """``embed`` for :class:`SemanticChunker` from a ``model2vec.StaticModel`` (or the name or folder of one,
+    loaded here with ``StaticModel.from_pretrained``): its ``encode``."""
+    if isinstance(model, str):
+        try:
+            from model2vec import StaticModel  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            raise _needs("model2vec", "from_model2vec", "model2vec") from None
+        model = StaticModel.from_pretrained(model)
+    encode = _method(model, "encode", "a model2vec StaticModel (with encode) or its name")
+    return lambda texts: encode(list(texts))
+
+
+def from_fastembed(model: Any, **embed_kwargs: Any) -> Callable[[List[str]], Any]:
+    """``embed`` for :class:`SemanticChunker` from a ``fastembed.TextEmbedding`` (or the name of one, loaded here):
+    its ``embed`` generator stacked into one array, ``embed_kwargs`` passed along (``batch_size``...)."""
+    if isinstance(model, str):
+        try:
+            from fastembed import TextEmbedding  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            raise _needs("fastembed", "from_fastembed", "fastembed") from None
+        model = TextEmbedding(model_name=model)
+    embed = _method(model, "embed", "a fastembed TextEmbedding (with embed) or its name")
+
+    def run(texts: List[str]) -> Any:
+        import numpy as np
+
+        rows = list(embed(list(texts), **embed_kwargs))
+        return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+
+    return run
+
+
+def _method(model: Any, name: str, expected: str) -> Callable[..., Any]:
+    method = getattr(model, name, None)
+    if not callable(method):
+        raise TypeError(f"model: expected {expected}, got {type(model).__name__}")
+    return method

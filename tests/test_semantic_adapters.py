@@ -1,0 +1,110 @@
+"""The embedders of chunkwise.semantic for sentence-transformers, model2vec and fastembed, against fake modules (the
+packages are not dependencies): what each calls, what it returns, and the error when the package is missing."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from chunkwise import SemanticChunker
+from chunkwise.semantic import from_fastembed, from_model2vec, from_sentence_transformers
+
+TOPICS = ["cat dog", "rain snow"]
+TEXT = "The cat sleeps. A dog barks. Rain falls. Snow follows."
+
+
+def vectors(texts):
+    return np.array([[sum(w in t.lower() for w in topic.split()) + 0.01 for topic in TOPICS] for t in texts],
+                    dtype=np.float32)
+
+
+class FakeST:
+    loaded = None
+
+    def __init__(self, name):
+        FakeST.loaded = name
+        self.calls = []
+
+    def encode(self, texts, **kwargs):
+        self.calls.append((texts, kwargs))
+        return vectors(texts)
+
+
+class FakeStatic:
+    def __init__(self, name):
+        self.name = name
+
+    @classmethod
+    def from_pretrained(cls, name):
+        return cls(name)
+
+    def encode(self, texts):
+        return vectors(texts)
+
+
+class FakeTextEmbedding:
+    def __init__(self, model_name):
+        self.model_name = model_name
+        self.kwargs = None
+
+    def embed(self, texts, **kwargs):
+        self.kwargs = kwargs
+        yield from vectors(texts)
+
+
+def install(monkeypatch, module, **attrs):
+    monkeypatch.setitem(sys.modules, module, types.SimpleNamespace(**attrs))
+
+
+def cut(embed):
+    return SemanticChunker(200, embed=embed).split(TEXT)
+
+
+WANT = ["The cat sleeps. A dog barks.", "Rain falls. Snow follows."]
+
+
+def test_sentence_transformers_by_name_and_by_model(monkeypatch):
+    install(monkeypatch, "sentence_transformers", SentenceTransformer=FakeST)
+    assert cut(from_sentence_transformers("all-MiniLM-L6-v2")) == WANT
+    assert FakeST.loaded == "all-MiniLM-L6-v2"
+    model = FakeST("given")
+    assert cut(from_sentence_transformers(model, batch_size=8)) == WANT
+    texts, kwargs = model.calls[0]
+    assert texts == ["The cat sleeps.", "A dog barks.", "Rain falls.", "Snow follows."]
+    assert kwargs == {"convert_to_numpy": True, "normalize_embeddings": True, "show_progress_bar": False,
+                      "batch_size": 8}
+
+
+def test_model2vec_by_name(monkeypatch):
+    install(monkeypatch, "model2vec", StaticModel=FakeStatic)
+    assert cut(from_model2vec("minishlab/potion-base-8M")) == WANT
+    assert cut(from_model2vec(FakeStatic("x"))) == WANT
+
+
+def test_fastembed_stacks_its_generator(monkeypatch):
+    install(monkeypatch, "fastembed", TextEmbedding=FakeTextEmbedding)
+    assert cut(from_fastembed("BAAI/bge-small-en-v1.5", batch_size=4)) == WANT
+    model = FakeTextEmbedding("m")
+    embed = from_fastembed(model, batch_size=4)
+    assert embed(["a cat"]).shape == (1, 2) and model.kwargs == {"batch_size": 4}
+    assert embed([]).shape == (0, 0)
+
+
+@pytest.mark.parametrize("helper, module, package", [
+    (from_sentence_transformers, "sentence_transformers", "sentence-transformers"),
+    (from_model2vec, "model2vec", "model2vec"),
+    (from_fastembed, "fastembed", "fastembed"),
+])
+def test_a_missing_package_is_named(monkeypatch, helper, module, package):
+    monkeypatch.setitem(sys.modules, module, None)  # import fails, installed or not
+    with pytest.raises(ImportError, match=f"{helper.__name__} needs the {package} package.*pip install {package}"):
+        helper("some-model")
+
+
+@pytest.mark.parametrize("helper", [from_sentence_transformers, from_model2vec, from_fastembed])
+def test_a_model_without_the_method_is_refused(helper):
+    with pytest.raises(TypeError, match="model: expected .* got object"):
+        helper(object())
