@@ -4,7 +4,7 @@ chonkie's and LangChain's SemanticChunker given the same embedder, counting the 
 The embedder is ``Costly``: a hashed bag of words (256 dims, numpy) plus a fixed cost per text embedded
 (``time.sleep``, 2 ms by default, ``CHUNKWISE_BENCH_EMBED_MS``), so that the embedding time is that of a model
 whose cost grows with the number of texts it embeds, the same for every chunker, and not noisy; all-MiniLM-L6-v2
-in numpy costs about 20-40 ms per sentence on 2 cores, so 2 ms is a conservative (small) embedding cost for the
+in numpy costs about 40-120 ms per sentence on 2 shared cores, so 2 ms is a conservative (small) embedding cost for the
 overhead ratio.
 
 * test_semantic_overhead[file-mode]: ``SemanticChunker(512)`` on the first 100 KB of en.txt, zh.txt, ja.txt
