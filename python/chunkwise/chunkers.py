@@ -107,10 +107,7 @@ class BaseChunker:
         Python's cyclic garbage collector is paused while the chunk objects are built (they hold no reference
         cycle), and resumed afterwards if it was running; so is it in :meth:`chunk` for a text of 700 chunks or more.
         """
-        dicts = None
-        if metadatas is not None:
-            dicts = [_as_dict(m, f"metadatas[{i}]") for i, m in enumerate(_as_list(metadatas, "metadatas"))]
-        return self._splitter.chunk_batch(_as_list(texts, "texts"), dicts)
+        return self._splitter.chunk_batch(_as_list(texts, "texts"), _metadata_dicts(metadatas))
 
     def iter_chunks(
         self,
@@ -135,8 +132,7 @@ class BaseChunker:
         The structural chunkers (Markdown, clause, table) read the structure of the whole document and do not
         stream: they raise ChunkingError.
         """
-        if isinstance(read_size, bool) or not isinstance(read_size, int) or read_size < 1:
-            raise ValueError(f"read_size must be a positive int, got {read_size!r}")
+        _check_read_size(read_size)
         stream = _core.ChunkStream(self._splitter, _as_dict(metadata, "metadata"), paged)
         return _streamed(stream, _pieces(source, read_size))
 
@@ -212,6 +208,18 @@ def _streamed(stream: Any, pieces: Iterator[Union[str, bytes]]) -> Iterator[Chun
     for piece in pieces:
         yield from stream.push(piece)
     yield from stream.finish()
+
+
+def _metadata_dicts(metadatas: Optional[Sequence[Optional[Mapping[str, Any]]]]) -> Optional[List[Optional[dict]]]:
+    """``chunk_batch``'s ``metadatas`` as a list of dicts (None entries kept), or None."""
+    if metadatas is None:
+        return None
+    return [_as_dict(m, f"metadatas[{i}]") for i, m in enumerate(_as_list(metadatas, "metadatas"))]
+
+
+def _check_read_size(read_size: Any) -> None:
+    if isinstance(read_size, bool) or not isinstance(read_size, int) or read_size < 1:
+        raise ValueError(f"read_size must be a positive int, got {read_size!r}")
 
 
 def _pieces(source: Any, read_size: int) -> Iterator[Union[str, bytes]]:

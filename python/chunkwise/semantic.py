@@ -16,7 +16,10 @@ from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, Mapping, O
 from . import _core
 from ._core import ChunkingError, Tokenizer
 from .chunk import Chunk
-from .chunkers import BaseChunker, _as_dict, _as_list, _given, _int64_pairs, _pairs_array, _pieces, _unit, join_pages
+from .chunkers import (
+    BaseChunker, _as_dict, _as_list, _check_read_size, _given, _int64_pairs, _metadata_dicts, _pairs_array, _pieces, _unit,
+    join_pages,
+)
 
 __all__ = ["SemanticChunker", "from_fastembed", "from_model2vec", "from_sentence_transformers"]
 
@@ -143,12 +146,10 @@ class SemanticChunker(BaseChunker):
     ) -> List[List[Chunk]]:
         """:meth:`chunk` for many texts, their units embedded together in calls of ``batch_size`` texts."""
         texts = _as_list(texts, "texts")
-        dicts: List[Optional[dict]] = [None] * len(texts)
-        if metadatas is not None:
-            given = _as_list(metadatas, "metadatas")
-            if len(given) != len(texts):
-                raise ChunkingError(f"metadatas must have one entry per text ({len(texts)}), got {len(given)}")
-            dicts = [_as_dict(m, f"metadatas[{i}]") for i, m in enumerate(given)]
+        given = _metadata_dicts(metadatas)
+        dicts: List[Optional[dict]] = [None] * len(texts) if given is None else given
+        if len(dicts) != len(texts):
+            raise ChunkingError(f"metadatas must have one entry per text ({len(texts)}), got {len(dicts)}")
         embedded = self._embedded(texts, "texts")
         return [
             self._splitter.semantic_chunk(text, vectors, dim, meta, False)
@@ -175,8 +176,7 @@ class SemanticChunker(BaseChunker):
         """The chunks of a text that arrives in pieces (see :meth:`BaseChunker.iter_chunks` for ``source``): the
         same chunks as :meth:`chunk`. The cuts depend on the whole text (the thresholds on all its distances, the
         optimal mode on all its units), so the source is read whole before the first chunk."""
-        if isinstance(read_size, bool) or not isinstance(read_size, int) or read_size < 1:
-            raise ValueError(f"read_size must be a positive int, got {read_size!r}")
+        _check_read_size(read_size)
         pieces = list(_pieces(source, read_size))
         if any(isinstance(p, bytes) for p in pieces):
             text = b"".join(p if isinstance(p, bytes) else p.encode() for p in pieces).decode("utf-8")
