@@ -284,14 +284,20 @@ impl Assembler<'_> {
         // The block ends just after a line break that content follows: the scan of the next block starts in the
         // state a scan of the whole text would be in there.
         let mut to = None;
-        let mut at = (index.scanned + BLOCK).min(limit);
-        while let Some(off) = memchr::memchr(b'\n', &source[at..limit]) {
-            let edge = at + off + 1;
-            if source.get(edge).is_some_and(|&b| b > b' ') {
-                to = Some(edge);
+        let first = (index.scanned + BLOCK).min(limit);
+        let mut at = first;
+        // Content first, then the break before it: a search per line break would cost a call per blank line in a
+        // run of blank lines (a megabyte of them is a megabyte of calls).
+        while let Some(off) = source[at..limit].iter().position(|&b| b > b' ') {
+            let content = at + off;
+            if content > first && source[content - 1] == b'\n' {
+                to = Some(content);
                 break;
             }
-            at = edge;
+            match memchr::memchr(b'\n', &source[content..limit]) {
+                Some(nl) => at = content + nl + 1,
+                None => break,
+            }
         }
         let to = match to {
             Some(edge) => edge,

@@ -37,19 +37,41 @@ fn emit_kind(
 ) {
     let bytes = text.as_bytes();
     // The line that holds `from` is measured whole: a window that starts inside it (after a sentence end) must not
-    // see a short line where the text has a long, wrapped one.
-    let mut line_start = memchr::memrchr(b'\n', &bytes[..from]).map_or(0, |i| i + 1);
+    // see a short line where the text has a long, wrapped one. Found when its end is: a text with no break in the
+    // range asks nothing.
+    let mut line_start = None;
     for nl in crate::simd::positions(&bytes[from..to], [b'\n']) {
         let nl = from + nl;
-        let has_content = bytes[line_start..nl].iter().any(|&b| !is_blank_byte(b));
+        let start = *line_start.get_or_insert_with(|| first_line_start(text, from, nl));
+        let has_content = bytes[start..nl].iter().any(|&b| !is_blank_byte(b));
         if has_content
             && !starts_with_pause(&text[nl + 1..])
-            && is_soft_wrap(text, line_start, nl) == wraps
+            && is_soft_wrap(text, start, nl) == wraps
         {
             out.push(Boundary { pos: nl + 1, level });
         }
-        line_start = nl + 1;
+        line_start = Some(nl + 1);
     }
+}
+
+/// Where to read the line that holds `from` (and ends at `nl`) from: its start, or a char boundary after it from
+/// which the line reads the same to [`emit_kind`]. All that is read of the line is whether it has content and, for
+/// a soft wrap, its last char and whether it is [`WRAP_WIDTH`] wide, and more than `4 * WRAP_WIDTH` bytes of it
+/// before its trailing whitespace say that it has content and is that wide. So the search for the start goes back
+/// a few hundred bytes, not to the start of a line of megabytes for every window opened inside it (which made
+/// chunking such a line quadratic); only a line that ends in hundreds of blank bytes is searched to its start.
+fn first_line_start(text: &str, from: usize, nl: usize) -> usize {
+    const ENOUGH: usize = 4 * WRAP_WIDTH;
+    let bytes = text.as_bytes();
+    let floor = from.saturating_sub(ENOUGH + 64);
+    if let Some(i) = memchr::memrchr(b'\n', &bytes[floor..from]) {
+        return floor + i + 1;
+    }
+    let clipped = crate::offsets::ceil_char_boundary(text, floor);
+    if text[clipped..nl].trim_end().len() > ENOUGH {
+        return clipped;
+    }
+    memchr::memrchr(b'\n', &bytes[..floor]).map_or(0, |i| i + 1)
 }
 
 /// A line that starts with clause or closing punctuation (man pages wrap before "，") continues the one before; so
@@ -157,6 +179,43 @@ mod tests {
         let cjk = "中文没有空格所以不能按空格切分句子以句号问号或感叹号结束\n如果一个段落太长";
         assert_eq!(positions(cjk), Vec::<usize>::new());
         assert_eq!(positions("一二三四五六七八\n，九十。\n」end\nok"), vec![45]);
+    }
+
+    #[test]
+    fn a_window_inside_a_long_line_reads_it_as_from_its_start() {
+        // Lines longer than the look-back, with content, CJK, or hundreds of blank bytes before their end: a window
+        // opened anywhere inside one finds the boundaries and wraps that a window opened at the line's start finds.
+        let lines = [
+            "x".repeat(500),
+            format!("{}{}", "word ".repeat(60), " ".repeat(400)),
+            format!("{}{}", "中".repeat(150), "\u{3000}".repeat(90)),
+            format!("Short{}", " ".repeat(600)),
+            " ".repeat(700),
+            format!("{}，", "长句子".repeat(40)),
+            "end of a sentence.".to_string(),
+        ];
+        let mut texts = Vec::new();
+        for (i, a) in lines.iter().enumerate() {
+            for b in lines.iter().skip(i) {
+                texts.push(format!("{a}\n{b}\nnext line\n{a}"));
+            }
+        }
+        for text in &texts {
+            for wraps in [false, true] {
+                for from in (0..text.len())
+                    .filter(|&p| text.is_char_boundary(p))
+                    .step_by(7)
+                {
+                    let start =
+                        memchr::memrchr(b'\n', &text.as_bytes()[..from]).map_or(0, |i| i + 1);
+                    let (mut ours, mut whole) = (Vec::new(), Vec::new());
+                    emit_kind(text, from, text.len(), Level::LINE, &mut ours, wraps);
+                    emit_kind(text, start, text.len(), Level::LINE, &mut whole, wraps);
+                    whole.retain(|b| b.pos > from);
+                    assert_eq!(ours, whole, "from {from} in {text:?}");
+                }
+            }
+        }
     }
 
     #[test]
