@@ -205,8 +205,68 @@ impl Column {
     }
 }
 
-/// Where the encoder thread puts the bytes of the file, for the calling thread to write to the Python file (which
-/// needs the GIL: the encoder thread never waits for it).
+/// Where the encoder thread writes the file.
+enum Out {
+    /// A file object with no descriptor of its own (`io.BytesIO`, a wrapper): the bytes are kept for the calling
+    /// thread to write with its `write` (which needs the GIL: the encoder thread never waits for it).
+    Sink(Sink),
+    /// A plain file (`open(..., "wb")`, `sys.stdout.buffer`): a duplicate of its descriptor, written straight from
+    /// the encoder thread. No copy of the bytes waits in memory for the calling thread, which spends no time on them.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    File(std::fs::File),
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Out::Sink(sink) => sink.write(buf),
+            Out::File(file) => file.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Out::Sink(sink) => sink.flush(),
+            Out::File(file) => file.flush(),
+        }
+    }
+}
+
+/// A duplicate of the descriptor of `file` when `file` is a plain file: an `io.FileIO`, or an `io.BufferedWriter`
+/// over one (flushed here), whose bytes go to their descriptor unchanged. Any other object (one that compresses or
+/// otherwise transforms what it is given could still have a `fileno`) is written through its `write`.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn descriptor(file: &Bound<'_, PyAny>) -> PyResult<Option<std::fs::File>> {
+    let io = file.py().import(pyo3::intern!(file.py(), "io"))?;
+    let file_io = io.getattr(pyo3::intern!(file.py(), "FileIO"))?;
+    let buffered = io.getattr(pyo3::intern!(file.py(), "BufferedWriter"))?;
+    let plain = file.get_type().is(&file_io)
+        || (file.get_type().is(&buffered)
+            && file
+                .getattr(pyo3::intern!(file.py(), "raw"))?
+                .get_type()
+                .is(&file_io));
+    if !plain {
+        return Ok(None);
+    }
+    file.call_method0(pyo3::intern!(file.py(), "flush"))?;
+    let fd: std::os::fd::RawFd = file
+        .call_method0(pyo3::intern!(file.py(), "fileno"))?
+        .extract()?;
+    // SAFETY: `fd` is the descriptor of `file`, open (its `fileno` just returned it) and kept open while this
+    // borrow lasts (the GIL is held and `file` is alive); the duplicate owns a descriptor of its own.
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    Ok(Some(std::fs::File::from(fd.try_clone_to_owned()?)))
+}
+
+#[cfg(not(unix))]
+fn descriptor(_file: &Bound<'_, PyAny>) -> PyResult<Option<std::fs::File>> {
+    Ok(None)
+}
+
+/// Where the encoder thread puts the bytes of a file written through its `write` method, for the calling thread to
+/// write (see [`Out::Sink`]).
 #[derive(Clone, Default)]
 struct Sink(Arc<Mutex<Vec<Vec<u8>>>>);
 
@@ -259,7 +319,7 @@ struct Rows {
 /// chunk is a copy of the `text` column's pages (the same values encode to the same bytes), which halves the
 /// compression of the usual run. A piece with embedding texts of their own ends such a row group.
 struct Encoding {
-    file: SerializedFileWriter<Sink>,
+    file: SerializedFileWriter<Out>,
     factory: ArrowRowGroupWriterFactory,
     schema: SchemaRef,
     /// Per column: whether it is one of the long texts.
@@ -285,7 +345,7 @@ struct RowGroup {
 
 impl Encoding {
     fn new(
-        sink: Sink,
+        out: Out,
         schema: SchemaRef,
         props: WriterProperties,
         columns: &[Column],
@@ -293,7 +353,7 @@ impl Encoding {
         // The ArrowWriter's only part here is the file's start: the schema, with the Arrow schema in the key-value
         // metadata (what pyarrow reads the column types by).
         let (file, factory) =
-            ArrowWriter::try_new(sink, schema.clone(), Some(props))?.into_serialized_writer()?;
+            ArrowWriter::try_new(out, schema.clone(), Some(props))?.into_serialized_writer()?;
         let text_pages = Arc::new(Mutex::new(Vec::new()));
         let position = |c| columns.iter().position(|&x| x == c);
         let twins = match (position(Column::Text), position(Column::EmbeddingText)) {
@@ -652,8 +712,8 @@ pub(crate) struct ParquetRows {
     schema: SchemaRef,
     /// Until `close`.
     encoder: Mutex<Option<Encoder>>,
-    /// The bytes encoded, not yet written to the file.
-    sink: Sink,
+    /// The bytes encoded, not yet written to the file, when the file is written through its `write` method.
+    sink: Option<Sink>,
     /// The file's `write` method.
     write: Py<PyAny>,
     changes: Changes,
@@ -728,9 +788,15 @@ impl ParquetRows {
                 props = props.set_column_statistics_enabled(path, EnabledStatistics::Chunk);
             }
         }
-        let sink = Sink::default();
-        let mut encoding = Encoding::new(sink.clone(), schema.clone(), props.build(), &columns)
-            .map_err(|e| encoding_error(&e))?;
+        let (out, sink) = match descriptor(file)? {
+            Some(fd) => (Out::File(fd), None),
+            None => {
+                let sink = Sink::default();
+                (Out::Sink(sink.clone()), Some(sink))
+            }
+        };
+        let mut encoding =
+            Encoding::new(out, schema.clone(), props.build(), &columns).map_err(encoding_error)?;
         let (pieces, queue) = std::sync::mpsc::sync_channel::<Rows>(QUEUED_PIECES);
         let thread = std::thread::Builder::new()
             .name("chunkwise-parquet".into())
@@ -872,8 +938,17 @@ const QUEUED_PIECES: usize = 0;
 /// How much of a spool is read at a time.
 const SPOOL_READ: usize = 1 << 20;
 
-fn encoding_error(e: &parquet::errors::ParquetError) -> PyErr {
-    ChunkingError::new_err(format!("writing the Parquet rows: {e}"))
+/// What the encoder failed with: the file's own error as the `OSError` it is (a full disk), else a `ChunkingError`.
+fn encoding_error(e: parquet::errors::ParquetError) -> PyErr {
+    match e {
+        parquet::errors::ParquetError::External(e) if e.is::<std::io::Error>() => {
+            match e.downcast::<std::io::Error>() {
+                Ok(io) => PyErr::from(*io),
+                Err(e) => ChunkingError::new_err(format!("writing the Parquet rows: {e}")),
+            }
+        }
+        e => ChunkingError::new_err(format!("writing the Parquet rows: {e}")),
+    }
 }
 
 fn spool_error() -> PyErr {
@@ -907,10 +982,13 @@ impl ParquetRows {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Writes the bytes encoded so far to the file.
+    /// Writes the bytes encoded so far to the file (when the encoder does not write them itself).
     fn drain(&self, py: Python<'_>) -> PyResult<()> {
+        let Some(sink) = &self.sink else {
+            return Ok(());
+        };
         let write = self.write.bind(py);
-        for mut block in self.sink.take() {
+        for mut block in sink.take() {
             write_piece(write, &mut block)?;
         }
         Ok(())
@@ -923,7 +1001,7 @@ impl ParquetRows {
         let done = py.detach(|| thread.join());
         match done {
             Ok(Ok(Ok(()))) => Ok(()),
-            Ok(Ok(Err(e))) => Err(encoding_error(&e)),
+            Ok(Ok(Err(e))) => Err(encoding_error(e)),
             Ok(Err(panic)) => Err(internal("writing the Parquet rows", &panic)),
             Err(_) => Err(internal(
                 "writing the Parquet rows",
