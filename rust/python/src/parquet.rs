@@ -722,7 +722,7 @@ pub(crate) struct ParquetRows {
     sink: Option<Sink>,
     /// The file's `write` method.
     write: Py<PyAny>,
-    changes: Changes,
+    changes: Py<Changes>,
 }
 
 impl std::fmt::Debug for ParquetRows {
@@ -824,27 +824,16 @@ impl ParquetRows {
             encoder: Mutex::new(Some(Encoder { pieces, thread })),
             sink,
             write: write.unbind(),
-            changes,
+            changes: Py::new(file.py(), changes)?,
         };
         rows.drain(file.py())?;
         Ok(rows)
     }
 
-    /// Rows written so far whose chunk was not in the previous run.
+    /// The rows written so far against the previous run's chunks.
     #[getter]
-    fn added(&self) -> usize {
-        self.changes.added()
-    }
-
-    /// Rows written so far whose chunk was in the previous run.
-    #[getter]
-    fn kept(&self) -> usize {
-        self.changes.kept()
-    }
-
-    /// Whether this run has written a chunk with this id (known only when comparing with a previous run).
-    fn written(&self, id: &str) -> bool {
-        self.changes.written(id)
+    fn changes(&self, py: Python<'_>) -> Py<Changes> {
+        self.changes.clone_ref(py)
     }
 
     /// The column names, in order.
@@ -1024,14 +1013,14 @@ impl ParquetRows {
     }
 
     fn record(&self, chunks: &[Chunk]) {
-        if self.changes.compared() {
+        if self.changes.get().compared() {
             self.record_ids(&chunks.iter().map(|c| c.id).collect::<Vec<_>>());
         }
     }
 
     fn record_ids(&self, ids: &[u64]) {
-        if self.changes.compared() {
-            self.changes.record(ids);
+        if self.changes.get().compared() {
+            self.changes.get().record(ids);
         }
     }
 
@@ -1226,8 +1215,8 @@ impl<'a> Piece<'a> {
         }
         self.pages[0].append_option(c.pages.map(|(first, _)| first as i64));
         self.pages[1].append_option(c.pages.map(|(_, last)| last as i64));
-        if self.rows_of.changes.compared() {
-            let kept = self.rows_of.changes.kept_id(c.id);
+        if self.rows_of.changes.get().compared() {
+            let kept = self.rows_of.changes.get().kept_id(c.id);
             self.change
                 .append_value(if kept { "kept" } else { "added" });
         }
