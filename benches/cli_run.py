@@ -7,7 +7,8 @@ chunk).
 Run in a fresh process (test_bench_cli.py does). The folder holds ``--copies`` copies of every corpus text file
 (en.txt, zh.txt, ja.txt, mixed.md, code.py), under names of their own. Each impl runs once untimed (imports, caches),
 then once timed, in process, from the walk of the folder to the output file in place (``main()``'s own work; the
-interpreter's start is not counted). Memory: the peak RSS of the timed run minus the RSS before it (VmHWM reset
+interpreter's start is not counted); its CPU time (all threads: on a shared machine, what the run costs whatever
+the load). Memory: the peak RSS of the timed run minus the RSS before it (VmHWM reset
 through /proc/self/clear_refs, as memory_peak.py does), and that peak as a multiple of the largest file.
 
 Prints a short summary, or one JSON object with ``--json``.
@@ -97,15 +98,16 @@ def measure(impl: str, copies: int, size: int, limit: int | None, big_mb: int) -
         trim_heap()
         before = rss_bytes()
         reset = reset_peak()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         run(impl, folder, out, size)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         peak = peak_bytes() - before
         written = out.stat().st_size
         shutil.rmtree(folder)
     return {
         "impl": impl, "bytes": total, "largest_file": largest, "seconds": round(secs, 4),
-        "MBps": round(total / 1e6 / secs, 1), "peak_increase": peak, "multiple": round(peak / largest, 2),
+        "MBps": round(total / 1e6 / secs, 1),
+        "cpu_seconds": round(cpu, 4), "peak_increase": peak, "multiple": round(peak / largest, 2),
         "hwm_reset": reset, "output_bytes": written,
     }
 
@@ -123,7 +125,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"{result['impl']}: {result['MBps']} MB/s ({result['bytes'] / 1e6:.1f} MB in {result['seconds']} s), "
+        print(f"{result['impl']}: {result['MBps']} MB/s ({result['bytes'] / 1e6:.1f} MB in {result['seconds']} s, "
+              f"{result['cpu_seconds']} s of CPU), "
               f"peak +{result['peak_increase'] / 1e6:.1f} MB = {result['multiple']}x the largest file")
 
 

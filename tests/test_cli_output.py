@@ -129,8 +129,9 @@ def test_change_against_previous_ids():
     got = got.getvalue()
     changes = [json.loads(x)["change"] for x in got.decode().splitlines()]
     assert changes == ["kept", "added"]
-    assert (lines.kept, lines.added) == (1, 1)
-    assert lines.written(first[0].id) and not lines.written(first[1].id) and not lines.written("zz")
+    assert (lines.changes.kept, lines.changes.added) == (1, 1)
+    changes = lines.changes
+    assert changes.written(first[0].id) and not changes.written(first[1].id) and not changes.written("zz")
 
 
 def test_stream_lines_equal_the_lines_of_the_whole_text():

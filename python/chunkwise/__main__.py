@@ -610,9 +610,9 @@ def _chunk_command(args: argparse.Namespace) -> int:
         changes = []
         if previous is not None:
             folders = [p for p in args.paths if p != "-" and os.path.isdir(p)]
-            removed = previous.removed(writer.written, run.sources, folders, removed_target)
+            removed = previous.removed(writer.changes.written, run.sources, folders, removed_target)
             changes = [
-                f"chunkwise: against {args.previous}: {writer.added} added (to embed), {writer.kept} kept, "
+                f"chunkwise: against {args.previous}: {writer.changes.added} added (to embed), {writer.changes.kept} kept, "
                 f"{removed} removed (to delete)"
             ]
     except BaseException:

@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -75,6 +75,16 @@ class ChunkStream:
     def finish_rows(self) -> Tuple[bytes, int]: ...
 
 @final
+class Changes:
+    """The chunks a run has written against a previous run's ids (``JsonLines.changes``, ``ParquetRows.changes``)."""
+
+    @property
+    def added(self) -> int: ...
+    @property
+    def kept(self) -> int: ...
+    def written(self, id: str) -> bool: ...
+
+@final
 class JsonLines:
     """How the command line writes chunks as JSON lines: the fields of a line, and a previous run's ids."""
 
@@ -82,10 +92,7 @@ class JsonLines:
     @property
     def fields(self) -> List[str]: ...
     @property
-    def added(self) -> int: ...
-    @property
-    def kept(self) -> int: ...
-    def written(self, id: str) -> bool: ...
+    def changes(self) -> Changes: ...
     def write_batch(
         self,
         splitter: Splitter,
@@ -111,10 +118,7 @@ class ParquetRows:
     @property
     def columns(self) -> List[str]: ...
     @property
-    def added(self) -> int: ...
-    @property
-    def kept(self) -> int: ...
-    def written(self, id: str) -> bool: ...
+    def changes(self) -> Changes: ...
     def write_batch(
         self,
         splitter: Splitter,

@@ -50,6 +50,8 @@ class JsonlWriter:
         names = list(fields) + (["change"] if previous is not None else [])
         self.file = file
         self.lines = _core.JsonLines(names, previous)
+        #: The chunks written against the previous run's (``added``, ``kept``, ``written(id)``).
+        self.changes = self.lines.changes
 
     def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False) -> List[Result]:
         """Writes the chunks of every document; per document its number of chunks, or the exception it raised."""
@@ -73,17 +75,6 @@ class JsonlWriter:
                 self.file.write(block)
         return n
 
-    @property
-    def added(self) -> int:
-        return self.lines.added
-
-    @property
-    def kept(self) -> int:
-        return self.lines.kept
-
-    def written(self, chunk_id: str) -> bool:
-        return self.lines.written(chunk_id)
-
     def close(self) -> None:
         pass
 
@@ -99,6 +90,8 @@ class ParquetWriter:
                  structural: bool, tokens: bool, compression: str = "snappy") -> None:
         names = list(fields) + (["change"] if previous is not None else [])
         self.rows = _core.ParquetRows(file, names, previous, structural, tokens, compression)
+        #: The chunks written against the previous run's (``added``, ``kept``, ``written(id)``).
+        self.changes = self.rows.changes
 
     def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False) -> List[Result]:
         """Writes the rows of every document; per document its number of chunks, or the exception it raised."""
@@ -121,17 +114,6 @@ class ParquetWriter:
             spool.seek(0)
             self.rows.write_spooled(chunker._splitter, spool, source)
         return n
-
-    @property
-    def added(self) -> int:
-        return self.rows.added
-
-    @property
-    def kept(self) -> int:
-        return self.rows.kept
-
-    def written(self, chunk_id: str) -> bool:
-        return self.rows.written(chunk_id)
 
     def close(self) -> None:
         self.rows.close()

@@ -78,11 +78,12 @@ impl Field {
 #[derive(Debug)]
 pub(crate) struct JsonLines {
     fields: Vec<Field>,
-    changes: Changes,
+    changes: Py<Changes>,
 }
 
 /// A run's chunks measured against a previous run's: the previous ids (`change` needs them), the ids written by
-/// this run, and how many chunks were "added" and "kept".
+/// this run, and how many chunks were "added" and "kept". What `JsonLines.changes` and `ParquetRows.changes` are.
+#[pyclass(module = "chunkwise._core", name = "Changes", frozen)]
 #[derive(Debug)]
 pub(crate) struct Changes {
     previous: Option<FxHashSet<u64>>,
@@ -114,8 +115,10 @@ impl JsonLines {
     #[pyo3(signature = (fields, previous=None))]
     fn new(fields: &Bound<'_, PyAny>, previous: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let changes = Changes::new(previous)?;
-        let fields = parse_fields(fields, &changes)?;
-        Ok(Self { fields, changes })
+        Ok(Self {
+            fields: parse_fields(fields, &changes)?,
+            changes: Py::new(fields.py(), changes)?,
+        })
     }
 
     /// The field names, in order.
@@ -124,21 +127,10 @@ impl JsonLines {
         self.fields.iter().map(|f| f.name()).collect()
     }
 
-    /// Lines written so far whose chunk was not in the previous run.
+    /// The lines written so far against the previous run's chunks.
     #[getter]
-    fn added(&self) -> usize {
-        self.changes.added()
-    }
-
-    /// Lines written so far whose chunk was in the previous run.
-    #[getter]
-    fn kept(&self) -> usize {
-        self.changes.kept()
-    }
-
-    /// Whether this run has written a chunk with this id (known only when comparing with a previous run).
-    fn written(&self, id: &str) -> bool {
-        self.changes.written(id)
+    fn changes(&self, py: Python<'_>) -> Py<Changes> {
+        self.changes.clone_ref(py)
     }
 
     /// Writes the lines of every text of `texts` (each a `str`, or UTF-8 `bytes`) to `file` (its `write` takes
@@ -180,7 +172,7 @@ impl JsonLines {
                     |c| &text[c.start..c.end],
                     |full| write_piece(&write, full),
                 )?;
-                self.changes.record(&ids);
+                self.changes.get().record(&ids);
                 Ok(())
             },
         )?;
@@ -407,19 +399,24 @@ impl Changes {
             w.ids.insert(*id);
         }
     }
+}
 
+#[pymethods]
+impl Changes {
     /// Chunks written so far that were not in the previous run.
-    pub(crate) fn added(&self) -> usize {
+    #[getter]
+    fn added(&self) -> usize {
         self.lock().added
     }
 
     /// Chunks written so far that were in the previous run.
-    pub(crate) fn kept(&self) -> usize {
+    #[getter]
+    fn kept(&self) -> usize {
         self.lock().kept
     }
 
     /// Whether this run has written a chunk with this id (known only when comparing with a previous run).
-    pub(crate) fn written(&self, id: &str) -> bool {
+    fn written(&self, id: &str) -> bool {
         parse_id(id).is_some_and(|h| self.lock().ids.contains(&h))
     }
 }
@@ -427,7 +424,7 @@ impl Changes {
 impl JsonLines {
     /// Counts the chunks of a document once it is handed out (see `added`, `kept`, `written`).
     pub(crate) fn record(&self, ids: &[u64]) {
-        self.changes.record(ids);
+        self.changes.get().record(ids);
     }
 
     /// Writes the lines of a document's chunks (the chunks of `prepared`, the first of which has index `first`) to
@@ -493,13 +490,13 @@ impl JsonLines {
                     },
                     Field::Metadata => metadata(out, &source_json, info, c.pages),
                     Field::Change => {
-                        let kept = self.changes.kept_id(c.id);
+                        let kept = self.changes.get().kept_id(c.id);
                         out.extend_from_slice(if kept { b"\"kept\"" } else { b"\"added\"" });
                     }
                 }
             }
             out.extend_from_slice(b"}\n");
-            if self.changes.compared() {
+            if self.changes.get().compared() {
                 ids.push(c.id);
             }
             if out.len() >= PIECE {

@@ -32,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;
     m.add_class::<jsonl::JsonLines>()?;
+    m.add_class::<jsonl::Changes>()?;
     m.add_class::<parquet::ParquetRows>()?;
     m.add_class::<chunk::Chunk>()?;
     m.add_class::<tokenizer::PyTokenizer>()?;
