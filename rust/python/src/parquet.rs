@@ -72,19 +72,8 @@ fn codec(name: &str) -> Option<Compression> {
 /// A column of the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Column {
-    Text,
-    Start,
-    End,
-    Source,
-    Index,
-    Id,
-    PrevId,
-    NextId,
-    Level,
-    Size,
-    TokenCount,
-    Context,
-    EmbeddingText,
+    /// A field of the JSON lines, as its own column (all but `metadata`, which stands for several).
+    Field(Field),
     TitlePath,
     Headings,
     ChunkType,
@@ -95,7 +84,6 @@ enum Column {
     ContextShortened,
     PageStart,
     PageEnd,
-    Change,
 }
 
 /// The columns `metadata` stands for: a structural chunker's description (named as `chunk.metadata`'s keys), then a
@@ -115,19 +103,7 @@ const PAGES: [Column; 2] = [Column::PageStart, Column::PageEnd];
 impl Column {
     fn name(self) -> &'static str {
         match self {
-            Column::Text => "text",
-            Column::Start => "start",
-            Column::End => "end",
-            Column::Source => "source",
-            Column::Index => "index",
-            Column::Id => "id",
-            Column::PrevId => "prev_id",
-            Column::NextId => "next_id",
-            Column::Level => "level",
-            Column::Size => "size",
-            Column::TokenCount => "token_count",
-            Column::Context => "context",
-            Column::EmbeddingText => "embedding_text",
+            Column::Field(field) => field.name(),
             Column::TitlePath => "title_path",
             Column::Headings => "headings",
             Column::ChunkType => "chunk_type",
@@ -138,17 +114,16 @@ impl Column {
             Column::ContextShortened => "context_shortened",
             Column::PageStart => "page_start",
             Column::PageEnd => "page_end",
-            Column::Change => "change",
         }
     }
 
     fn data_type(self) -> DataType {
         match self {
-            Column::Start
-            | Column::End
-            | Column::Index
-            | Column::Size
-            | Column::TokenCount
+            Column::Field(Field::Start)
+            | Column::Field(Field::End)
+            | Column::Field(Field::Index)
+            | Column::Field(Field::Size)
+            | Column::Field(Field::TokenCount)
             | Column::RowStart
             | Column::RowEnd
             | Column::TotalRows
@@ -165,10 +140,10 @@ impl Column {
     /// description's columns of a chunker that has none).
     fn nullable(self, tokens: bool) -> bool {
         match self {
-            Column::TokenCount => !tokens,
-            Column::PrevId
-            | Column::NextId
-            | Column::Change
+            Column::Field(Field::TokenCount) => !tokens,
+            Column::Field(Field::PrevId)
+            | Column::Field(Field::NextId)
+            | Column::Field(Field::Change)
             | Column::PageStart
             | Column::PageEnd => true,
             c => STRUCTURE.contains(&c),
@@ -179,19 +154,31 @@ impl Column {
     fn repeats(self) -> bool {
         matches!(
             self,
-            Column::Source | Column::Level | Column::ChunkType | Column::Language | Column::Change
+            Column::Field(Field::Source)
+                | Column::Field(Field::Level)
+                | Column::ChunkType
+                | Column::Language
+                | Column::Field(Field::Change)
         )
     }
 
     /// Long texts: most of the encoding's work (compressing them), each column encoded on a thread of its own.
     fn heavy(self) -> bool {
-        matches!(self, Column::Text | Column::EmbeddingText | Column::Context)
+        matches!(
+            self,
+            Column::Field(Field::Text)
+                | Column::Field(Field::EmbeddingText)
+                | Column::Field(Field::Context)
+        )
     }
 
     /// Hex digits of hashes: an LZ codec without entropy coding (snappy, lz4) saves a seventh of them, for about
     /// a fifth of the CPU the compression of the text costs; stored uncompressed under those codecs.
     fn hashes(self) -> bool {
-        matches!(self, Column::Id | Column::PrevId | Column::NextId)
+        matches!(
+            self,
+            Column::Field(Field::Id) | Column::Field(Field::PrevId) | Column::Field(Field::NextId)
+        )
     }
 
     /// Min/max statistics, where a reader can skip row groups by them: not of the texts and hashes, where they cost
@@ -199,12 +186,12 @@ impl Column {
     fn ordered(self) -> bool {
         !matches!(
             self,
-            Column::Text
-                | Column::EmbeddingText
-                | Column::Context
-                | Column::Id
-                | Column::PrevId
-                | Column::NextId
+            Column::Field(Field::Text)
+                | Column::Field(Field::EmbeddingText)
+                | Column::Field(Field::Context)
+                | Column::Field(Field::Id)
+                | Column::Field(Field::PrevId)
+                | Column::Field(Field::NextId)
                 | Column::TitlePath
                 | Column::Headings
         )
@@ -362,7 +349,10 @@ impl Encoding {
             ArrowWriter::try_new(out, schema.clone(), Some(props))?.into_serialized_writer()?;
         let text_pages = Arc::new(Mutex::new(Vec::new()));
         let position = |c| columns.iter().position(|&x| x == c);
-        let twins = match (position(Column::Text), position(Column::EmbeddingText)) {
+        let twins = match (
+            position(Column::Field(Field::Text)),
+            position(Column::Field(Field::EmbeddingText)),
+        ) {
             (Some(text), Some(embedding)) => {
                 Some((text, embedding, file.schema_descr().column(embedding)))
             }
@@ -759,7 +749,7 @@ impl ParquetRows {
                     }
                     columns.extend(PAGES);
                 }
-                f => columns.push(column_of(f)),
+                f => columns.push(Column::Field(f)),
             }
         }
         let codec = codec(compression).ok_or_else(|| {
@@ -951,26 +941,6 @@ fn encoding_error(e: parquet::errors::ParquetError) -> PyErr {
 
 fn spool_error() -> PyErr {
     ChunkingError::new_err("the spooled rows of a streamed document are cut short or damaged")
-}
-
-/// The output column of a field of the JSON lines (all but `metadata`, which stands for several).
-fn column_of(field: Field) -> Column {
-    match field {
-        Field::Text => Column::Text,
-        Field::Start => Column::Start,
-        Field::End => Column::End,
-        Field::Source => Column::Source,
-        Field::Index => Column::Index,
-        Field::Id => Column::Id,
-        Field::PrevId => Column::PrevId,
-        Field::NextId => Column::NextId,
-        Field::Level => Column::Level,
-        Field::Size => Column::Size,
-        Field::TokenCount => Column::TokenCount,
-        Field::Context => Column::Context,
-        Field::EmbeddingText => Column::EmbeddingText,
-        Field::Metadata | Field::Change => Column::Change,
-    }
 }
 
 impl ParquetRows {
@@ -1290,19 +1260,19 @@ impl<'a> Piece<'a> {
                     .unwrap_or_else(|| new_null_array(&c.data_type(), n))
             };
             arrays.push(match c {
-                Column::Text => text.clone(),
-                Column::Start => start.clone(),
-                Column::End => end.clone(),
-                Column::Source => source.clone(),
-                Column::Index => index.clone(),
-                Column::Id => id.clone(),
-                Column::PrevId => prev_id.clone(),
-                Column::NextId => next_id.clone(),
-                Column::Level => level.clone(),
-                Column::Size => size.clone(),
-                Column::TokenCount => token_count.clone(),
-                Column::Context => context.clone(),
-                Column::EmbeddingText => embedding.clone(),
+                Column::Field(Field::Text) => text.clone(),
+                Column::Field(Field::Start) => start.clone(),
+                Column::Field(Field::End) => end.clone(),
+                Column::Field(Field::Source) => source.clone(),
+                Column::Field(Field::Index) => index.clone(),
+                Column::Field(Field::Id) => id.clone(),
+                Column::Field(Field::PrevId) => prev_id.clone(),
+                Column::Field(Field::NextId) => next_id.clone(),
+                Column::Field(Field::Level) => level.clone(),
+                Column::Field(Field::Size) => size.clone(),
+                Column::Field(Field::TokenCount) => token_count.clone(),
+                Column::Field(Field::Context) => context.clone(),
+                Column::Field(Field::EmbeddingText) => embedding.clone(),
                 Column::TitlePath => description(take(&mut title_path), c),
                 Column::Headings => description(take(&mut headings), c),
                 Column::ChunkType => description(take(&mut chunk_type), c),
@@ -1313,7 +1283,8 @@ impl<'a> Piece<'a> {
                 Column::ContextShortened => description(take(&mut shortened), c),
                 Column::PageStart => take(&mut pages[0]),
                 Column::PageEnd => take(&mut pages[1]),
-                Column::Change => change.clone(),
+                // `metadata` is never a column of its own: it stands for the description's columns above.
+                Column::Field(Field::Change | Field::Metadata) => change.clone(),
             });
         }
         Ok(Rows {
