@@ -37,6 +37,13 @@ class SemanticChunker(BaseChunker):
     chunker's lifetime (for texts that repeat across calls; it grows with every new unit). Whatever ``embed`` does
     wrong (raises, returns the wrong shape, a non-numeric array, NaN or infinity) raises a ChunkingError naming it.
 
+    The units embedded are the text's sentences (a line or paragraph end ends one too), except that a run of units
+    narrower than ``min_unit`` (short lines of a table or a list, fragments such as "Yes.") is embedded as one unit,
+    as long as it fits ``size``. Width is counted in characters, a CJK one (Han, kana, Hangul, fullwidth) counting
+    two, as a terminal shows it (default ``min_unit``: 80, about a full English sentence or a Chinese one of 40
+    characters; 0 embeds every sentence and line on its own). A cut falls only between units, so a larger ``min_unit`` embeds
+    fewer texts (a model pays per text as well as per token) and leaves fewer places to cut; a unit always starts and ends where a sentence, line or paragraph does.
+
     Boundaries are compared through windows: the mean of the ``window`` unit vectors before a boundary against the
     mean of the ``window`` after it. Their cosine distance (``1 - cosine``: 0 for the same meaning, 1 for unrelated,
     up to 2) makes the distance curve. ``mode`` says where to cut, and what ``threshold`` is:
@@ -84,6 +91,7 @@ class SemanticChunker(BaseChunker):
         threshold: Optional[float] = None,
         window: int = 1,
         target: Optional[int] = None,
+        min_unit: Optional[int] = None,
         min_size: int = 0,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
