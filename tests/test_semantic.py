@@ -173,16 +173,17 @@ def test_short_lines_are_embedded_together_and_a_long_sentence_alone():
     second = "Every tree bore fruit by the third summer, and pickers came from the villages along the valley."
     text = f"{table}\n\n{first} {second}"
     counting = Counting()
-    SemanticChunker(400, embed=counting).chunk(text)
-    # The table's seven short lines are one unit of 92 chars (default min_unit 80); each sentence is one.
-    assert counting.calls == [[table, first, second]]
+    SemanticChunker(400, embed=counting, min_unit=80).chunk(text)
+    # The table's seven short lines are one unit of 92 chars; each sentence is one. (The
+    # texts go to embed shortest first.)
+    assert counting.calls == [[first, table, second]]
     counting.calls.clear()
     SemanticChunker(400, embed=counting, min_unit=0).chunk(text)
-    assert counting.calls == [table.split("\n") + [first, second]]
+    assert counting.calls == [sorted(table.split("\n") + [first, second], key=len)]
     counting.calls.clear()
     # A larger min_unit takes the first sentence into the table's unit, never half of it.
     SemanticChunker(400, embed=counting, min_unit=95).chunk(text)
-    assert counting.calls == [[f"{table}\n\n{first}", second]]
+    assert counting.calls == [[second, f"{table}\n\n{first}"]]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -223,9 +224,10 @@ def test_batch_is_chunk_one_by_one_with_units_embedded_together():
     batch = chunker.chunk_batch(texts, metas)
     units = sum(len(c) for c in counting.calls)
     assert all(len(c) <= 16 for c in counting.calls)
-    # Each distinct unit text once across the batch.
+    # Each distinct unit text once across the batch, shortest first (each call's texts pad alike).
     seen = [t for call in counting.calls for t in call]
     assert len(seen) == len(set(seen)) == units
+    assert [len(t) for t in seen] == sorted(len(t) for t in seen)
     assert batch == [chunker.chunk(t, m) for t, m in zip(texts, metas)]
     assert [s.tolist() for s in chunker.spans_batch(texts)] == [chunker.spans(t).tolist() for t in texts]
     assert list(chunker.iter_chunks(iter([texts[1][:700], texts[1][700:]]), metas[1])) == chunker.chunk(texts[1], metas[1])

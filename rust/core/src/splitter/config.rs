@@ -163,8 +163,9 @@ pub struct SemanticConfig {
     pub min_unit: usize,
 }
 
-/// [`SemanticConfig::min_unit`]'s default: about one full English sentence.
-pub const DEFAULT_MIN_UNIT: usize = 80;
+/// [`SemanticConfig::min_unit`]'s default: a short English sentence, a Chinese one of 20 chars. (Larger values
+/// embed fewer texts but cost retrieval quality: see benches/README.md, "Semantic chunking".)
+pub const DEFAULT_MIN_UNIT: usize = 40;
 
 impl Default for SemanticConfig {
     fn default() -> Self {
