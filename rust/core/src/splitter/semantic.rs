@@ -87,7 +87,7 @@ impl Splitter {
         }
         // The runs, and the width of each (the whitespace between its units counted).
         let mut out: Vec<Span> = Vec::with_capacity(units.len());
-        let mut chars = Vec::with_capacity(units.len());
+        let mut widths = Vec::with_capacity(units.len());
         let joined = |a: &Span, b: &Span| -> Option<(Span, usize)> {
             let piece = &text[a.start..b.end];
             let size = self.sizer.size(piece);
@@ -102,19 +102,19 @@ impl Splitter {
             })
         };
         for unit in units {
-            if let (Some(last), Some(n)) = (out.last_mut(), chars.last_mut()) {
+            if let (Some(last), Some(n)) = (out.last_mut(), widths.last_mut()) {
                 if *n < min {
-                    if let Some((span, c)) = joined(last, &unit) {
-                        (*last, *n) = (span, c);
+                    if let Some((span, w)) = joined(last, &unit) {
+                        (*last, *n) = (span, w);
                         continue;
                     }
                 }
             }
-            chars.push(width(&text[unit.start..unit.end]));
+            widths.push(width(&text[unit.start..unit.end]));
             out.push(unit);
         }
         let n = out.len();
-        if n >= 2 && chars[n - 1] < min {
+        if n >= 2 && widths[n - 1] < min {
             if let Some((span, _)) = joined(&out[n - 2], &out[n - 1]) {
                 out.truncate(n - 1);
                 out[n - 2] = span;
