@@ -114,6 +114,78 @@ def test_invariants_on_random_text(mode, text, size, min_size, window):
     assert chunker.spans(text).tolist() == [[c.start, c.end] for c in chunks]
 
 
+def units(chunker: SemanticChunker, text: str) -> list:
+    """The (start, end) str offsets of the units ``chunker`` embeds for ``text``."""
+    from chunkwise.chunkers import _int64_pairs
+
+    pairs = _int64_pairs(chunker._splitter.semantic_units(text))
+    return [(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
+
+
+def check_units(text: str, size: int, min_unit: int, tokenizer=None) -> list:
+    """The merged units of ``text``: slices whose ends are ends of the unmerged units, in order, within the cap,
+    nothing lost, and maximal (a unit narrower than ``min_unit`` could not take its neighbour and fit)."""
+    measure = len if tokenizer is None else tokenizer.count
+    merged = units(SemanticChunker(size, embed=embed, min_unit=min_unit, tokenizer=tokenizer), text)
+    plain = units(SemanticChunker(size, embed=embed, min_unit=0, tokenizer=tokenizer), text)
+    assert merged == units(SemanticChunker(size, embed=embed, min_unit=min_unit, tokenizer=tokenizer), text)
+    starts, ends = {a for a, _ in plain}, {b for _, b in plain}
+    squeeze = lambda s: re.sub(r"\s+", "", s)  # noqa: E731
+    assert squeeze("".join(text[a:b] for a, b in merged)) == squeeze("".join(text[a:b] for a, b in plain))
+    for (a, b), (c, _) in zip(merged, merged[1:]):
+        assert b <= c
+    fits = lambda a, b: measure(text[a:b]) <= size  # noqa: E731
+    for i, (a, b) in enumerate(merged):
+        assert a in starts and b in ends, (a, b)
+        # (A unit of one grapheme cluster larger than the size is the engine's, not the merge's.)
+        assert fits(a, b) or (a, b) in plain
+        # (A CJK char counts two towards min_unit: a unit of fewer than min_unit / 2 chars is short.)
+        if 2 * (b - a) < min_unit and len(merged) > 1:
+            if i + 1 < len(merged):
+                assert not fits(a, merged[i + 1][1]), (text[a:b], text[merged[i + 1][0] : merged[i + 1][1]])
+            else:
+                assert not fits(merged[i - 1][0], b), (text[merged[i - 1][0] : merged[i - 1][1]], text[a:b])
+    assert len(merged) <= len(plain)
+    return merged
+
+
+@settings(max_examples=80)
+@given(text=random_texts, size=st.integers(1, 120), min_unit=st.integers(0, 200))
+def test_merged_units_on_random_text(text, size, min_unit):
+    check_units(text, size, min_unit)
+    chunker = SemanticChunker(size, embed=embed, mode="optimal", min_unit=min_unit)
+    check(text, chunker.chunk(text), size)
+
+
+@pytest.mark.parametrize("name", ["en.txt", "zh.txt", "ja.txt", "mixed.md"])
+def test_merged_units_on_the_corpus(name):
+    text = (DATA / name).read_text(encoding="utf-8")
+    for size, min_unit in [(80, 80), (400, 80), (400, 300)]:
+        merged = check_units(text, size, min_unit)
+        assert len(merged) < len(units(SemanticChunker(size, embed=embed, min_unit=0), text))
+    tokenizer = Tokenizer.tiktoken("cl100k_base")
+    check_units(text, 24, 80, tokenizer)
+
+
+def test_short_lines_are_embedded_together_and_a_long_sentence_alone():
+    table = "| name | qty |\n| apple | 3 |\n| pear | 5 |\n| plum | 7 |\n| fig | 2 |\n| lime | 9 |\n| kiwi | 4 |"
+    first = "The orchard was planted by the river in the spring of that year, on the slope facing south."
+    second = "Every tree bore fruit by the third summer, and pickers came from the villages along the valley."
+    text = f"{table}\n\n{first} {second}"
+    counting = Counting()
+    SemanticChunker(400, embed=counting, min_unit=80).chunk(text)
+    # The table's seven short lines are one unit of 92 chars; each sentence is one. (The
+    # texts go to embed shortest first.)
+    assert counting.calls == [[first, table, second]]
+    counting.calls.clear()
+    SemanticChunker(400, embed=counting, min_unit=0).chunk(text)
+    assert counting.calls == [sorted(table.split("\n") + [first, second], key=len)]
+    counting.calls.clear()
+    # A larger min_unit takes the first sentence into the table's unit, never half of it.
+    SemanticChunker(400, embed=counting, min_unit=95).chunk(text)
+    assert counting.calls == [[second, f"{table}\n\n{first}"]]
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", ["en.txt", "zh.txt", "ja.txt", "mixed.md"])
 def test_invariants_on_the_corpus(mode, name):
@@ -152,9 +224,10 @@ def test_batch_is_chunk_one_by_one_with_units_embedded_together():
     batch = chunker.chunk_batch(texts, metas)
     units = sum(len(c) for c in counting.calls)
     assert all(len(c) <= 16 for c in counting.calls)
-    # Each distinct unit text once across the batch.
+    # Each distinct unit text once across the batch, shortest first (each call's texts pad alike).
     seen = [t for call in counting.calls for t in call]
     assert len(seen) == len(set(seen)) == units
+    assert [len(t) for t in seen] == sorted(len(t) for t in seen)
     assert batch == [chunker.chunk(t, m) for t, m in zip(texts, metas)]
     assert [s.tolist() for s in chunker.spans_batch(texts)] == [chunker.spans(t).tolist() for t in texts]
     assert list(chunker.iter_chunks(iter([texts[1][:700], texts[1][700:]]), metas[1])) == chunker.chunk(texts[1], metas[1])
@@ -164,7 +237,8 @@ def test_batch_is_chunk_one_by_one_with_units_embedded_together():
 
 def test_the_cache_embeds_a_unit_once():
     counting = Counting()
-    chunker = SemanticChunker(100, embed=counting, cache=True)
+    # min_unit=0: every sentence its own unit, so that one repeats.
+    chunker = SemanticChunker(100, embed=counting, cache=True, min_unit=0)
     text = "One cat. Two cats. One cat. Rain again."
     first = chunker.chunk(text)
     assert sorted(t for call in counting.calls for t in call) == ["One cat.", "Rain again.", "Two cats."]
@@ -282,7 +356,7 @@ def _raises(texts):
     ],
 )
 def test_a_bad_embedder_raises_a_chunking_error_naming_it(bad, message):
-    chunker = SemanticChunker(100, embed=bad)
+    chunker = SemanticChunker(100, embed=bad, min_unit=0)
     with pytest.raises(ChunkingError, match=message):
         chunker.chunk("One. Two. Three.")
     with pytest.raises(ChunkingError, match="embed"):
@@ -297,7 +371,7 @@ def test_an_embedder_that_changes_dimension_is_refused():
         return np.ones((len(texts), 3 + len(calls)), dtype=np.float32)
 
     with pytest.raises(ChunkingError, match="embed returned rows of 5 values after rows of 4"):
-        SemanticChunker(100, embed=shifting, batch_size=1).chunk("One. Two.")
+        SemanticChunker(100, embed=shifting, batch_size=1, min_unit=0).chunk("One. Two.")
 
 
 def test_arguments_are_checked():

@@ -154,6 +154,7 @@ class Splitter:
         threshold: Optional[float] = None,
         window: Optional[int] = None,
         target: Optional[int] = None,
+        min_unit: Optional[int] = None,
     ) -> "Splitter": ...
     def chunk(self, text: str, metadata: Optional[Dict[str, Any]] = None, paged: bool = False) -> List[Chunk]: ...
     def chunk_batch(

@@ -4,6 +4,7 @@
 use chunkwise_core::size::MaxChars;
 use chunkwise_core::{
     ChunkOptions, Restart, SemanticConfig, Span, Splitter, SplitterConfig, Strategy,
+    DEFAULT_MIN_UNIT,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
@@ -235,12 +236,12 @@ impl PySplitter {
                         separators_regex=false, keep_separator="end", snap=None, tokenizer=None,
                         merge_sections=true, size_includes_context=true, format="markdown",
                         rows_per_chunk=None, max_chars=MaxCharsArg(None), restart=None, mode="percentile",
-                        threshold=None, window=None, target=None),
+                        threshold=None, window=None, target=None, min_unit=None),
            text_signature = "(strategy, size, overlap=None, min_size=None, trim=True, unit='chars', separators=None, \
                              separators_regex=False, keep_separator='end', snap=None, tokenizer=None, \
                              merge_sections=True, size_includes_context=True, format='markdown', \
                              rows_per_chunk=None, max_chars='auto', restart=None, mode='percentile', \
-                             threshold=None, window=None, target=None)")]
+                             threshold=None, window=None, target=None, min_unit=None)")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -265,6 +266,7 @@ impl PySplitter {
         threshold: Option<&Bound<'_, PyAny>>,
         window: Option<&Bound<'_, PyAny>>,
         target: Option<&Bound<'_, PyAny>>,
+        min_unit: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let strategy: Strategy = strategy.parse().map_err(to_py)?;
         // Ints checked here: pyo3's conversion raised OverflowError for 2**63 and took True as 1. The lower bounds
@@ -319,6 +321,7 @@ impl PySplitter {
                 threshold: threshold_arg(threshold)?,
                 window: window.map_or(Ok(1), |w| count_arg("window", w, 1))?,
                 target: target.map(|t| count_arg("target", t, 1)).transpose()?,
+                min_unit: min_unit.map_or(Ok(DEFAULT_MIN_UNIT), |m| count_arg("min_unit", m, 0))?,
             },
         };
         Ok(Self {
@@ -586,6 +589,7 @@ impl PySplitter {
             d.set_item("threshold", c.semantic.threshold)?;
             d.set_item("window", c.semantic.window)?;
             d.set_item("target", c.semantic.target)?;
+            d.set_item("min_unit", c.semantic.min_unit)?;
         }
         Ok(d)
     }

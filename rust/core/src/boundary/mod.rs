@@ -17,6 +17,7 @@ mod sentence;
 mod separator;
 mod word;
 
+pub(crate) use chars::is_cjk;
 pub use chars::{is_closing, is_opening, is_pause};
 pub use grapheme::{is_grapheme_boundary, next_grapheme_boundary, prev_grapheme_boundary};
 pub(crate) use line::starts_with_pause;

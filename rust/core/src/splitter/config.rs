@@ -158,7 +158,14 @@ pub struct SemanticConfig {
     pub window: usize,
     /// The optimal mode's target size, in the splitter's unit (`None`: three quarters of the size).
     pub target: Option<usize>,
+    /// The least width of a unit embedded, in chars, a CJK char counting two: a run of narrower units (short
+    /// lines, fragments) is embedded as one, up to the size (0: every sentence, line and paragraph end ends a unit).
+    pub min_unit: usize,
 }
+
+/// [`SemanticConfig::min_unit`]'s default: a short English sentence, a Chinese one of 20 chars. (Larger values
+/// embed fewer texts but cost retrieval quality: see benches/README.md, "Semantic chunking".)
+pub const DEFAULT_MIN_UNIT: usize = 40;
 
 impl Default for SemanticConfig {
     fn default() -> Self {
@@ -167,6 +174,7 @@ impl Default for SemanticConfig {
             threshold: None,
             window: 1,
             target: None,
+            min_unit: DEFAULT_MIN_UNIT,
         }
     }
 }

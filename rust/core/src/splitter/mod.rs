@@ -19,7 +19,7 @@ use crate::size::{CharCapped, Chars, MaxChars, Sizer, Unit};
 mod config;
 mod semantic;
 
-pub use config::{Restart, SemanticConfig, SplitterConfig, Strategy};
+pub use config::{Restart, SemanticConfig, SplitterConfig, Strategy, DEFAULT_MIN_UNIT};
 pub use semantic::SemanticChunks;
 
 /// The line view of `text` (see [`crate::boundary::breaks`]) when it is a copy: a view that is the text itself is

@@ -3,7 +3,7 @@
 
 use super::{line_view, scan, Splitter};
 use crate::assemble::Assembler;
-use crate::boundary::{is_grapheme_boundary, prev_grapheme_boundary, Emitter, Level};
+use crate::boundary::{is_cjk, is_grapheme_boundary, prev_grapheme_boundary, Emitter, Level};
 use crate::chunk::{ChunkOptions, Chunks};
 use crate::error::ChunkError;
 use crate::levels::Levels;
@@ -26,6 +26,15 @@ pub(crate) fn needs_vectors() -> ChunkError {
         "the semantic strategy cuts where its units' vectors say: split with Splitter::semantic_chunks (in \
          Python, SemanticChunker's own calls)",
     )
+}
+
+/// The width of `text` for `min_unit`: its chars, a CJK one (Han, kana, Hangul, fullwidth forms) counting two, as
+/// a terminal shows it: a Chinese or Japanese sentence holds as much as an English one about twice its chars long.
+fn width(text: &str) -> usize {
+    if text.is_ascii() {
+        return text.len();
+    }
+    text.chars().map(|c| 1 + usize::from(is_cjk(c))).sum()
 }
 
 /// A text's semantic chunks, with the distance at the end of each.
@@ -61,8 +70,61 @@ impl Splitter {
 
     /// The units of `text` a semantic chunker embeds, in order: its sentences (a line or paragraph end ends one
     /// too), whitespace trimmed, each no larger than the size; a longer sentence is cut as the sentence strategy
-    /// cuts it, at clauses, soft wraps, words, graphemes. Each span's size is its size in the splitter's unit.
+    /// cuts it, at clauses, soft wraps, words, graphemes. A run of units narrower than `min_unit` (see [`width`]:
+    /// short lines, fragments) is one unit, as long as it fits the size: each unit starts and ends where one of
+    /// those did. Each span's size is its size in the splitter's unit.
     pub fn semantic_units(&self, text: &str) -> Result<Vec<Span>, ChunkError> {
+        let units = self.sentence_units(text)?;
+        Ok(self.merge_short_units(text, units))
+    }
+
+    /// Joins each unit narrower than `min_unit` (see [`width`]) to the units after it until the run is that wide
+    /// (or the next would not fit the size); a narrow last run joins the one before it when the two fit.
+    fn merge_short_units(&self, text: &str, units: Vec<Span>) -> Vec<Span> {
+        let min = self.config.semantic.min_unit;
+        if min == 0 || units.len() < 2 {
+            return units;
+        }
+        // The runs, and the width of each (the whitespace between its units counted).
+        let mut out: Vec<Span> = Vec::with_capacity(units.len());
+        let mut widths = Vec::with_capacity(units.len());
+        let joined = |a: &Span, b: &Span| -> Option<(Span, usize)> {
+            let piece = &text[a.start..b.end];
+            let size = self.sizer.size(piece);
+            (size <= self.capacity).then(|| {
+                let span = Span {
+                    start: a.start,
+                    end: b.end,
+                    level: a.level.max(b.level),
+                    size,
+                };
+                (span, width(piece))
+            })
+        };
+        for unit in units {
+            if let (Some(last), Some(n)) = (out.last_mut(), widths.last_mut()) {
+                if *n < min {
+                    if let Some((span, w)) = joined(last, &unit) {
+                        (*last, *n) = (span, w);
+                        continue;
+                    }
+                }
+            }
+            widths.push(width(&text[unit.start..unit.end]));
+            out.push(unit);
+        }
+        let n = out.len();
+        if n >= 2 && widths[n - 1] < min {
+            if let Some((span, _)) = joined(&out[n - 2], &out[n - 1]) {
+                out.truncate(n - 1);
+                out[n - 2] = span;
+            }
+        }
+        out
+    }
+
+    /// The text's sentences, lines and paragraphs, trimmed, each no larger than the size.
+    fn sentence_units(&self, text: &str) -> Result<Vec<Span>, ChunkError> {
         let ends = semantic::units::sentence_ends(text);
         let mut out = Vec::with_capacity(ends.len() + 1);
         // A byte order mark that starts the text is no content.
@@ -208,10 +270,73 @@ mod tests {
     use crate::semantic::Mode;
     use crate::{SplitterConfig, Strategy};
 
+    /// A splitter whose units are the sentences, unmerged (`min_unit` 0).
     fn splitter(size: usize, mode: Mode) -> Splitter {
+        merging(size, mode, 0)
+    }
+
+    fn merging(size: usize, mode: Mode, min_unit: usize) -> Splitter {
         let mut c = SplitterConfig::new(Strategy::Semantic, size);
         c.semantic.mode = mode;
+        c.semantic.min_unit = min_unit;
         Splitter::new(c).unwrap()
+    }
+
+    fn unit_texts<'t>(s: &Splitter, text: &'t str) -> Vec<&'t str> {
+        s.semantic_units(text)
+            .unwrap()
+            .iter()
+            .map(|u| &text[u.start..u.end])
+            .collect()
+    }
+
+    #[test]
+    fn short_lines_are_merged_into_one_unit_and_a_long_sentence_is_not() {
+        let text = "| a | 1 |\n| b | 2 |\n| c | 3 |\n| d | 4 |\n\nA sentence long enough to stand on its own here. \
+                    Ok. Fine. A second sentence, long enough to stand alone too. End.";
+        assert_eq!(
+            unit_texts(&merging(200, Mode::Percentile, 30), text),
+            [
+                "| a | 1 |\n| b | 2 |\n| c | 3 |\n| d | 4 |",
+                "A sentence long enough to stand on its own here.",
+                // A short last run joins the one before it.
+                "Ok. Fine. A second sentence, long enough to stand alone too. End."
+            ]
+        );
+        // A run never grows past the size: "Ok. Fine." stays short rather than make a unit of 60 chars.
+        assert_eq!(
+            unit_texts(&merging(55, Mode::Percentile, 30), text),
+            [
+                "| a | 1 |\n| b | 2 |\n| c | 3 |\n| d | 4 |",
+                "A sentence long enough to stand on its own here.",
+                "Ok. Fine.",
+                "A second sentence, long enough to stand alone too. End."
+            ]
+        );
+        // min_unit 0: every line and sentence is a unit.
+        assert_eq!(
+            unit_texts(&merging(200, Mode::Percentile, 0), text).len(),
+            9
+        );
+        // Each merged unit's sizes are its own, and a lone short text stays one unit.
+        let s = merging(200, Mode::Percentile, 30);
+        for u in s.semantic_units(text).unwrap() {
+            assert_eq!(u.size, text[u.start..u.end].chars().count());
+        }
+        assert_eq!(unit_texts(&s, "Hi."), ["Hi."]);
+        // A CJK char counts two: 16 of them are as wide as 32 ASCII ones.
+        let s = merging(200, Mode::Percentile, 32);
+        assert_eq!(
+            unit_texts(
+                &s,
+                "今天天气很好，我们一起去公园散步。好的。明天见，再会吧，朋友们，晚安。"
+            ),
+            [
+                "今天天气很好，我们一起去公园散步。",
+                "好的。明天见，再会吧，朋友们，晚安。"
+            ]
+        );
+        assert_eq!(width("ab 今日"), 7);
     }
 
     /// One vector per unit: along axis 0 for units that mention "cat", else along axis 1.
