@@ -379,8 +379,9 @@ def test_arguments_are_checked():
         SemanticChunker(100, embed="model")  # type: ignore[arg-type]
     with pytest.raises(ChunkingError, match="mode must be one of 'percentile'"):
         SemanticChunker(100, embed=embed, mode="kmeans")
+    assert SemanticChunker(100, embed=embed).config["mode"] == "optimal"  # the mode that beats size-matched recursive
     with pytest.raises(ChunkingError, match="threshold of mode 'percentile' must be a percentile from 0 to 100"):
-        SemanticChunker(100, embed=embed, threshold=101)
+        SemanticChunker(100, embed=embed, mode="percentile", threshold=101)
     with pytest.raises(ChunkingError, match="threshold of mode 'optimal' must be >= 0"):
         SemanticChunker(100, embed=embed, mode="optimal", threshold=-1)
     with pytest.raises(TypeError, match="threshold must be a number or None"):
@@ -426,7 +427,7 @@ def test_overlap_stays_inside_a_topic():
     text, topics = topic_text(per_topic=10)
     switches = [text.index(t) + len(t) for t in topics[:-1]]
     size = len(topics[0]) // 2
-    chunks = SemanticChunker(size, 40, embed=embed, threshold=90, window=2).chunk(text)
+    chunks = SemanticChunker(size, 40, embed=embed, mode="percentile", threshold=90, window=2).chunk(text)
     check_overlapping = [(a, b) for a, b in zip(chunks, chunks[1:]) if b.start < a.end]
     for c in chunks:
         assert c.text == text[c.start : c.end] and len(c.text) <= size
