@@ -196,6 +196,14 @@ def test_unknown_language_falls_back_to_lines_with_a_note() -> None:
     assert [c.level for c in chunks] == ["paragraph", "line", "end"]
 
 
+def test_binary_bytes_are_not_parsed() -> None:
+    # A binary file named .py, read as Latin-1: not parsed as code (tree-sitter's error recovery on noise is slow).
+    text = bytes(range(256)).decode("latin-1") * 40
+    chunks = CodeChunker(500, language="python").chunk(text, {"source": "image.py"})
+    check_slices_and_sizes(text, chunks, 500)
+    assert all(c.metadata["language"] is None and "note" in c.metadata for c in chunks)
+
+
 # -- other languages: real files, checked by patterns ----------------------------------------------------------------
 
 RUST_FN = re.compile(r"(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+(\w+)")

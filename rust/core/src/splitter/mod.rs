@@ -472,10 +472,11 @@ impl Splitter {
             Strategy::Markdown => structure::markdown::parse(lines),
             Strategy::Clause => structure::provisions::parse(lines),
             Strategy::Code => {
-                let syntax = self
-                    .config
-                    .language
-                    .or_else(|| structure::code::Syntax::detect(lines));
+                use structure::code::Syntax;
+                // Bytes that are not text (a binary file named .py) are not parsed: lines only, in linear time.
+                let syntax = (!Syntax::looks_binary(lines))
+                    .then(|| self.config.language.or_else(|| Syntax::detect(lines)))
+                    .flatten();
                 structure::code::parse(lines, syntax)
             }
             Strategy::Table => {

@@ -327,6 +327,17 @@ impl Syntax {
             .find(|s| s.extensions.contains(&ext.as_str()))
     }
 
+    /// Whether `text` looks like the bytes of a binary file rather than text: a NUL, or more than one control
+    /// character in ten (tabs, line breaks and form feeds aside), in its first 8 KB.
+    pub fn looks_binary(text: &str) -> bool {
+        let head = &text.as_bytes()[..text.len().min(8192)];
+        let control = head
+            .iter()
+            .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | b'\x0c'))
+            .count();
+        head.contains(&0) || control * 10 > head.len()
+    }
+
     /// The language of `text` by its content: a shebang naming an interpreter, else the language whose keyword
     /// patterns match most often in the first 64 KB (weighted), if any matches at all.
     pub fn detect(text: &str) -> Option<&'static Syntax> {
@@ -429,5 +440,7 @@ mod tests {
             Some("javascript")
         );
         assert_eq!(detect("Just some words.\n\nAnd more."), None);
+        assert!(Syntax::looks_binary("def f():\x00") && Syntax::looks_binary("\x01\x02ab"));
+        assert!(!Syntax::looks_binary("def f():\n\tpass\x0c\r\n"));
     }
 }
