@@ -421,9 +421,10 @@ impl Walk<'_> {
             None => self.lines.end(row, text.len()).min(def.node.end_byte()),
         };
         let to = crate::offsets::floor_char_boundary(text, to.max(from).min(start + MAX_HEADER));
-        let header = from..from + text[from..to].trim_end().len();
+        // (`get`: tree-sitter's offsets are char boundaries of valid UTF-8, but a bad one must not panic.)
+        let header = from..from + text.get(from..to).unwrap_or_default().trim_end().len();
         let name = match def.name {
-            Some(n) => collapse(&text[n.start_byte()..n.end_byte()]),
+            Some(n) => collapse(text.get(n.start_byte()..n.end_byte()).unwrap_or_default()),
             None => name_of(def.node, text),
         };
         let label = if name.is_empty() {
@@ -478,7 +479,7 @@ fn body_children<'t>(holder: Node<'t>, out: &mut Vec<Node<'t>>) {
 /// A definition's name, with whitespace runs made single spaces: its `name` field; an impl's type (and trait);
 /// else the name of its first named child that has one (Go's `type X struct`).
 fn name_of(def: Node<'_>, text: &str) -> String {
-    let of = |n: Node<'_>| collapse(&text[n.start_byte()..n.end_byte()]);
+    let of = |n: Node<'_>| collapse(text.get(n.start_byte()..n.end_byte()).unwrap_or_default());
     if let Some(name) = def.child_by_field_name("name") {
         return of(name);
     }
@@ -529,7 +530,7 @@ impl Code {
             .iter()
             .map(|&i| &self.symbols[i])
             .filter(|y| y.start < start)
-            .map(|y| &text[y.header.clone()])
+            .map(|y| text.get(y.header.clone()).unwrap_or_default())
             .collect();
         let render = |skip: usize| shown[skip..].join("\n");
         let full = render(0);
@@ -622,9 +623,10 @@ impl Code {
         let mut out: Vec<String> = Vec::new();
         if let Some(top) = inside.iter().map(|p| p.depth).min() {
             for p in inside.iter().filter(|p| p.depth == top) {
-                let kind = &self.kinds[usize::from(p.kind)];
-                if !out.contains(kind) {
-                    out.push(kind.clone());
+                if let Some(kind) = self.kinds.get(usize::from(p.kind)) {
+                    if !out.contains(kind) {
+                        out.push(kind.clone());
+                    }
                 }
             }
             return out;
@@ -637,7 +639,11 @@ impl Code {
             .take(256)
             .filter(|p| p.end > start)
             .max_by_key(|p| p.depth);
-        out.extend(around.map(|p| self.kinds[usize::from(p.kind)].clone()));
+        out.extend(
+            around
+                .and_then(|p| self.kinds.get(usize::from(p.kind)))
+                .cloned(),
+        );
         out
     }
 }
