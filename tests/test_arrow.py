@@ -75,8 +75,14 @@ TEXTS = {"TableChunker": TABLES, "ClauseChunker": LEGAL + PROSE}
 
 def test_every_chunker_is_covered():
     exported = {name for name in chunkwise.__all__ if name.endswith("Chunker")}
-    # SemanticChunker embeds its units in Python; chunk_arrow refuses it (see tests/test_semantic.py).
-    assert exported - {"SemanticChunker"} == set(CHARS)
+    # SemanticChunker embeds its units in Python; chunk_arrow refuses it (see tests/test_semantic.py), and
+    # CodeChunker until its metadata has columns.
+    assert exported - {"SemanticChunker", "CodeChunker"} == set(CHARS)
+
+
+def test_code_chunker_is_refused_until_its_metadata_has_columns():
+    with pytest.raises(chunkwise.ChunkingError, match="does not take a CodeChunker yet"):
+        chunk_arrow(pa.table({"text": ["x = 1"]}), chunkwise.CodeChunker(100))
 
 
 def _tokenizer(kind):

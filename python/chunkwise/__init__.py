@@ -8,7 +8,9 @@ from ._core import ChunkingError, Tokenizer, __version__
 from .chunk import Chunk
 from .diff import ChunkDiff, diff
 from .chunkers import (
+    CODE_LANGUAGES,
     ClauseChunker,
+    CodeChunker,
     FixedChunker,
     MarkdownChunker,
     ParagraphChunker,
@@ -23,7 +25,9 @@ __all__ = [
     "Chunk",
     "ChunkDiff",
     "ChunkingError",
+    "CODE_LANGUAGES",
     "ClauseChunker",
+    "CodeChunker",
     "FixedChunker",
     "MarkdownChunker",
     "ParagraphChunker",

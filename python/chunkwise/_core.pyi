@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -155,6 +155,7 @@ class Splitter:
         window: Optional[int] = None,
         target: Optional[int] = None,
         min_unit: Optional[int] = None,
+        language: str = "auto",
     ) -> "Splitter": ...
     def chunk(self, text: str, metadata: Optional[Dict[str, Any]] = None, paged: bool = False) -> List[Chunk]: ...
     def chunk_batch(
@@ -235,6 +236,8 @@ def tiktoken_windows(
     allowed_special: List[str],
     disallowed_special: List[str] = ...,
 ) -> Optional[List[str]]: ...
+def code_language(path: str) -> Optional[str]: ...
+def code_languages() -> List[str]: ...
 def _splitter_from_config(config: Dict[str, Any]) -> Splitter:
     """A splitter from its ``config()``: how a pickled splitter is restored."""
 

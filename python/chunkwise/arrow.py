@@ -12,7 +12,7 @@ import importlib
 from typing import Any, Optional, Sequence
 
 from . import _core
-from .chunkers import BaseChunker
+from .chunkers import BaseChunker, CodeChunker
 
 __all__ = ["chunk_arrow", "OUTPUT_COLUMNS"]
 
@@ -75,6 +75,11 @@ def chunk_arrow(
     if getattr(chunker, "_embeds", False):
         raise _core.ChunkingError(
             "chunk_arrow does not take a SemanticChunker yet (its units are embedded in Python): use its chunk_batch"
+        )
+    if isinstance(chunker, CodeChunker):
+        raise _core.ChunkingError(
+            "chunk_arrow does not take a CodeChunker yet (its symbol_path, start_line, end_line and node_types have "
+            "no columns): use its chunk_batch"
         )
     pa = _pyarrow()
     if not isinstance(chunker, BaseChunker):

@@ -41,9 +41,10 @@ pub enum Name {
     Block,
     /// Between the items of a top-level list.
     Item,
-    /// Between blocks inside a container (a list item, a quote).
+    /// Between blocks inside a container (a list item, a quote), or between the nodes of a body in code (the
+    /// methods of a class, the statements of a function).
     NestedBlock,
-    /// Before a top-level definition in a code block.
+    /// Before a top-level definition in a code block, or a node of a module (code).
     Definition,
     /// After a run of blank lines.
     Paragraph,

@@ -139,6 +139,14 @@ pub(crate) fn build<'py>(
             if prepared.structure.is_some() {
                 let why = "on the chunks of a structural strategy (markdown, clause, table)";
                 metadata::check_keys(&arg, m, &metadata::STRUCTURE_KEYS, why)?;
+                if prepared
+                    .structure
+                    .as_ref()
+                    .is_some_and(|d| d.chunks.first().is_some_and(|c| c.code.is_some()))
+                {
+                    let why = "on the chunks of the code strategy";
+                    metadata::check_keys(&arg, m, &metadata::CODE_KEYS, why)?;
+                }
             }
             if prepared.scores.is_some() {
                 let why = "on the chunks of the semantic strategy";
@@ -292,6 +300,25 @@ fn describe(
 ) -> PyResult<()> {
     use pyo3::intern;
     let path = pyo3::types::PyList::new(py, info.path.iter().map(|&h| &titles[h]))?;
+    if let Some(code) = &info.code {
+        // Code: the symbol path instead of a title path, and where the chunk is in the file.
+        meta.set_item(
+            intern!(py, "language"),
+            info.language.as_ref().and_then(|l| l.as_deref()),
+        )?;
+        meta.set_item(intern!(py, "symbol_path"), path)?;
+        meta.set_item(intern!(py, "start_line"), code.lines.0)?;
+        meta.set_item(intern!(py, "end_line"), code.lines.1)?;
+        meta.set_item(intern!(py, "node_types"), &code.node_types)?;
+        meta.set_item(intern!(py, "chunk_type"), chunk_type_string(py, info.kind))?;
+        if let Some(note) = code.note {
+            meta.set_item(intern!(py, "note"), note)?;
+        }
+        if info.context_shortened {
+            meta.set_item(intern!(py, "context_shortened"), true)?;
+        }
+        return Ok(());
+    }
     let depths = info.path.iter().map(|&h| description.headings[h].depth);
     let levels = pyo3::types::PyList::new(py, depths)?;
     // Interned keys and types: one string each for all the chunks, not one per chunk.

@@ -28,6 +28,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_on, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_release_memory, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::_splitter_from_config, m)?)?;
+    m.add_function(wrap_pyfunction!(splitter::code_language, m)?)?;
+    m.add_function(wrap_pyfunction!(splitter::code_languages, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::chunk_arrow, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;

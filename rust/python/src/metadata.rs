@@ -28,6 +28,16 @@ pub(crate) const STRUCTURE_KEYS: [&str; 7] = [
     "language",
 ];
 
+/// The keys the code chunker sets on its chunks besides `language` and `chunk_type`.
+pub(crate) const CODE_KEYS: [&str; 6] = [
+    "symbol_path",
+    "start_line",
+    "end_line",
+    "node_types",
+    "note",
+    "context_shortened",
+];
+
 /// The keys the semantic chunker sets on its chunks.
 pub(crate) const SEMANTIC_KEYS: [&str; 2] = ["cut_score", "cut_mode"];
 

@@ -2,6 +2,7 @@
 //! for Python.
 
 use chunkwise_core::size::MaxChars;
+use chunkwise_core::structure::code::Syntax;
 use chunkwise_core::{
     ChunkOptions, Restart, SemanticConfig, Span, Splitter, SplitterConfig, Strategy,
     DEFAULT_MIN_UNIT,
@@ -236,12 +237,12 @@ impl PySplitter {
                         separators_regex=false, keep_separator="end", snap=None, tokenizer=None,
                         merge_sections=true, size_includes_context=true, format="markdown",
                         rows_per_chunk=None, max_chars=MaxCharsArg(None), restart=None, mode="percentile",
-                        threshold=None, window=None, target=None, min_unit=None),
+                        threshold=None, window=None, target=None, min_unit=None, language="auto"),
            text_signature = "(strategy, size, overlap=None, min_size=None, trim=True, unit='chars', separators=None, \
                              separators_regex=False, keep_separator='end', snap=None, tokenizer=None, \
                              merge_sections=True, size_includes_context=True, format='markdown', \
                              rows_per_chunk=None, max_chars='auto', restart=None, mode='percentile', \
-                             threshold=None, window=None, target=None, min_unit=None)")]
+                             threshold=None, window=None, target=None, min_unit=None, language='auto')")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -267,6 +268,7 @@ impl PySplitter {
         window: Option<&Bound<'_, PyAny>>,
         target: Option<&Bound<'_, PyAny>>,
         min_unit: Option<&Bound<'_, PyAny>>,
+        language: &str,
     ) -> PyResult<Self> {
         let strategy: Strategy = strategy.parse().map_err(to_py)?;
         // Ints checked here: pyo3's conversion raised OverflowError for 2**63 and took True as 1. The lower bounds
@@ -322,6 +324,10 @@ impl PySplitter {
                 window: window.map_or(Ok(1), |w| count_arg("window", w, 1))?,
                 target: target.map(|t| count_arg("target", t, 1)).transpose()?,
                 min_unit: min_unit.map_or(Ok(DEFAULT_MIN_UNIT), |m| count_arg("min_unit", m, 0))?,
+            },
+            language: match language {
+                "auto" => None,
+                name => Some(Syntax::named(name).map_err(to_py)?),
             },
         };
         Ok(Self {
@@ -591,6 +597,9 @@ impl PySplitter {
             d.set_item("target", c.semantic.target)?;
             d.set_item("min_unit", c.semantic.min_unit)?;
         }
+        if c.strategy == Strategy::Code {
+            d.set_item("language", c.language.map_or("auto", |l| l.name))?;
+        }
         Ok(d)
     }
 
@@ -618,6 +627,21 @@ impl PySplitter {
             c.unit.name()
         )
     }
+}
+
+/// The language of a source file named `path`, by its extension (None: not one CodeChunker knows).
+#[pyfunction]
+pub(crate) fn code_language(path: &str) -> Option<&'static str> {
+    Syntax::for_path(path).map(|s| s.name)
+}
+
+/// The names CodeChunker takes for `language`, canonical ones only.
+#[pyfunction]
+pub(crate) fn code_languages() -> Vec<&'static str> {
+    chunkwise_core::structure::code::LANGUAGES
+        .iter()
+        .map(|s| s.name)
+        .collect()
 }
 
 /// A splitter from its `config` (how a pickled splitter is restored).

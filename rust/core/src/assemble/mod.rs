@@ -308,7 +308,7 @@ impl<'a> Assembler<'a> {
                 break;
             }
             if let Some(stop) = self.stop.0 {
-                if (out.len() - first) % STOP_EVERY == 0 && stop() {
+                if (out.len() - first).is_multiple_of(STOP_EVERY) && stop() {
                     return Err(crate::error::ChunkError::Interrupted);
                 }
             }

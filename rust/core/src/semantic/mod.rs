@@ -84,7 +84,7 @@ impl Sums {
     /// The sums of `vectors` (`n` rows of `dim` values, row-major). A zero row stays zero. Refuses a length that is
     /// not a multiple of `dim`, and values that are not finite.
     pub fn new(vectors: &[f32], dim: usize) -> Result<Self, ChunkError> {
-        if dim == 0 && !vectors.is_empty() || dim > 0 && vectors.len() % dim != 0 {
+        if dim == 0 && !vectors.is_empty() || dim > 0 && !vectors.len().is_multiple_of(dim) {
             return Err(ChunkError::invalid(
                 "vectors",
                 format!(

@@ -8,6 +8,7 @@ use crate::boundary::{KeepSeparator, Level};
 use crate::error::ChunkError;
 use crate::semantic::Mode as SemanticMode;
 use crate::size::{MaxChars, Unit};
+use crate::structure::code::Syntax;
 use crate::structure::table::TableFormat;
 use crate::tokens::TokenCounter;
 
@@ -30,6 +31,9 @@ pub enum Strategy {
     Clause,
     /// One table (Markdown, CSV or TSV): cut between rows, the header repeated in each piece's context.
     Table,
+    /// Source code by its syntax tree (see [`crate::structure::code`]): the nodes of a module, then of the bodies
+    /// they hold, five levels deep, then blank lines, lines, words; definitions stay whole when they fit.
+    Code,
     /// Sentences grouped where their meaning shifts (see [`crate::semantic`]): the caller's cuts, then the text
     /// levels for a segment larger than the size.
     Semantic,
@@ -89,7 +93,7 @@ macro_rules! names {
 names!(
     Strategy,
     "strategy",
-    "one of 'recursive', 'sentence', 'paragraph', 'fixed', 'markdown', 'clause', 'table', 'semantic'",
+    "one of 'recursive', 'sentence', 'paragraph', 'fixed', 'markdown', 'clause', 'table', 'code', 'semantic'",
     [
         ("recursive", Strategy::Recursive),
         ("sentence", Strategy::Sentence),
@@ -98,6 +102,7 @@ names!(
         ("markdown", Strategy::Markdown),
         ("clause", Strategy::Clause),
         ("table", Strategy::Table),
+        ("code", Strategy::Code),
         ("semantic", Strategy::Semantic),
     ]
 );
@@ -220,6 +225,8 @@ pub struct SplitterConfig {
     pub max_chars: MaxChars,
     /// Semantic strategy: how the cuts are chosen.
     pub semantic: SemanticConfig,
+    /// Code strategy: the language (`None`: detected from each text's content).
+    pub language: Option<&'static Syntax>,
 }
 
 impl SplitterConfig {
@@ -244,6 +251,7 @@ impl SplitterConfig {
             rows_per_chunk: None,
             max_chars: MaxChars::Auto,
             semantic: SemanticConfig::default(),
+            language: None,
         }
     }
 }

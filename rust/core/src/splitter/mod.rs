@@ -311,6 +311,23 @@ impl Splitter {
             .into_iter()
             .chain(prose())
             .collect(),
+            // Blank lines, lines and words are the fallback inside a node too large for a chunk and deeper than the
+            // cut depths, in error regions, and everywhere in a text of no known language.
+            (Strategy::Code, _) => (1..=structure::code::CUT_DEPTHS)
+                .map(|d| {
+                    let name = if d == 1 {
+                        Name::Definition
+                    } else {
+                        Name::NestedBlock
+                    };
+                    parsed(structure::code::level(d), name)
+                })
+                .chain([
+                    scan(Paragraph, Level::PARAGRAPH),
+                    scan(Line, Level::LINE),
+                    scan(Word, Level::WORD),
+                ])
+                .collect(),
             (Strategy::Markdown, _) => sections()
                 .chain([
                     parsed(Level::THEMATIC, Name::ThematicBreak),
@@ -439,7 +456,7 @@ impl Splitter {
     pub fn is_structural(&self) -> bool {
         matches!(
             self.config.strategy,
-            Strategy::Markdown | Strategy::Clause | Strategy::Table
+            Strategy::Markdown | Strategy::Clause | Strategy::Table | Strategy::Code
         )
     }
 
@@ -454,6 +471,14 @@ impl Splitter {
         let mut s = match self.config.strategy {
             Strategy::Markdown => structure::markdown::parse(lines),
             Strategy::Clause => structure::provisions::parse(lines),
+            Strategy::Code => {
+                use structure::code::Syntax;
+                // Bytes that are not text (a binary file named .py) are not parsed: lines only, in linear time.
+                let syntax = (!Syntax::looks_binary(lines))
+                    .then(|| self.config.language.or_else(|| Syntax::detect(lines)))
+                    .flatten();
+                structure::code::parse(lines, syntax)
+            }
             Strategy::Table => {
                 let format = self.config.table_format;
                 let rows = self.config.rows_per_chunk.unwrap_or(0);

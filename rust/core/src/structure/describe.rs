@@ -96,6 +96,8 @@ pub struct SpanInfo {
     pub language: Option<Option<String>>,
     /// The text to embed when it is not context + join + text: a CSV or TSV chunk rendered as a Markdown table.
     pub embedding: Option<String>,
+    /// For a chunk of source code: its lines, node types, and why it was cut at lines, if it was.
+    pub code: Option<super::CodeSpan>,
 }
 
 /// A chunk's context as [`Structure::context`] makes it.
@@ -108,7 +110,7 @@ pub(super) struct Context {
 }
 
 impl Context {
-    fn whole(text: String, inline: bool) -> Self {
+    pub(super) fn whole(text: String, inline: bool) -> Self {
         Self {
             text,
             inline,
@@ -116,7 +118,7 @@ impl Context {
         }
     }
 
-    fn shortened(text: String, inline: bool) -> Self {
+    pub(super) fn shortened(text: String, inline: bool) -> Self {
         Self {
             text,
             inline,
@@ -143,7 +145,7 @@ fn largest_fit(n: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
 }
 
 /// The longest start of `s` (whole chars) followed by an ellipsis that fits.
-fn shorten_text(s: &str, fits: impl Fn(&str) -> bool) -> Option<String> {
+pub(super) fn shorten_text(s: &str, fits: impl Fn(&str) -> bool) -> Option<String> {
     let ends: Vec<usize> = s.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
     let make = |k: usize| format!("{}…", s[..ends[k - 1]].trim_end());
     largest_fit(ends.len().saturating_sub(1), |k| fits(&make(k))).map(make)
@@ -202,6 +204,10 @@ impl Structure {
         path: &[usize],
         budget: Option<(&dyn Sizer, usize)>,
     ) -> Context {
+        if let Some(code) = &self.code {
+            // Code has symbols, not headings: the path is the symbols around the start.
+            return code.context(text, start, &code.path_at(start), budget);
+        }
         // A heading that starts the chunk is in its text: the context holds its ancestors only.
         let shown = match path.last() {
             Some(&h) if self.headings[h].content >= start => &path[..path.len() - 1],
@@ -347,6 +353,10 @@ impl Structure {
         sizer: &dyn Sizer,
         capacity: usize,
     ) -> Description {
+        let budget = self.size_includes_context.then_some((sizer, capacity / 2));
+        if let Some(code) = &self.code {
+            return code.describe(text, spans, budget);
+        }
         let mut out = Vec::with_capacity(spans.len());
         let mut stack = Vec::new();
         let mut next_heading = 0;
@@ -365,7 +375,6 @@ impl Structure {
             let upto = self.headings.partition_point(|h| h.start <= start);
             push_path(&self.headings, next_heading..upto, &mut stack);
             next_heading = upto;
-            let budget = self.size_includes_context.then_some((sizer, capacity / 2));
             let Context {
                 text: context,
                 inline: inline_join,
@@ -403,6 +412,7 @@ impl Structure {
                 rows,
                 language,
                 embedding,
+                code: None,
             });
         }
         Description {

@@ -9,15 +9,16 @@
 //! - `describe`: the description of each chunk ([`Description`]): title path, context, type, table rows.
 //! - `cuts`: a structure made of a caller's cuts (a semantic chunker's), which no chunk runs past.
 //! - One file per parser: [`markdown`] (pulldown-cmark), [`table`] (Markdown, CSV, TSV), [`provisions`]
-//!   (numbered provisions of legal text). Each ends with a `Structure`.
+//!   (numbered provisions of legal text), [`code`] (source code, tree-sitter). Each ends with a `Structure`.
 //!
 //! The engine sees only a `Structure`, and a strategy declares the levels it reports as
 //! [`Source::Structure`](crate::levels::Source) rows of its level table. So the next two members are one file and
-//! one table each, the engine untouched: a code-syntax parser (tree-sitter) that makes definitions headings (the
-//! title path "class A > def f") and their bodies code blocks cut at statements; a structured-elements input (typed
+//! one table each, the engine untouched, as the code-syntax parser was (its definitions are blocks, its symbols
+//! the chunks' title paths, their signatures the context); a structured-elements input (typed
 //! elements: headings with levels, paragraphs, tables, pages) that fills the same model from the elements' ranges
 //! in the joined text instead of parsing it, with form feeds between pages as page numbering reads them.
 
+pub mod code;
 mod cuts;
 mod describe;
 pub mod markdown;
@@ -26,5 +27,6 @@ pub mod provisions;
 mod rules;
 pub mod table;
 
+pub use code::CodeSpan;
 pub use describe::{join, ChunkType, Description, SpanInfo};
 pub use model::{Block, BlockKind, Heading, Rendered, Structure};

@@ -129,6 +129,8 @@ pub struct Structure {
     pub(super) rows_per_chunk: usize,
     /// A caller's cuts (see [`Structure::from_cuts`]), sorted: no chunk runs past the next one.
     pub(super) cuts: Vec<usize>,
+    /// Source code: its symbols, syntax nodes and error regions (see [`super::code`]), which describe its chunks.
+    pub code: Option<Box<super::code::Code>>,
 }
 
 impl Structure {

@@ -380,7 +380,7 @@ fn fragments_in_any_order_keep_invariants() {
         state ^= state >> 17;
         state ^= state << 5;
         text.push_str(PIECES[state as usize % PIECES.len()]);
-        if state % 7 == 0 {
+        if state.is_multiple_of(7) {
             text.push('\n');
         }
     }

@@ -1,0 +1,652 @@
+//! Source code by its syntax tree (tree-sitter, the grammars compiled in), reported as a [`Structure`]: a cut
+//! before each node of a body (the definitions and statements of a module, the methods of a class, the statements
+//! of a function) ranked by how deep the body sits, and every definition and multi-line statement a block that
+//! stays whole when it fits. The engine's greedy choice then takes as many whole nodes of the strongest level as
+//! fit, and goes a level down only inside a node too large for a chunk: split, then merge.
+//!
+//! - Comments, attributes and decorators right above a node (no blank line between) go with it; a comment on the
+//!   line a node ends on goes with that node.
+//! - Only the five shallowest levels of bodies cut; deeper code, and the error regions of a file that does not
+//!   parse, fall back to the engine's blank lines and lines. A text of no known language has only those.
+//! - Definitions (`def`, `class`, `fn`, `impl`, ...) are also [`Symbol`]s: a chunk's symbol path is the symbols
+//!   around its start, and its context the signatures of those it starts inside.
+
+mod languages;
+
+use std::ops::Range;
+
+use tree_sitter::{Node, Parser};
+
+pub use languages::{Syntax, LANGUAGES};
+
+use super::describe::{join, ChunkType, Context, Description, SpanInfo};
+use super::{Heading, Structure};
+use crate::boundary::Level;
+use crate::size::Sizer;
+
+/// How many levels of bodies cut: depth 1 (a module's nodes) to 5.
+pub const CUT_DEPTHS: u8 = 5;
+
+/// The level of a cut before a node at `depth` (1 to [`CUT_DEPTHS`]): the five levels between blank lines and
+/// sections, the module's nodes strongest.
+pub fn level(depth: u8) -> Level {
+    Level(Level::SECTION.0 - depth.clamp(1, CUT_DEPTHS))
+}
+
+/// A definition: a node of the symbol path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    /// The definition with what goes with it (comments, decorators, attributes above it).
+    pub range: Range<usize>,
+    /// Where the definition itself starts (after what goes with it).
+    pub start: usize,
+    /// Its signature: from the start of its line (indentation kept) to its body, without trailing whitespace.
+    pub header: Range<usize>,
+    /// How many definitions hold it, plus one.
+    pub depth: usize,
+    /// Its kind's word and its name: "class Parser", "def feed", "impl Display for Point".
+    pub label: String,
+}
+
+/// A node that a cut comes before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Piece {
+    start: usize,
+    end: usize,
+    depth: u8,
+    /// Index into [`Code::kinds`].
+    kind: u16,
+}
+
+/// What the syntax tree of a text says, besides the cuts and blocks of its [`Structure`].
+#[derive(Debug, Clone, Default)]
+pub struct Code {
+    /// The language the text was parsed as (`None`: not known; lines only).
+    pub language: Option<&'static Syntax>,
+    /// The definitions, sorted by start (an outer one before the ones it holds).
+    pub symbols: Vec<Symbol>,
+    /// The nodes cuts come before, sorted by start, outer first.
+    pieces: Vec<Piece>,
+    /// The node kinds of the pieces.
+    kinds: Vec<String>,
+    /// The error regions of a text that does not parse, sorted.
+    pub errors: Vec<Range<usize>>,
+    /// The symbol that holds each symbol, if any.
+    parents: Vec<Option<usize>>,
+}
+
+/// What a chunk of code learns besides its symbol path and context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeSpan {
+    /// The lines of its first and last characters, 1-based (lines end at "\n").
+    pub lines: (usize, usize),
+    /// The kinds of the outermost syntax nodes that start in the chunk, in order, once each (or of the innermost
+    /// node it lies inside, when none starts in it).
+    pub node_types: Vec<String>,
+    /// Why the chunk was cut at lines rather than by syntax, when it was.
+    pub note: Option<&'static str>,
+}
+
+/// The note of a text of no known language.
+pub const UNKNOWN_LANGUAGE: &str = "language not recognised: cut at blank lines and lines";
+/// The note of a chunk that overlaps an error region.
+pub const SYNTAX_ERROR: &str = "syntax error in this chunk: cut at lines around it";
+
+/// Parses `text` as `syntax` (`None`: no known language) and returns its structure.
+pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
+    let mut s = Structure::default();
+    let mut code = Code {
+        language: syntax,
+        ..Code::default()
+    };
+    let tree = syntax.and_then(|syn| {
+        let mut parser = Parser::new();
+        parser.set_language(&syn.language()).ok()?;
+        parser.parse(text, None)
+    });
+    match (syntax, &tree) {
+        (Some(syn), Some(tree)) => Walk {
+            text,
+            syntax: syn,
+            lines: Lines::new(text),
+            s: &mut s,
+            code: &mut code,
+        }
+        .run(tree.root_node()),
+        // A grammar that cannot be loaded (an ABI mismatch, which the tests rule out): lines only.
+        _ => code.language = None,
+    }
+    code.symbols
+        .sort_by_key(|y| (y.range.start, std::cmp::Reverse(y.range.end)));
+    let mut open: Vec<usize> = Vec::new();
+    for i in 0..code.symbols.len() {
+        let start = code.symbols[i].range.start;
+        while open
+            .last()
+            .is_some_and(|&o| code.symbols[o].range.end <= start)
+        {
+            open.pop();
+        }
+        code.symbols[i].depth = open.len() + 1;
+        code.parents.push(open.last().copied());
+        open.push(i);
+    }
+    code.pieces
+        .sort_by_key(|p| (p.start, p.depth, std::cmp::Reverse(p.end)));
+    code.errors.sort_by_key(|r| (r.start, r.end));
+    s.blocks
+        .sort_by_key(|b| (b.range.start, std::cmp::Reverse(b.range.end)));
+    s.code = Some(Box::new(code));
+    s.finish(text);
+    s
+}
+
+/// Where each line starts, and where its content starts (past its indentation): positions from a node's row in
+/// constant time, even on a minified file's one long line.
+struct Lines {
+    starts: Vec<usize>,
+    content: Vec<usize>,
+}
+
+impl Lines {
+    fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
+            .collect();
+        let content = starts
+            .iter()
+            .map(|&a| {
+                a + bytes[a..]
+                    .iter()
+                    .take_while(|&&b| b == b' ' || b == b'\t')
+                    .count()
+            })
+            .collect();
+        Self { starts, content }
+    }
+
+    /// Where a node starting at `pos` on `row` is cut: the start of its line when only indentation comes before
+    /// it (the indentation goes with it), else `pos` itself. And whether it starts its line.
+    fn cut(&self, row: usize, pos: usize) -> (usize, bool) {
+        match (self.starts.get(row), self.content.get(row)) {
+            (Some(&start), Some(&content)) if content >= pos => (start, true),
+            _ => (pos, false),
+        }
+    }
+
+    /// The end of line `row` (before its line break), or `len`.
+    fn end(&self, row: usize, len: usize) -> usize {
+        self.starts.get(row + 1).map_or(len, |&next| next - 1)
+    }
+}
+
+/// The longest signature a context repeats, in bytes (a minified file's definitions have no line breaks).
+const MAX_HEADER: usize = 400;
+
+/// The walk of one syntax tree.
+struct Walk<'a> {
+    text: &'a str,
+    syntax: &'static Syntax,
+    lines: Lines,
+    s: &'a mut Structure,
+    code: &'a mut Code,
+}
+
+impl Walk<'_> {
+    /// Walks the tree without recursion (a file may nest a thousand deep): each holder's pieces, then theirs.
+    fn run(&mut self, root: Node<'_>) {
+        if root.is_error() {
+            self.code.errors.push(root.start_byte()..root.end_byte());
+            return;
+        }
+        // Each holder, with the node whose first line is its own (a definition's, for its body).
+        let mut holders = vec![(root, root, 1u8)];
+        let mut children = Vec::new();
+        while let Some((holder, owner, depth)) = holders.pop() {
+            children.clear();
+            body_children(holder, &mut children);
+            // No cut on the owner's first line (it would part the owner's start from the comments that go with
+            // it, or a string's quotes from its content), and none inside a line of a holder of many lines.
+            let first_row = owner.start_position().row;
+            let last = owner.end_position();
+            let one_line = last.row == first_row || last.row == first_row + 1 && last.column == 0;
+            for (range, first, node) in self.group(&children) {
+                let (start, end) = (range.start, range.end);
+                let def = self.definition(node);
+                if depth <= CUT_DEPTHS {
+                    let row = first.start_position().row;
+                    let (cut, starts_line) = self.lines.cut(row, start);
+                    let cut = (row > first_row && (starts_line || one_line)
+                        || one_line && cut > owner.start_byte())
+                    .then_some(cut);
+                    let many_lines = node.end_position().row > row;
+                    self.piece(
+                        start..end,
+                        cut,
+                        depth,
+                        node.kind(),
+                        def.is_some() || many_lines,
+                    );
+                }
+                if node.is_error() {
+                    self.code.errors.push(start..end);
+                    continue;
+                }
+                let next = depth.saturating_add(1);
+                match def {
+                    Some(def) => {
+                        // A definition is cut at its body's nodes only.
+                        if let Some(body) = def.body {
+                            holders.push((body, node, next));
+                        }
+                        self.symbol(start..end, def);
+                    }
+                    // Below the cut depths only definitions matter (for symbol paths).
+                    None if node.named_child_count() > 0
+                        && (depth < CUT_DEPTHS
+                            || node.end_position().row > node.start_position().row) =>
+                    {
+                        holders.push((node, node, next));
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+
+    /// The pieces of a holder's children: each node with the comments and attributes right above it (no blank line
+    /// between), and the comments on the line it ends on. Returns each piece's range, its first node, and its node.
+    fn group<'t>(&self, children: &[Node<'t>]) -> Vec<(Range<usize>, Node<'t>, Node<'t>)> {
+        let mut out: Vec<(Range<usize>, Node<'t>, Node<'t>)> = Vec::with_capacity(children.len());
+        // The comments and attributes waiting for the node they go with: their range, the last one's end row, and
+        // the first one (the piece's node if nothing follows).
+        let mut pending: Option<(Range<usize>, usize, Node<'t>)> = None;
+        // The row the last piece ends on, while nothing waits.
+        let mut last_row: Option<usize> = None;
+        for &child in children {
+            let kind = child.kind();
+            let (row, end_row) = (child.start_position().row, child.end_position().row);
+            let comment = Syntax::is_comment(kind);
+            if comment && pending.is_none() && last_row == Some(row) {
+                // A comment after code on its line: part of that code's piece (no cut falls before it).
+                if let Some((range, _, _)) = out.last_mut() {
+                    range.end = child.end_byte();
+                }
+                last_row = Some(end_row);
+                continue;
+            }
+            if let Some((range, pending_row, first)) = pending.take() {
+                if row > pending_row + 1 {
+                    // A blank line between: the waiting comments are a piece of their own.
+                    out.push((range, first, first));
+                } else {
+                    pending = Some((range, pending_row, first));
+                }
+            }
+            if comment || self.syntax.attaches(kind) {
+                pending = Some(match pending.take() {
+                    Some((range, _, first)) => (range.start..child.end_byte(), end_row, first),
+                    None => (child.start_byte()..child.end_byte(), end_row, child),
+                });
+                continue;
+            }
+            let (start, first) = pending
+                .take()
+                .map_or((child.start_byte(), child), |(r, _, f)| (r.start, f));
+            out.push((start..child.end_byte(), first, child));
+            last_row = Some(end_row);
+        }
+        if let Some((range, _, first)) = pending {
+            // Comments at the end of a body: a piece of their own.
+            out.push((range, first, first));
+        }
+        out
+    }
+
+    /// The definition a node is, or wraps (a decorated definition, an export), or assigns (JavaScript's
+    /// `const f = () => {}`, `a.b.f = function () {}`).
+    fn definition<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+        let def = |n: Node<'t>, word| Def {
+            node: n,
+            body: n.child_by_field_name("body"),
+            word,
+            name: None,
+        };
+        if let Some(word) = self.syntax.definition(node.kind()) {
+            return Some(def(node, word));
+        }
+        if let Some(field) = self.syntax.wrapped(node.kind()) {
+            let inner = if field.is_empty() {
+                node.named_child(0)
+            } else {
+                node.child_by_field_name(field)
+            }?;
+            return match self.syntax.definition(inner.kind()) {
+                Some(word) => Some(def(inner, word)),
+                None => self.assigned(inner),
+            };
+        }
+        self.assigned(node)
+    }
+
+    /// A function assigned to a name in JavaScript or TypeScript: a declaration of one variable, or an
+    /// assignment statement, whose value is a function or an arrow function.
+    fn assigned<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
+        if !self.syntax.assigns_functions {
+            return None;
+        }
+        let (name, value) = match node.kind() {
+            "lexical_declaration" | "variable_declaration" if node.named_child_count() == 1 => {
+                let d = node.named_child(0)?;
+                (
+                    d.child_by_field_name("name")?,
+                    d.child_by_field_name("value")?,
+                )
+            }
+            "expression_statement" => {
+                let a = node
+                    .named_child(0)
+                    .filter(|a| a.kind() == "assignment_expression")?;
+                (
+                    a.child_by_field_name("left")?,
+                    a.child_by_field_name("right")?,
+                )
+            }
+            _ => return None,
+        };
+        matches!(
+            value.kind(),
+            "function_expression" | "arrow_function" | "function" | "generator_function"
+        )
+        .then(|| Def {
+            node,
+            body: value.child_by_field_name("body"),
+            word: "function",
+            name: Some(name),
+        })
+    }
+
+    /// Records a piece: its cut (if it has one), its block when it stays whole, its kind.
+    fn piece(
+        &mut self,
+        range: Range<usize>,
+        cut: Option<usize>,
+        depth: u8,
+        kind: &str,
+        whole: bool,
+    ) {
+        if let Some(pos) = cut {
+            self.s.bounds.push(crate::boundary::Boundary {
+                pos,
+                level: level(depth),
+            });
+        }
+        let (start, end) = (range.start, range.end);
+        if whole {
+            self.s.blocks.push(super::Block {
+                range,
+                kind: super::BlockKind::Code {
+                    opener: None,
+                    body: start,
+                    language: self.code.language.map(|l| l.name.to_owned()),
+                },
+                keep_whole: true,
+                nested: depth > 1,
+            });
+        }
+        let kind = match self.code.kinds.iter().position(|k| *k == kind) {
+            Some(i) => i,
+            None => {
+                self.code.kinds.push(kind.to_owned());
+                self.code.kinds.len() - 1
+            }
+        };
+        self.code.pieces.push(Piece {
+            start,
+            end,
+            depth,
+            kind: u16::try_from(kind).unwrap_or(u16::MAX),
+        });
+    }
+
+    /// Records a definition as a symbol.
+    fn symbol(&mut self, range: Range<usize>, def: Def<'_>) {
+        let text = self.text;
+        let start = def.node.start_byte();
+        let row = def.node.start_position().row;
+        let (from, _) = self.lines.cut(row, start);
+        let to = match def.body {
+            Some(body) => body.start_byte(),
+            None => self.lines.end(row, text.len()).min(def.node.end_byte()),
+        };
+        let to = crate::offsets::floor_char_boundary(text, to.max(from).min(start + MAX_HEADER));
+        // (`get`: tree-sitter's offsets are char boundaries of valid UTF-8, but a bad one must not panic.)
+        let header = from..from + text.get(from..to).unwrap_or_default().trim_end().len();
+        let name = match def.name {
+            Some(n) => collapse(text.get(n.start_byte()..n.end_byte()).unwrap_or_default()),
+            None => name_of(def.node, text),
+        };
+        let label = if name.is_empty() {
+            def.word.to_owned()
+        } else {
+            format!("{} {name}", def.word)
+        };
+        self.code.symbols.push(Symbol {
+            range,
+            start,
+            header,
+            depth: 0,
+            label,
+        });
+    }
+}
+
+/// A definition found in the tree.
+#[derive(Debug, Clone, Copy)]
+struct Def<'t> {
+    /// Its node (its signature starts where it starts).
+    node: Node<'t>,
+    /// Its body, which is cut at its nodes.
+    body: Option<Node<'t>>,
+    /// Its kind's word.
+    word: &'static str,
+    /// The node of its name when the definition's own node has none (an assigned function).
+    name: Option<Node<'t>>,
+}
+
+/// The named children of `holder`, with the children of its bodies (blocks, class bodies...) in their place, in
+/// document order.
+fn body_children<'t>(holder: Node<'t>, out: &mut Vec<Node<'t>>) {
+    // Nodes still to read, the next one last.
+    let mut stack: Vec<Node<'t>> = Vec::new();
+    let push_children = |node: Node<'t>, stack: &mut Vec<Node<'t>>| {
+        let from = stack.len();
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+        stack[from..].reverse();
+    };
+    push_children(holder, &mut stack);
+    while let Some(node) = stack.pop() {
+        if languages::BODIES.contains(&node.kind()) && node.named_child_count() > 0 {
+            push_children(node, &mut stack);
+        } else {
+            out.push(node);
+        }
+    }
+}
+
+/// A definition's name, with whitespace runs made single spaces: its `name` field; an impl's type (and trait);
+/// else the name of its first named child that has one (Go's `type X struct`).
+fn name_of(def: Node<'_>, text: &str) -> String {
+    let of = |n: Node<'_>| collapse(text.get(n.start_byte()..n.end_byte()).unwrap_or_default());
+    if let Some(name) = def.child_by_field_name("name") {
+        return of(name);
+    }
+    if let Some(ty) = def.child_by_field_name("type") {
+        return match def.child_by_field_name("trait") {
+            Some(tr) => format!("{} for {}", of(tr), of(ty)),
+            None => of(ty),
+        };
+    }
+    let mut cursor = def.walk();
+    let named = def
+        .named_children(&mut cursor)
+        .find_map(|c| c.child_by_field_name("name"));
+    named.map_or(String::new(), of)
+}
+
+/// `s` with whitespace runs made single spaces, at most [`MAX_HEADER`] bytes of it.
+fn collapse(s: &str) -> String {
+    let s = &s[..crate::offsets::floor_char_boundary(s, s.len().min(MAX_HEADER))];
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl Code {
+    /// The symbols around `pos`, outermost first. The innermost is the last one starting at or before `pos`, or the
+    /// nearest of its ancestors that reaches past `pos`.
+    pub(super) fn path_at(&self, pos: usize) -> Vec<usize> {
+        let upto = self.symbols.partition_point(|y| y.range.start <= pos);
+        let mut inner = upto.checked_sub(1);
+        while let Some(i) = inner.filter(|&i| self.symbols[i].range.end <= pos) {
+            inner = self.parents[i];
+        }
+        let mut path: Vec<usize> = std::iter::successors(inner, |&i| self.parents[i]).collect();
+        path.reverse();
+        path
+    }
+
+    /// The context of a chunk starting at `start` inside the symbols `path`: the signatures of those it starts
+    /// inside (not those it starts with), outermost first, one a line. With a `budget`, outer signatures are left
+    /// out, then the innermost is shortened, until it fits.
+    pub(super) fn context(
+        &self,
+        text: &str,
+        start: usize,
+        path: &[usize],
+        budget: Option<(&dyn Sizer, usize)>,
+    ) -> Context {
+        let shown: Vec<&str> = path
+            .iter()
+            .map(|&i| &self.symbols[i])
+            .filter(|y| y.start < start)
+            .map(|y| text.get(y.header.clone()).unwrap_or_default())
+            .collect();
+        let render = |skip: usize| shown[skip..].join("\n");
+        let full = render(0);
+        let Some((sizer, limit)) = budget else {
+            return Context::whole(full, !shown.is_empty());
+        };
+        let fits = |s: &str| s.is_empty() || sizer.size(s) + sizer.size(join(true)) <= limit;
+        if fits(&full) {
+            return Context::whole(full, !shown.is_empty());
+        }
+        for skip in 1..shown.len() {
+            let out = render(skip);
+            if fits(&out) {
+                return Context::shortened(out, true);
+            }
+        }
+        match shown
+            .last()
+            .and_then(|s| super::describe::shorten_text(s, fits))
+        {
+            Some(t) => Context::shortened(t, true),
+            None => Context::shortened(String::new(), false),
+        }
+    }
+
+    /// What each span learns: symbol path (as the description's headings), context, lines, node types.
+    pub(super) fn describe(
+        &self,
+        text: &str,
+        spans: &[crate::Span],
+        budget: Option<(&dyn Sizer, usize)>,
+    ) -> Description {
+        let headings = self
+            .symbols
+            .iter()
+            .map(|y| Heading {
+                start: y.range.start,
+                content: y.start,
+                end: y.header.end,
+                depth: u8::try_from(y.depth).unwrap_or(u8::MAX),
+                title: y.label.clone(),
+            })
+            .collect();
+        let newlines: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes()).collect();
+        let line = |pos: usize| newlines.partition_point(|&n| n < pos) + 1;
+        let language = Some(self.language.map(|l| l.name.to_owned()));
+        let chunks = spans
+            .iter()
+            .map(|span| {
+                let path = self.path_at(span.start);
+                let Context {
+                    text: context,
+                    inline,
+                    shortened,
+                } = self.context(text, span.start, &path, budget);
+                let overlaps_error = {
+                    let i = self.errors.partition_point(|r| r.end <= span.start);
+                    self.errors.get(i).is_some_and(|r| r.start < span.end)
+                };
+                let note = match self.language {
+                    None => Some(UNKNOWN_LANGUAGE),
+                    Some(_) if overlaps_error => Some(SYNTAX_ERROR),
+                    Some(_) => None,
+                };
+                SpanInfo {
+                    path,
+                    context,
+                    inline_join: inline,
+                    context_shortened: shortened,
+                    kind: ChunkType::Code,
+                    rows: None,
+                    language: language.clone(),
+                    embedding: None,
+                    code: Some(CodeSpan {
+                        lines: (line(span.start), line(span.end.max(span.start + 1) - 1)),
+                        node_types: self.node_types(span.start, span.end),
+                        note,
+                    }),
+                }
+            })
+            .collect();
+        Description { headings, chunks }
+    }
+
+    /// The kinds of the outermost pieces that start in `start..end`, in order, once each; else the kind of the
+    /// innermost piece around `start` among the nearest ones before it.
+    fn node_types(&self, start: usize, end: usize) -> Vec<String> {
+        let first = self.pieces.partition_point(|p| p.start < start);
+        let inside = &self.pieces[first..self.pieces.partition_point(|p| p.start < end)];
+        let mut out: Vec<String> = Vec::new();
+        if let Some(top) = inside.iter().map(|p| p.depth).min() {
+            for p in inside.iter().filter(|p| p.depth == top) {
+                if let Some(kind) = self.kinds.get(usize::from(p.kind)) {
+                    if !out.contains(kind) {
+                        out.push(kind.clone());
+                    }
+                }
+            }
+            return out;
+        }
+        // None starts here: the innermost around the start, looked for among the nearest pieces before it (a
+        // piece far back holding the start is an outer one).
+        let around = self.pieces[..first]
+            .iter()
+            .rev()
+            .take(256)
+            .filter(|p| p.end > start)
+            .max_by_key(|p| p.depth);
+        out.extend(
+            around
+                .and_then(|p| self.kinds.get(usize::from(p.kind)))
+                .cloned(),
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,113 @@
+use super::*;
+use crate::{Splitter, SplitterConfig, Strategy};
+
+const PY: &str = "import os\n\n\n# The parser.\nclass Parser:\n    \"\"\"Reads.\"\"\"\n\n    @property\n    def feed(self, data):\n        x = 1\n        return x\n\n\ndef main():\n    pass\n";
+
+fn chunks(text: &str, size: usize, language: Option<&str>) -> Vec<(String, Vec<String>, String)> {
+    let mut config = SplitterConfig::new(Strategy::Code, size);
+    config.language = language.map(|l| Syntax::named(l).expect("a language"));
+    let splitter = Splitter::new(config).expect("valid config");
+    let (spans, structure) = splitter.split_structured(text).expect("chunks");
+    let d = splitter.describe(text, &spans, &structure.expect("structural"));
+    spans
+        .iter()
+        .zip(&d.chunks)
+        .map(|(s, i)| {
+            assert!(s.size <= size || text[s.start..s.end].chars().count() == 1);
+            let path = i
+                .path
+                .iter()
+                .map(|&h| d.headings[h].title.clone())
+                .collect();
+            (text[s.start..s.end].to_owned(), path, i.context.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn every_grammar_loads_and_parses() {
+    for syntax in &LANGUAGES {
+        let mut parser = Parser::new();
+        parser.set_language(&syntax.language()).expect(syntax.name);
+        let tree = parser.parse("x", None).expect(syntax.name);
+        assert_eq!(tree.root_node().end_byte(), 1, "{}", syntax.name);
+    }
+}
+
+#[test]
+fn definitions_are_symbols_with_signatures_and_levels_by_depth() {
+    let s = parse(PY, Syntax::named("python").ok());
+    let code = s.code.as_deref().expect("code");
+    let labels: Vec<(&str, usize)> = code
+        .symbols
+        .iter()
+        .map(|y| (y.label.as_str(), y.depth))
+        .collect();
+    assert_eq!(
+        labels,
+        [("class Parser", 1), ("def feed", 2), ("def main", 1)]
+    );
+    // The comment above the class and the decorator above the method go with them.
+    assert_eq!(&PY[code.symbols[0].range.start..][..13], "# The parser.");
+    assert_eq!(&PY[code.symbols[1].range.start..][..9], "@property");
+    assert_eq!(
+        &PY[code.symbols[1].header.clone()],
+        "    def feed(self, data):"
+    );
+    // Module nodes cut at the strongest level, the class's at the next; no cut between a comment and its node.
+    let at = |needle: &str| PY.find(needle).expect(needle);
+    let level_at = |pos: usize| s.bounds.iter().find(|b| b.pos == pos).map(|b| b.level);
+    assert_eq!(level_at(at("# The parser.")), Some(level(1)));
+    assert_eq!(level_at(at("class Parser")), None);
+    assert_eq!(level_at(at("def main")), Some(level(1)));
+    assert_eq!(level_at(at("    @property")), Some(level(2)));
+    assert_eq!(level_at(at("        return x")), Some(level(3)));
+}
+
+#[test]
+fn a_definition_that_fits_stays_whole_and_a_piece_carries_its_signatures() {
+    let got = chunks(PY, 70, Some("python"));
+    let texts: Vec<&str> = got.iter().map(|c| c.0.as_str()).collect();
+    assert!(
+        texts.contains(&"@property\n    def feed(self, data):\n        x = 1\n        return x")
+    );
+    assert!(texts.contains(&"def main():\n    pass"));
+    let feed = got
+        .iter()
+        .find(|c| c.0.starts_with("@property"))
+        .expect("feed");
+    assert_eq!(feed.1, ["class Parser", "def feed"]);
+    assert_eq!(feed.2, "class Parser:");
+    // Too small for the method: its statements carry both signatures.
+    let small = chunks(PY, 24, Some("python"));
+    let ret = small
+        .iter()
+        .find(|c| c.0.starts_with("x = 1"))
+        .expect("the body");
+    assert_eq!(ret.2, "class Parser:\n    def feed(self, data):");
+}
+
+#[test]
+fn errors_unknown_languages_and_deep_nesting_fall_back_to_lines() {
+    let broken = "def ok():\n    return 1\n\ndef bad(:\n    = = =\n";
+    let s = parse(broken, Syntax::named("python").ok());
+    assert!(!s.code.as_deref().expect("code").errors.is_empty());
+    assert!(chunks(broken, 12, Some("python"))
+        .iter()
+        .all(|c| !c.0.is_empty()));
+    let s = parse("some words\n\nmore", None);
+    assert!(s.bounds.is_empty() && s.code.as_deref().expect("code").language.is_none());
+    // A thousand nested blocks: no recursion, cuts only five levels deep.
+    let mut deep = String::new();
+    for i in 0..1000 {
+        deep.push_str(&format!("{}if x{i}:\n", "    ".repeat(i)));
+    }
+    deep.push_str(&format!("{}pass\n", "    ".repeat(1000)));
+    let s = parse(&deep, Syntax::named("python").ok());
+    assert!(s.bounds.iter().all(|b| b.level >= level(CUT_DEPTHS)));
+    let mut nested = "function f() {".repeat(1000);
+    nested.push_str(&"}".repeat(1000));
+    let s = parse(&nested, Syntax::named("javascript").ok());
+    assert_eq!(s.code.as_deref().expect("code").symbols.len(), 1000);
+    assert!(chunks(&nested, 100, Some("js")).len() > 10);
+}
