@@ -19,6 +19,7 @@ from .chunkers import (
     TableChunker,
     join_pages,
 )
+from .hierarchy import HierarchicalChunker, expand, merge_hits
 from .semantic import SemanticChunker
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "ClauseChunker",
     "CodeChunker",
     "FixedChunker",
+    "HierarchicalChunker",
     "MarkdownChunker",
     "ParagraphChunker",
     "RecursiveChunker",
@@ -38,5 +40,7 @@ __all__ = [
     "Tokenizer",
     "__version__",
     "diff",
+    "expand",
     "join_pages",
+    "merge_hits",
 ]
