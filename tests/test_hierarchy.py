@@ -177,7 +177,7 @@ def test_batch_pickle_repr_and_bad_input():
         HierarchicalChunker([0])
     with pytest.raises(ChunkingError, match="'depth' is set by HierarchicalChunker"):
         h.chunk("text", {"depth": 3})
-    with pytest.raises(ChunkingError, match="metadatas has 1 entries for 2 texts"):
+    with pytest.raises(ChunkingError, match=r"metadatas must have one entry per text \(2\), got 1"):
         h.chunk_batch(["a", "b"], [{}])
 
 

@@ -20,10 +20,10 @@ from .chunkers import (
     RecursiveChunker,
     _as_dict,
     _as_list,
+    _batch_metadatas,
+    _Configured,
     _given,
-    _metadata_dicts,
-    _restore,
-    join_pages,
+    _text_or_pages,
 )
 
 __all__ = ["HIERARCHY_KEYS", "HierarchicalChunker", "expand", "merge_hits"]
@@ -39,7 +39,7 @@ _DOC_ID_KEYS = ("doc_id", "id", "source")
 Level = Union[int, BaseChunker]
 
 
-class HierarchicalChunker:
+class HierarchicalChunker(_Configured):
     """Chunks at several sizes at once, as one flat list over all levels: level 0 (the largest) tiles the document,
     and each chunk of level ``d + 1`` lies inside one chunk of level ``d`` (its parent), the children of a parent
     tiling it exactly: no gap, no overlap, every character of the parent in one child.
@@ -126,16 +126,10 @@ class HierarchicalChunker:
     ) -> List[Chunk]:
         """The chunks of ``text`` at every level, as one list: level 0 first (see the class). ``metadata`` is
         copied into each chunk; ``pages`` as for :meth:`BaseChunker.chunk`."""
-        paged = pages is not None
-        if paged:
-            if text is not None:
-                raise TypeError("chunk() takes text or pages, not both")
-            text = join_pages(pages)  # type: ignore[arg-type]
-        elif text is None:
-            raise TypeError("chunk() needs text (or pages)")
+        text = _text_or_pages(text, pages)
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        return self._chunk(text, _as_dict(metadata, "metadata"), paged)
+        return self._chunk(text, _as_dict(metadata, "metadata"), pages is not None)
 
     def chunk_batch(
         self,
@@ -143,14 +137,11 @@ class HierarchicalChunker:
         metadatas: Optional[Sequence[Optional[Mapping[str, Any]]]] = None,
     ) -> List[List[Chunk]]:
         """:meth:`chunk` for many texts (each level of each text is chunked in parallel in the core)."""
-        texts = _as_list(texts, "texts")
-        metas = _metadata_dicts(metadatas)
-        if metas is not None and len(metas) != len(texts):
-            raise _core.ChunkingError(f"metadatas has {len(metas)} entries for {len(texts)} texts")
+        texts, metas = _batch_metadatas(texts, metadatas)
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
-        return [self._chunk(t, None if metas is None else metas[i], False) for i, t in enumerate(texts)]
+        return [self._chunk(t, m, False) for t, m in zip(texts, metas)]
 
     def _chunk(self, text: str, metadata: Optional[dict], paged: bool) -> List[Chunk]:
         if metadata is not None:
@@ -185,30 +176,10 @@ class HierarchicalChunker:
                     node.meta["page_end"] = bisect_left(breaks, max(node.start, node.end - 1)) + 1
         return out
 
-    # -- plumbing --------------------------------------------------------------------------------------------------
-
     @property
     def levels(self) -> List[BaseChunker]:
         """The chunker of each level, largest first (sizes as the RecursiveChunker they stand for)."""
         return list(self._chunkers)
-
-    @property
-    def config(self) -> Dict[str, Any]:
-        """The arguments this chunker was built with."""
-        return dict(self._kwargs)
-
-    def __reduce__(self) -> Any:
-        return (_restore, (type(self), self._kwargs))
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self._kwargs == other._kwargs  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(sorted((k, repr(v)) for k, v in self._kwargs.items()))))
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
-        return f"{type(self).__name__}({args})"
 
 
 class _Node:
@@ -409,20 +380,18 @@ def expand(hit: Union[Chunk, str], chunks: Iterable[Chunk], *, to: str = "parent
         raise _core.ChunkingError(f'to must be "parent" or "window", got {to!r}')
     if isinstance(window, bool) or not isinstance(window, int) or window < 0:
         raise _core.ChunkingError(f"window must be an int >= 0, got {window!r}")
-    before: List[Chunk] = []
-    c: Optional[Chunk] = chunk
-    for _ in range(window):
-        prev = c.prev_id if c is not None else None
-        if prev is None or prev not in known:
-            break
-        c = known[prev]
-        before.append(c)
-    after: List[Chunk] = []
-    c = chunk
-    for _ in range(window):
-        nxt = c.next_id if c is not None else None
+    before = _walk(known, chunk, "prev_id", window)
+    after = _walk(known, chunk, "next_id", window)
+    return before[::-1] + [chunk] + after
+
+
+def _walk(known: Mapping[str, Chunk], chunk: Chunk, link: str, steps: int) -> List[Chunk]:
+    """Up to ``steps`` chunks from ``chunk`` along ``link`` (``prev_id`` or ``next_id``), nearest first."""
+    out: List[Chunk] = []
+    for _ in range(steps):
+        nxt = getattr(chunk, link)
         if nxt is None or nxt not in known:
             break
-        c = known[nxt]
-        after.append(c)
-    return before[::-1] + [chunk] + after
+        chunk = known[nxt]
+        out.append(chunk)
+    return out
