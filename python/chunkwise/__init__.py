@@ -6,6 +6,7 @@ in a Rust core, and returns :class:`Chunk` objects whose ``text`` is always ``so
 
 from ._core import ChunkingError, Tokenizer, __version__
 from .chunk import Chunk
+from .auto import AutoChunker
 from .diff import ChunkDiff, diff
 from .chunkers import (
     CODE_LANGUAGES,
@@ -23,6 +24,7 @@ from .hierarchy import HierarchicalChunker, expand, merge_hits
 from .semantic import SemanticChunker
 
 __all__ = [
+    "AutoChunker",
     "Chunk",
     "ChunkDiff",
     "ChunkingError",
