@@ -35,6 +35,27 @@ fn every_grammar_loads_and_parses() {
 }
 
 #[test]
+fn every_kind_the_table_names_is_a_kind_of_its_grammar() {
+    for syntax in &LANGUAGES {
+        let language = syntax.language();
+        let kinds = syntax
+            .definitions
+            .iter()
+            .map(|(k, _)| *k)
+            .chain(syntax.wrappers.iter().map(|(k, _)| *k))
+            .chain(syntax.attached.iter().copied());
+        for kind in kinds {
+            assert_ne!(
+                language.id_for_node_kind(kind, true),
+                0,
+                "{}: {kind}",
+                syntax.name
+            );
+        }
+    }
+}
+
+#[test]
 fn definitions_are_symbols_with_signatures_and_levels_by_depth() {
     let s = parse(PY, Syntax::named("python").ok());
     let code = s.code.as_deref().expect("code");
