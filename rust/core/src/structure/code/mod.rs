@@ -451,10 +451,18 @@ impl Walk<'_> {
         let start = def.node.start_byte();
         let row = def.node.start_position().row;
         let (from, _) = self.lines.cut(row, start);
-        let to = match def.body {
+        let mut to = match def.body {
             Some(body) => body.start_byte(),
             None => self.lines.end(row, text.len()).min(def.node.end_byte()),
         };
+        // A comment on a line of its own before the body (Ruby's, Python's) is not part of the signature.
+        let mut cursor = def.node.walk();
+        let comment = def.node.children(&mut cursor).find(|c| {
+            Syntax::is_comment(c.kind()) && c.start_position().row > row && c.start_byte() < to
+        });
+        if let Some(c) = comment {
+            to = c.start_byte();
+        }
         let to = crate::offsets::floor_char_boundary(text, to.max(from).min(start + MAX_HEADER));
         // (`get`: tree-sitter's offsets are char boundaries of valid UTF-8, but a bad one must not panic.)
         let header = from..from + text.get(from..to).unwrap_or_default().trim_end().len();

@@ -132,3 +132,20 @@ fn errors_unknown_languages_and_deep_nesting_fall_back_to_lines() {
     assert_eq!(s.code.as_deref().expect("code").symbols.len(), 1000);
     assert!(chunks(&nested, 100, Some("js")).len() > 10);
 }
+
+#[test]
+fn a_comment_between_signature_and_body_goes_with_the_body_not_the_signature() {
+    let rb = "module Shop\n  # An item.\n  class Item\n    def a\n      1\n    end\n  end\nend\n";
+    let s = parse(rb, Syntax::named("ruby").ok());
+    let code = s.code.as_deref().expect("code");
+    let headers: Vec<&str> = code.symbols.iter().map(|y| &rb[y.header.clone()]).collect();
+    assert_eq!(headers, ["module Shop", "  class Item", "    def a"]);
+    // The comment starts the class's piece: the cut falls before it, not between it and the class.
+    let at = |needle: &str| rb.find(needle).expect(needle);
+    assert!(s.bounds.iter().any(|b| b.pos == at("  # An item.")));
+    assert!(!s.bounds.iter().any(|b| b.pos == at("  class Item")));
+    let py = "class A:\n    # The x.\n    x = 1\n";
+    let s = parse(py, Syntax::named("python").ok());
+    let code = s.code.as_deref().expect("code");
+    assert_eq!(&py[code.symbols[0].header.clone()], "class A:");
+}
