@@ -517,7 +517,9 @@ fn metadata(
 ) {
     out.extend_from_slice(b"{\"source\": ");
     out.extend_from_slice(source_json);
-    if let Some((d, s)) = info {
+    if let Some((d, s)) = info.filter(|(_, s)| s.code.is_some()) {
+        code_metadata(out, d, s);
+    } else if let Some((d, s)) = info {
         out.extend_from_slice(b", \"title_path\": [");
         for (k, title) in d.title_path(s).enumerate() {
             if k > 0 {
@@ -562,6 +564,44 @@ fn metadata(
         int(out, last);
     }
     out.push(b'}');
+}
+
+/// A code chunk's keys, in the order `build::describe` sets them: language, symbol path, lines, node types, chunk
+/// type, then the note and `context_shortened` when set.
+fn code_metadata(out: &mut Vec<u8>, d: &Description, s: &chunkwise_core::SpanInfo) {
+    let Some(code) = &s.code else { return };
+    out.extend_from_slice(b", \"language\": ");
+    match s.language.as_ref().and_then(|l| l.as_deref()) {
+        Some(l) => string(out, l),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b", \"symbol_path\": [");
+    for (k, title) in d.title_path(s).enumerate() {
+        if k > 0 {
+            out.extend_from_slice(b", ");
+        }
+        string(out, title);
+    }
+    out.extend_from_slice(b"], \"start_line\": ");
+    int(out, code.lines.0);
+    out.extend_from_slice(b", \"end_line\": ");
+    int(out, code.lines.1);
+    out.extend_from_slice(b", \"node_types\": [");
+    for (k, kind) in code.node_types.iter().enumerate() {
+        if k > 0 {
+            out.extend_from_slice(b", ");
+        }
+        string(out, kind);
+    }
+    out.extend_from_slice(b"], \"chunk_type\": ");
+    string(out, s.kind.as_str());
+    if let Some(note) = code.note {
+        out.extend_from_slice(b", \"note\": ");
+        string(out, note);
+    }
+    if s.context_shortened {
+        out.extend_from_slice(b", \"context_shortened\": true");
+    }
 }
 
 /// A JSON string, escaped as `json.dumps(..., ensure_ascii=False)` escapes it: `\"`, `\\`, `\b \f \n \r \t`, the
