@@ -14,7 +14,7 @@ import pytest
 from chunkwise import CodeChunker, MarkdownChunker, RecursiveChunker
 from chunkwise.__main__ import main
 from test_cli import write_files
-from test_code_languages import SAMPLES
+from test_code_languages import C_HEADER, CPP_HEADER, SAMPLES
 
 PY = "import os\n\n\nclass Parser:\n    def feed(self, data):\n        return data\n\n\ndef main():\n    pass\n"
 
@@ -58,6 +58,8 @@ def test_strategy_auto_takes_code_for_source_files_only(tmp_path) -> None:
     write_files(tmp_path, {"a.py": PY, "b.sql": SAMPLES["sql"][1], "notes.md": "# Title\n\nSome text.\n",
                            "plain.txt": "Some words.\n\nMore words.\n"})
     (tmp_path / "c.rb.gz").write_bytes(gzip.compress(SAMPLES["ruby"][1].encode("utf-8")))
+    (tmp_path / "shape.h.gz").write_bytes(gzip.compress(CPP_HEADER.encode("utf-8")))
+    (tmp_path / "list.h").write_text(C_HEADER, encoding="utf-8")
     out = tmp_path / "out.jsonl"
     assert main(["chunk", str(tmp_path), "--strategy", "auto", "--size", "200", "--out", str(out), "--no-progress",
                  "--exclude", "out.jsonl"]) == 0
@@ -66,7 +68,10 @@ def test_strategy_auto_takes_code_for_source_files_only(tmp_path) -> None:
     assert {r["metadata"]["language"] for r in got["b.sql"]} == {"sql"}
     # A compressed source file is code by the name under its compression suffix.
     assert {r["metadata"]["language"] for r in got["c.rb.gz"]} == {"ruby"}
-    assert all(r["metadata"]["chunk_type"] == "code" for n in ("a.py", "b.sql", "c.rb.gz") for r in got[n])
+    # A header is C++ when its content says so, C otherwise.
+    assert {r["metadata"]["language"] for r in got["shape.h.gz"]} == {"cpp"}
+    assert {r["metadata"]["language"] for r in got["list.h"]} == {"c"}
+    assert all(r["metadata"]["chunk_type"] == "code" for n in ("a.py", "b.sql", "c.rb.gz", "list.h") for r in got[n])
     # Markdown and plain text as before.
     md = MarkdownChunker(200).chunk("# Title\n\nSome text.\n", {"source": str(tmp_path / "notes.md")})
     assert [r["metadata"] for r in got["notes.md"]] == [dict(c.metadata) for c in md]

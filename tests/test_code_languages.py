@@ -548,6 +548,36 @@ def test_file_names(source: str, language: str) -> None:
     assert CodeChunker(50).chunk("x = 1\n", {"source": source})[0].metadata["language"] == language
 
 
+CPP_HEADER = """\
+#pragma once
+#include <string>
+
+namespace geo {
+// A shape with a name.
+class Shape {
+public:
+    std::string name() const { return "shape"; }
+};
+}  // namespace geo
+"""
+C_HEADER = "#ifndef LIST_H\n#define LIST_H\n#include <stddef.h>\n\nstruct list { size_t len; };\n\nsize_t list_len(const struct list *l);\n#endif\n"
+
+
+def test_a_header_is_cpp_when_its_content_says_so() -> None:
+    chunker = CodeChunker(200)
+    cpp = CodeChunker(80).chunk(CPP_HEADER, {"source": "include/geo/shape.h"})
+    assert {c.metadata["language"] for c in cpp} == {"cpp"}
+    assert not [c for c in cpp if "note" in c.metadata]
+    assert ["namespace geo", "class Shape"] in [c.metadata["symbol_path"] for c in cpp]
+    c_chunks = chunker.chunk(C_HEADER, {"source": "include/list.h"})
+    assert {c.metadata["language"] for c in c_chunks} == {"c"}
+    batch = chunker.chunk_batch([CPP_HEADER, C_HEADER], [{"source": "a.h"}, {"source": "b.h"}])
+    assert [b[0].metadata["language"] for b in batch] == ["cpp", "c"]
+    # A .c file stays C whatever it holds; a named language is kept.
+    assert chunker.chunk(CPP_HEADER, {"source": "a.c"})[0].metadata["language"] == "c"
+    assert CodeChunker(200, language="c").chunk(CPP_HEADER, {"source": "a.h"})[0].metadata["language"] == "c"
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_non_ascii_offsets_are_str_indices(language: str) -> None:
     _, text, _ = SAMPLES[language]

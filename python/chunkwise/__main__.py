@@ -203,13 +203,24 @@ def _document_suffix(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def _code_language(path: Path) -> Optional[str]:
-    """The language CodeChunker reads a file in by its name (under a compression suffix), if it knows one."""
+def _code_language(path: Path, own: Optional[Set[Identity]] = None) -> Optional[str]:
+    """The language CodeChunker reads a file in by its name (under a compression suffix), if it knows one. A header
+    (``.h``), C's by its name, is C++ when its first 64 KB say so: they are read here (with ``own``, the run's own
+    outputs, left alone); a file that cannot be read is C, and reported when it is read for chunking."""
     name = path.name
     suffix = path.suffix.lower()
     if suffix in _OPENERS or suffix == ".zst":
         name = name[: len(name) - len(suffix)]
-    return _core.code_language(name)
+    head: Optional[str] = None
+    if name.lower().endswith(".h") and str(path) != "-":
+        try:
+            f = _open(path, own if own is not None else set())
+            if f is not None:
+                with f:
+                    head = f.read(65536).decode("utf-8", errors="ignore")
+        except Exception:  # _Skip, OSError, a corrupt archive: the read for chunking names it
+            head = None
+    return _core.code_language(name, head)
 
 
 def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None, table_format: str = "markdown",
@@ -742,7 +753,7 @@ class _Run:
             return self.tables[table_format]
         if self.markdown is not None and (markdown or _document_suffix(path) in MARKDOWN_SUFFIXES):
             return self.markdown
-        language = _code_language(path) if self.code is not None else None
+        language = _code_language(path, self.own) if self.code is not None else None
         if language is not None and self.code is not None:
             if language not in self.code_chunkers:
                 self.code_chunkers[language] = self.code(language)

@@ -470,11 +470,11 @@ def command(args: Any) -> int:
     path = Path(args.file)
     suffix = _document_suffix(path)
     chunkers: Dict[str, Any] = {}
+    code = _code_language(path)
     for name in args.strategy or ["recursive"]:
         strategy = name
         if name == "auto":  # what ``chunk --strategy auto`` takes for this file
             markdown = suffix in MARKDOWN_SUFFIXES or (suffix in loaders.SUFFIXES and suffix != ".pdf")
-            code = _code_language(path)
             strategy = ("table" if suffix in TABLE_FORMATS else "markdown" if markdown else
                         "code" if code is not None else "recursive")
             name = f"auto ({strategy})"
@@ -483,7 +483,7 @@ def command(args: Any) -> int:
             label, n = f"{name} #{n}", n + 1
         # Code: in the language the file's name says (the page chunks the text alone, without its name).
         chunkers[label] = _make_chunker(args, strategy, TABLE_FORMATS.get(suffix, "markdown"),
-                                        language=_code_language(path) or "auto")
+                                        language=code or "auto")
     target = _output_target(args.out)
     try:
         data = _read(path, set())

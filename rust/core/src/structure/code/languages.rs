@@ -694,6 +694,21 @@ impl Syntax {
         LANGUAGES.iter().find(|s| s.extensions.contains(&ext))
     }
 
+    /// The language of a file named `path` whose text is `text` (or its first part): by its name, except that a
+    /// header (`.h`), C's by its name, is C++ when its content says so (`class ... {`, `std::`, `template <`...).
+    pub fn for_file(path: &str, text: Option<&str>) -> Option<&'static Syntax> {
+        let by_name = Self::for_path(path)?;
+        let header = path
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| ext.eq_ignore_ascii_case("h"));
+        if header {
+            if let Some(cpp) = text.and_then(Self::detect).filter(|s| s.name == "cpp") {
+                return Some(cpp);
+            }
+        }
+        Some(by_name)
+    }
+
     /// Whether `text` looks like the bytes of a binary file rather than text: a NUL, or more than one control
     /// character in ten (tabs, line breaks and form feeds aside), in its first 8 KB.
     pub fn looks_binary(text: &str) -> bool {
@@ -833,6 +848,18 @@ mod tests {
         ] {
             assert_eq!(path(p), Some(name), "{p}");
         }
+        let cpp_header = "#pragma once\n#include <vector>\n\nnamespace geo {\nclass Shape {\npublic:\n    std::vector<int> xs;\n};\n}\n";
+        let file = |p: &str, t: Option<&str>| Syntax::for_file(p, t).map(|s| s.name);
+        assert_eq!(file("geo/shape.h", Some(cpp_header)), Some("cpp"));
+        assert_eq!(
+            file("geo/shape.h", Some("#include <stdio.h>\nint f(void);\n")),
+            Some("c")
+        );
+        assert_eq!(file("geo/shape.h", Some("")), Some("c"));
+        assert_eq!(file("geo/shape.h", None), Some("c"));
+        // Only a header's name gives way to its content.
+        assert_eq!(file("geo/shape.c", Some(cpp_header)), Some("c"));
+        assert_eq!(file("notes.txt", Some(cpp_header)), None);
         assert_eq!(Syntax::named("C#").unwrap().name, "csharp");
         assert_eq!(Syntax::named("c++").unwrap().name, "cpp");
         assert_eq!(Syntax::named("sh").unwrap().name, "bash");
