@@ -520,14 +520,9 @@ fn metadata(
     if let Some((d, s)) = info.filter(|(_, s)| s.code.is_some()) {
         code_metadata(out, d, s);
     } else if let Some((d, s)) = info {
-        out.extend_from_slice(b", \"title_path\": [");
-        for (k, title) in d.title_path(s).enumerate() {
-            if k > 0 {
-                out.extend_from_slice(b", ");
-            }
-            string(out, title);
-        }
-        out.extend_from_slice(b"], \"headings\": [");
+        out.extend_from_slice(b", \"title_path\": ");
+        strings(out, d.title_path(s));
+        out.extend_from_slice(b", \"headings\": [");
         for (k, &h) in s.path.iter().enumerate() {
             if k > 0 {
                 out.extend_from_slice(b", ");
@@ -575,25 +570,15 @@ fn code_metadata(out: &mut Vec<u8>, d: &Description, s: &chunkwise_core::SpanInf
         Some(l) => string(out, l),
         None => out.extend_from_slice(b"null"),
     }
-    out.extend_from_slice(b", \"symbol_path\": [");
-    for (k, title) in d.title_path(s).enumerate() {
-        if k > 0 {
-            out.extend_from_slice(b", ");
-        }
-        string(out, title);
-    }
-    out.extend_from_slice(b"], \"start_line\": ");
+    out.extend_from_slice(b", \"symbol_path\": ");
+    strings(out, d.title_path(s));
+    out.extend_from_slice(b", \"start_line\": ");
     int(out, code.lines.0);
     out.extend_from_slice(b", \"end_line\": ");
     int(out, code.lines.1);
-    out.extend_from_slice(b", \"node_types\": [");
-    for (k, kind) in code.node_types.iter().enumerate() {
-        if k > 0 {
-            out.extend_from_slice(b", ");
-        }
-        string(out, kind);
-    }
-    out.extend_from_slice(b"], \"chunk_type\": ");
+    out.extend_from_slice(b", \"node_types\": ");
+    strings(out, code.node_types.iter().map(String::as_str));
+    out.extend_from_slice(b", \"chunk_type\": ");
     string(out, s.kind.as_str());
     if let Some(note) = code.note {
         out.extend_from_slice(b", \"note\": ");
@@ -602,6 +587,18 @@ fn code_metadata(out: &mut Vec<u8>, d: &Description, s: &chunkwise_core::SpanInf
     if s.context_shortened {
         out.extend_from_slice(b", \"context_shortened\": true");
     }
+}
+
+/// A JSON list of strings.
+fn strings<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {
+    out.push(b'[');
+    for (k, item) in items.enumerate() {
+        if k > 0 {
+            out.extend_from_slice(b", ");
+        }
+        string(out, item);
+    }
+    out.push(b']');
 }
 
 /// A JSON string, escaped as `json.dumps(..., ensure_ascii=False)` escapes it: `\"`, `\\`, `\b \f \n \r \t`, the
