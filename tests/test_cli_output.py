@@ -210,7 +210,7 @@ def test_size_includes_context_reaches_the_chunker(tmp_path, capsys):
         sizes[flag] = max(len(r["embedding_text"]) for r in records)
     assert sizes["--size-includes-context"] <= 120 < sizes["--no-size-includes-context"]
     assert cli.main(["chunk", str(doc), "--no-size-includes-context"]) == 2
-    assert "applies to --strategy markdown, clause, table or auto" in capsys.readouterr().err
+    assert "applies to --strategy markdown, clause, table, code or auto" in capsys.readouterr().err
 
 
 def test_progress_moves_inside_a_big_file(tmp_path, monkeypatch):

@@ -56,6 +56,7 @@ from ._writers import FIELDS
 from .evaluation import cli as evaluation_cli
 from . import (
     ClauseChunker,
+    CodeChunker,
     TableChunker,
     Tokenizer,
     join_pages,
@@ -75,6 +76,7 @@ STRATEGIES = {
     "markdown": MarkdownChunker,
     "clause": ClauseChunker,
     "table": TableChunker,
+    "code": CodeChunker,
 }
 
 #: ``--strategy table`` and ``auto``: the table format of a file, by its suffix (other files are Markdown tables).
@@ -185,8 +187,9 @@ def _tokenizer(value: Optional[str]) -> Optional[Tokenizer]:
         raise UsageError(f"--tokenizer {value}: {exc}") from None
 
 
-#: The strategies whose chunks carry a context (their section's title path, a table's header).
-SECTION_STRATEGIES = ("markdown", "clause", "table")
+#: The strategies whose chunks carry a context (their section's title path, a table's header, the signatures around
+#: a piece of code).
+SECTION_STRATEGIES = ("markdown", "clause", "table", "code")
 
 #: Suffixes of Markdown files, which ``--strategy auto`` chunks with MarkdownChunker.
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
@@ -200,25 +203,48 @@ def _document_suffix(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None, table_format: str = "markdown") -> Any:
+def _code_language(path: Path, own: Optional[Set[Identity]] = None) -> Optional[str]:
+    """The language CodeChunker reads a file in by its name (under a compression suffix), if it knows one. A header
+    (``.h``), C's by its name, is C++ when its first 64 KB say so: they are read here (with ``own``, the run's own
+    outputs, left alone); a file that cannot be read is C, and reported when it is read for chunking."""
+    name = path.name
+    suffix = path.suffix.lower()
+    if suffix in _OPENERS or suffix == ".zst":
+        name = name[: len(name) - len(suffix)]
+    head: Optional[str] = None
+    if name.lower().endswith(".h") and str(path) != "-":
+        try:
+            f = _open(path, own if own is not None else set())
+            if f is not None:
+                with f:
+                    head = f.read(65536).decode("utf-8", errors="ignore")
+        except Exception:  # _Skip, OSError, a corrupt archive: the read for chunking names it
+            head = None
+    return _core.code_language(name, head)
+
+
+def _make_chunker(args: argparse.Namespace, strategy: Optional[str] = None, table_format: str = "markdown",
+                  language: str = "auto") -> Any:
     """The chunker of a command's options (see :func:`_build_chunker`); ``strategy`` in place of ``--strategy``,
     which may be auto."""
     return _build_chunker(strategy or args.strategy, args.size, args.overlap, args.tokenizer, min_size=args.min_size,
                           restart=args.restart, rows_per_chunk=args.rows_per_chunk,
                           size_includes_context=args.size_includes_context, table_format=table_format,
-                          chosen=args.strategy)
+                          chosen=args.strategy, language=language)
 
 
 def _build_chunker(strategy: str, size: int, overlap: int, tokenizer: Union[Tokenizer, str, None] = None, *,
                    min_size: int = 0, restart: Optional[str] = None, rows_per_chunk: Optional[int] = None,
                    size_includes_context: Optional[bool] = None, table_format: str = "markdown",
-                   chosen: Optional[str] = None) -> Any:
+                   chosen: Optional[str] = None, language: str = "auto") -> Any:
     """The chunker of ``chunk``, ``inspect`` and ``eval``: options that do not apply to ``strategy`` are usage
     errors, and the core's checks of size and overlap are reworded to name the options as the user typed them.
     ``tokenizer``: a Tokenizer, or what ``--tokenizer`` takes; ``chosen``: the ``--strategy`` given, when it is auto
-    and ``strategy`` the one auto takes for a file."""
+    and ``strategy`` the one auto takes for a file; ``language``: code's, by the file's name."""
     chosen = strategy if chosen is None else chosen
     kwargs: Dict[str, Any] = {"size": size, "overlap": overlap}
+    if strategy == "code":
+        kwargs["language"] = language
     if strategy == "table":
         kwargs["format"] = table_format
         if rows_per_chunk is not None:
@@ -569,6 +595,16 @@ def _chunk_command(args: argparse.Namespace) -> int:
               if auto or args.strategy == "table" else {})
     fields = _fields(args.fields)
     form = _format(args)
+    code: Optional[Callable[[str], Any]] = None
+    if args.strategy == "code" and form == "parquet":
+        raise UsageError("--format parquet does not take --strategy code yet (its symbol_path, start_line, end_line "
+                         "and node_types have no columns): use jsonl")
+    # Source files: a CodeChunker of the language their name says (auto and code), made when first needed; one made
+    # now checks the options.
+    # (Auto with Parquet: source files are cut as text, for the same reason.)
+    if args.strategy == "code" or auto and form != "parquet":
+        _make_chunker(args, "code")
+        code = lambda language: _make_chunker(args, "code", language=language)  # noqa: E731
     if args.encoding is not None:
         try:
             codecs.lookup(args.encoding)
@@ -602,7 +638,7 @@ def _chunk_command(args: argparse.Namespace) -> int:
                                             args.compression)
         else:
             writer = _writers.JsonlWriter(out.file, fields, previous_ids)
-        run = _Run(chunker, writer, out.own, problems, args.encoding, markdown, tables)
+        run = _Run(chunker, writer, out.own, problems, args.encoding, markdown, tables, code)
         try:
             run.files(files, progress)
         finally:
@@ -650,8 +686,12 @@ class _Run:
         encoding: Optional[str],
         markdown: Optional[Any] = None,
         tables: Optional[Dict[str, Any]] = None,
+        code: Optional[Callable[[str], Any]] = None,
     ) -> None:
         self.chunker, self.writer, self.own, self.problems, self.encoding = chunker, writer, own, problems, encoding
+        #: ``--strategy auto`` and ``code``: makes the CodeChunker of a language, for files whose name says it.
+        self.code = code
+        self.code_chunkers: Dict[str, Any] = {}
         #: ``--strategy auto``: the chunker of Markdown documents (``chunker`` takes the rest).
         self.markdown = markdown
         #: The chunkers of CSV and TSV files, by format (``--strategy auto`` and ``table``).
@@ -713,6 +753,11 @@ class _Run:
             return self.tables[table_format]
         if self.markdown is not None and (markdown or _document_suffix(path) in MARKDOWN_SUFFIXES):
             return self.markdown
+        language = _code_language(path, self.own) if self.code is not None else None
+        if language is not None and self.code is not None:
+            if language not in self.code_chunkers:
+                self.code_chunkers[language] = self.code(language)
+            return self.code_chunkers[language]
         return self.chunker
 
     def _load(self, path: Path) -> None:
@@ -872,7 +917,8 @@ def _parser() -> argparse.ArgumentParser:
         "--strategy",
         choices=sorted([*STRATEGIES, "auto"]),
         default="recursive",
-        help="auto: markdown for Markdown, HTML and DOCX files (title paths), table for CSV and TSV files, recursive "
+        help="auto: markdown for Markdown, HTML and DOCX files (title paths), table for CSV and TSV files, code for "
+        "source files by their name (.py, .rs, .go, .c, .sh, ...; not with --format parquet), recursive "
         "for the rest; table: CSV and TSV files by their suffix, other files as Markdown tables",
     )
     chunk.add_argument("--size", type=_integer, default=512, help="largest chunk, in characters (default 512)")
@@ -884,8 +930,9 @@ def _parser() -> argparse.ArgumentParser:
     chunk.add_argument("--rows-per-chunk", type=_integer, default=None,
                        help="table (and auto's CSV and TSV files): at most this many data rows per chunk")
     chunk.add_argument("--size-includes-context", action=argparse.BooleanOptionalAction, default=None,
-                       help="markdown, clause (and auto's Markdown documents): whether a chunk's context (its title "
-                       "path, a table's header), which embedding_text carries, counts toward --size (default: yes)")
+                       help="markdown, clause, table, code (and auto's documents of those): whether a chunk's context "
+                       "(its title path, a table's header, the signatures around a piece of code), which "
+                       "embedding_text carries, counts toward --size (default: yes; code: no)")
     chunk.add_argument(
         "--tokenizer", default=None, help="sizes in tokens: a tiktoken encoding (cl100k_base, o200k_base, ...) or a "
         "tokenizer.json path"

@@ -105,8 +105,8 @@ class BaseChunker(_Configured):
         self._core_args = args
         self._splitter = _core.Splitter(self._strategy, **args)
 
-    def _splitter_for(self, metadata: Optional[Mapping[str, Any]]) -> Any:
-        """The core splitter for a text with ``metadata``: the chunker's own (CodeChunker picks one by file name)."""
+    def _splitter_for(self, metadata: Optional[Mapping[str, Any]], text: Optional[str] = None) -> Any:
+        """The core splitter for ``text`` with ``metadata``: the chunker's own (CodeChunker picks one by file name)."""
         return self._splitter
 
     # -- calls -----------------------------------------------------------------------------------------------------
@@ -126,7 +126,7 @@ class BaseChunker(_Configured):
         """
         text = _text_or_pages(text, pages)
         metadata = _as_dict(metadata, "metadata")
-        return self._splitter_for(metadata).chunk(text, metadata, pages is not None)
+        return self._splitter_for(metadata, text).chunk(text, metadata, pages is not None)
 
     def split(self, text: str) -> List[str]:
         """The chunks' texts only."""
@@ -505,10 +505,12 @@ class CodeChunker(BaseChunker):
     class, the statements of a body), then at blank lines and lines. Comments, decorators and attributes right
     above a definition go with it.
 
-    ``language``: "auto", or one of :data:`CODE_LANGUAGES` (aliases such as "py", "js", "ts", "rs", "golang"
-    too). With "auto" the language is that of the file named by ``metadata["source"]`` (by its extension), else
-    detected from the text: a shebang (``#!/usr/bin/env python3``), else the language whose keyword patterns
-    (``def ...:``, ``fn``, ``package``, ``import java.``, ``interface``, ``require(``...) match most often in the
+    ``language``: "auto", or one of :data:`CODE_LANGUAGES` (python, rust, go, java, typescript, tsx, javascript,
+    c, cpp, csharp, ruby, php, kotlin, swift, bash, sql; aliases such as "py", "js", "ts", "rs", "golang", "c++",
+    "c#", "rb", "kt", "sh" too). With "auto" the language is that of the file named by ``metadata["source"]`` (by
+    its extension, or a name such as ``Gemfile``; a ``.h`` header is C++ when its text reads as C++), else detected
+    from the text: a shebang (``#!/usr/bin/env python3``), else the language whose keyword patterns (``def ...:``,
+    ``fn``, ``package``, ``import java.``, ``#include``, ``<?php``, ``CREATE TABLE``...) match most often in the
     first 64 KB. A text of no known language is cut at blank lines and lines, and its chunks say so in
     ``metadata["note"]``; so are the parts of a file around a syntax error.
 
@@ -542,13 +544,14 @@ class CodeChunker(BaseChunker):
         # One core splitter per language named by a file name, made when first needed.
         self._by_language: Dict[str, Any] = {}
 
-    def _splitter_for(self, metadata: Optional[Mapping[str, Any]]) -> Any:
+    def _splitter_for(self, metadata: Optional[Mapping[str, Any]], text: Optional[str] = None) -> Any:
         if self._kwargs["language"] != "auto" or not metadata:
             return self._splitter
         source = metadata.get("source")
         if not isinstance(source, (str, os.PathLike)):
             return self._splitter
-        language = _core.code_language(os.fspath(source))
+        # (A header, C's by its name, is C++ when its text says so: the first 64 KB tell.)
+        language = _core.code_language(os.fspath(source), text[:65536] if isinstance(text, str) else None)
         if language is None:
             return self._splitter
         splitter = self._by_language.get(language)
@@ -573,7 +576,7 @@ class CodeChunker(BaseChunker):
         groups: Dict[int, List[int]] = {}
         splitters: Dict[int, Any] = {}
         for i, m in enumerate(dicts):
-            s = self._splitter_for(m)
+            s = self._splitter_for(m, texts[i])
             groups.setdefault(id(s), []).append(i)
             splitters[id(s)] = s
         out: List[List[Chunk]] = [[] for _ in texts]

@@ -463,23 +463,27 @@ def command(args: Any) -> int:
     and its file read as ``chunkwise chunk`` builds and reads them."""
     from . import join_pages, loaders
     from .__main__ import (
-        MARKDOWN_SUFFIXES, TABLE_FORMATS, UsageError, _decode, _document_suffix, _make_chunker, _output_target, _read,
-        _Skip,
+        MARKDOWN_SUFFIXES, TABLE_FORMATS, UsageError, _code_language, _decode, _document_suffix, _make_chunker,
+        _output_target, _read, _Skip,
     )
 
     path = Path(args.file)
     suffix = _document_suffix(path)
     chunkers: Dict[str, Any] = {}
+    code = _code_language(path)
     for name in args.strategy or ["recursive"]:
         strategy = name
         if name == "auto":  # what ``chunk --strategy auto`` takes for this file
             markdown = suffix in MARKDOWN_SUFFIXES or (suffix in loaders.SUFFIXES and suffix != ".pdf")
-            strategy = "table" if suffix in TABLE_FORMATS else "markdown" if markdown else "recursive"
+            strategy = ("table" if suffix in TABLE_FORMATS else "markdown" if markdown else
+                        "code" if code is not None else "recursive")
             name = f"auto ({strategy})"
         label, n = name, 2
         while label in chunkers:
             label, n = f"{name} #{n}", n + 1
-        chunkers[label] = _make_chunker(args, strategy, TABLE_FORMATS.get(suffix, "markdown"))
+        # Code: in the language the file's name says (the page chunks the text alone, without its name).
+        chunkers[label] = _make_chunker(args, strategy, TABLE_FORMATS.get(suffix, "markdown"),
+                                        language=code or "auto")
     target = _output_target(args.out)
     try:
         data = _read(path, set())

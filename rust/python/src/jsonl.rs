@@ -517,15 +517,12 @@ fn metadata(
 ) {
     out.extend_from_slice(b"{\"source\": ");
     out.extend_from_slice(source_json);
-    if let Some((d, s)) = info {
-        out.extend_from_slice(b", \"title_path\": [");
-        for (k, title) in d.title_path(s).enumerate() {
-            if k > 0 {
-                out.extend_from_slice(b", ");
-            }
-            string(out, title);
-        }
-        out.extend_from_slice(b"], \"headings\": [");
+    if let Some((d, s)) = info.filter(|(_, s)| s.code.is_some()) {
+        code_metadata(out, d, s);
+    } else if let Some((d, s)) = info {
+        out.extend_from_slice(b", \"title_path\": ");
+        strings(out, d.title_path(s));
+        out.extend_from_slice(b", \"headings\": [");
         for (k, &h) in s.path.iter().enumerate() {
             if k > 0 {
                 out.extend_from_slice(b", ");
@@ -562,6 +559,46 @@ fn metadata(
         int(out, last);
     }
     out.push(b'}');
+}
+
+/// A code chunk's keys, in the order `build::describe` sets them: language, symbol path, lines, node types, chunk
+/// type, then the note and `context_shortened` when set.
+fn code_metadata(out: &mut Vec<u8>, d: &Description, s: &chunkwise_core::SpanInfo) {
+    let Some(code) = &s.code else { return };
+    out.extend_from_slice(b", \"language\": ");
+    match s.language.as_ref().and_then(|l| l.as_deref()) {
+        Some(l) => string(out, l),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b", \"symbol_path\": ");
+    strings(out, d.title_path(s));
+    out.extend_from_slice(b", \"start_line\": ");
+    int(out, code.lines.0);
+    out.extend_from_slice(b", \"end_line\": ");
+    int(out, code.lines.1);
+    out.extend_from_slice(b", \"node_types\": ");
+    strings(out, code.node_types.iter().map(String::as_str));
+    out.extend_from_slice(b", \"chunk_type\": ");
+    string(out, s.kind.as_str());
+    if let Some(note) = code.note {
+        out.extend_from_slice(b", \"note\": ");
+        string(out, note);
+    }
+    if s.context_shortened {
+        out.extend_from_slice(b", \"context_shortened\": true");
+    }
+}
+
+/// A JSON list of strings.
+fn strings<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {
+    out.push(b'[');
+    for (k, item) in items.enumerate() {
+        if k > 0 {
+            out.extend_from_slice(b", ");
+        }
+        string(out, item);
+    }
+    out.push(b']');
 }
 
 /// A JSON string, escaped as `json.dumps(..., ensure_ascii=False)` escapes it: `\"`, `\\`, `\b \f \n \r \t`, the

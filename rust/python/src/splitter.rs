@@ -629,10 +629,12 @@ impl PySplitter {
     }
 }
 
-/// The language of a source file named `path`, by its extension (None: not one CodeChunker knows).
+/// The language of a source file named `path`, by its name (None: not one CodeChunker knows); a header (`.h`) is
+/// C++ when `text` (its content, or the first part of it) says so.
 #[pyfunction]
-pub(crate) fn code_language(path: &str) -> Option<&'static str> {
-    Syntax::for_path(path).map(|s| s.name)
+#[pyo3(signature = (path, text=None))]
+pub(crate) fn code_language(path: &str, text: Option<&str>) -> Option<&'static str> {
+    Syntax::for_file(path, text).map(|s| s.name)
 }
 
 /// The names CodeChunker takes for `language`, canonical ones only.

@@ -17,6 +17,8 @@ pub struct Syntax {
     aliases: &'static [&'static str],
     /// File name endings (without the dot), lower case.
     extensions: &'static [&'static str],
+    /// Whole file names (lower case) that hold the language without an extension saying so (`Gemfile`).
+    file_names: &'static [&'static str],
     /// Words of a shebang line that name the language's interpreter.
     interpreters: &'static [&'static str],
     /// The grammar.
@@ -52,9 +54,26 @@ pub(super) const BODIES: &[&str] = &[
     "module_body",
     "annotation_type_body",
     "object_type",
+    // C, C++, PHP, Bash braces; C# and PHP member lists; Ruby's and Swift's bodies; Kotlin's and Swift's bodies
+    "compound_statement",
+    "enumerator_list",
+    "enum_member_declaration_list",
+    "enum_declaration_list",
+    "body_statement",
+    "enum_class_body",
+    "protocol_body",
+    "function_body",
+    "statements",
 ];
 
-const COMMENTS: &[&str] = &["comment", "line_comment", "block_comment", "html_comment"];
+const COMMENTS: &[&str] = &[
+    "comment",
+    "line_comment",
+    "block_comment",
+    "html_comment",
+    "multiline_comment",
+    "marginalia",
+];
 
 fn python() -> Language {
     tree_sitter_python::LANGUAGE.into()
@@ -76,6 +95,33 @@ fn go() -> Language {
 }
 fn java() -> Language {
     tree_sitter_java::LANGUAGE.into()
+}
+fn c() -> Language {
+    tree_sitter_c::LANGUAGE.into()
+}
+fn cpp() -> Language {
+    tree_sitter_cpp::LANGUAGE.into()
+}
+fn csharp() -> Language {
+    tree_sitter_c_sharp::LANGUAGE.into()
+}
+fn ruby() -> Language {
+    tree_sitter_ruby::LANGUAGE.into()
+}
+fn php() -> Language {
+    tree_sitter_php::LANGUAGE_PHP.into()
+}
+fn kotlin() -> Language {
+    tree_sitter_kotlin_ng::LANGUAGE.into()
+}
+fn swift() -> Language {
+    tree_sitter_swift::LANGUAGE.into()
+}
+fn bash() -> Language {
+    tree_sitter_bash::LANGUAGE.into()
+}
+fn sql() -> Language {
+    tree_sitter_sequel::LANGUAGE.into()
 }
 
 const JS_DEFINITIONS: &[(&str, &str)] = &[
@@ -115,12 +161,36 @@ const TS_CLUES: &[(&str, u32)] = &[
     ),
 ];
 
+/// C's definitions, which C++ has too. A function's name is at the end of its declarator chain (`*f(void)`), a
+/// typedef's is its declarator; a struct, union or enum counts only with a body (not `struct s x;`).
+const C_DEFINITIONS: &[(&str, &str)] = &[
+    ("function_definition", "function"),
+    ("struct_specifier", "struct"),
+    ("union_specifier", "union"),
+    ("enum_specifier", "enum"),
+    ("type_definition", "typedef"),
+];
+const CPP_DEFINITIONS: &[(&str, &str)] = &[
+    ("function_definition", "function"),
+    ("struct_specifier", "struct"),
+    ("union_specifier", "union"),
+    ("enum_specifier", "enum"),
+    ("type_definition", "typedef"),
+    ("class_specifier", "class"),
+    ("namespace_definition", "namespace"),
+    ("linkage_specification", "extern"),
+    ("concept_definition", "concept"),
+];
+/// `#include <stdio.h>`, C's and C++'s.
+const C_INCLUDE: (&str, u32) = (r#"(?m)^\s*#\s*include\s*[<"][\w/.+-]+\.h[>"]"#, 2);
+
 /// Every language, in the order detection prefers them on a tie.
-pub static LANGUAGES: [Syntax; 7] = [
+pub static LANGUAGES: [Syntax; 16] = [
     Syntax {
         name: "python",
         aliases: &["py", "python3"],
         extensions: &["py", "pyi", "pyw"],
+        file_names: &[],
         interpreters: &["python", "python3", "python2", "pypy", "pypy3"],
         grammar: python,
         definitions: &[
@@ -143,6 +213,7 @@ pub static LANGUAGES: [Syntax; 7] = [
         name: "rust",
         aliases: &["rs"],
         extensions: &["rs"],
+        file_names: &[],
         interpreters: &[],
         grammar: rust,
         definitions: &[
@@ -172,6 +243,7 @@ pub static LANGUAGES: [Syntax; 7] = [
         name: "go",
         aliases: &["golang"],
         extensions: &["go"],
+        file_names: &[],
         interpreters: &[],
         grammar: go,
         definitions: &[
@@ -193,6 +265,7 @@ pub static LANGUAGES: [Syntax; 7] = [
         name: "java",
         aliases: &[],
         extensions: &["java"],
+        file_names: &[],
         interpreters: &[],
         grammar: java,
         definitions: &[
@@ -222,6 +295,7 @@ pub static LANGUAGES: [Syntax; 7] = [
         name: "typescript",
         aliases: &["ts"],
         extensions: &["ts", "mts", "cts"],
+        file_names: &[],
         interpreters: &["ts-node", "tsx", "deno"],
         grammar: typescript,
         definitions: TS_DEFINITIONS,
@@ -234,6 +308,7 @@ pub static LANGUAGES: [Syntax; 7] = [
         name: "tsx",
         aliases: &[],
         extensions: &["tsx"],
+        file_names: &[],
         interpreters: &[],
         grammar: tsx,
         definitions: TS_DEFINITIONS,
@@ -247,6 +322,7 @@ pub static LANGUAGES: [Syntax; 7] = [
         name: "javascript",
         aliases: &["js", "jsx", "node"],
         extensions: &["js", "mjs", "cjs", "jsx"],
+        file_names: &[],
         interpreters: &["node", "nodejs"],
         grammar: javascript,
         definitions: JS_DEFINITIONS,
@@ -263,6 +339,289 @@ pub static LANGUAGES: [Syntax; 7] = [
             (r"=>\s*\{", 1),
             (r"(?m)^\s*import\s+.*\s+from\s+['\x22]", 1),
             (r"\b(const|let)\s+\w+\s*=", 1),
+        ],
+    },
+    Syntax {
+        name: "c",
+        aliases: &["h"],
+        extensions: &["c", "h"],
+        file_names: &[],
+        interpreters: &[],
+        grammar: c,
+        definitions: C_DEFINITIONS,
+        wrappers: &[],
+        attached: &["comment"],
+        assigns_functions: false,
+        clues: &[
+            C_INCLUDE,
+            (
+                r"(?m)^\s*(static\s+)?(inline\s+)?(const\s+)?(void|int|char|long|unsigned|double|float|size_t|bool)\s+\**\w+\s*\([^)]*\)\s*\{?\s*$",
+                2,
+            ),
+            (r"(?m)^\s*typedef\s+(struct|enum|union)\b", 2),
+            (
+                r"\b(malloc|calloc|free|printf|fprintf|memcpy|strlen)\s*\(",
+                1,
+            ),
+            (r"(?m)^\s*#\s*(define|ifndef|endif)\b", 1),
+        ],
+    },
+    Syntax {
+        name: "cpp",
+        aliases: &["c++", "cxx", "hpp"],
+        extensions: &[
+            "cpp", "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp", "tpp", "inl",
+        ],
+        file_names: &[],
+        interpreters: &[],
+        grammar: cpp,
+        definitions: CPP_DEFINITIONS,
+        wrappers: &[("template_declaration", "")],
+        attached: &["comment"],
+        assigns_functions: false,
+        clues: &[
+            C_INCLUDE,
+            (
+                r"(?m)^\s*#\s*include\s*<(iostream|vector|string|memory|map|unordered_map|algorithm|utility|functional|cstdio|cstdlib|cstring|cstdint)>",
+                3,
+            ),
+            (r"\bstd::\w+", 2),
+            (r"(?m)^\s*template\s*<", 3),
+            (r"(?m)^\s*namespace\s+\w+\s*\{", 2),
+            (r"(?m)^\s*(public|private|protected):\s*$", 3),
+            (r"\w+::~?\w+\s*\([^)]*\)\s*(const\s*)?\{", 2),
+        ],
+    },
+    Syntax {
+        name: "csharp",
+        aliases: &["c#", "cs", "c-sharp", "c_sharp"],
+        extensions: &["cs", "csx"],
+        file_names: &[],
+        interpreters: &[],
+        grammar: csharp,
+        definitions: &[
+            ("namespace_declaration", "namespace"),
+            ("file_scoped_namespace_declaration", "namespace"),
+            ("class_declaration", "class"),
+            ("struct_declaration", "struct"),
+            ("interface_declaration", "interface"),
+            ("enum_declaration", "enum"),
+            ("record_declaration", "record"),
+            ("delegate_declaration", "delegate"),
+            ("method_declaration", "method"),
+            ("constructor_declaration", "constructor"),
+            ("destructor_declaration", "destructor"),
+            ("operator_declaration", "operator"),
+            ("property_declaration", "property"),
+            ("indexer_declaration", "indexer"),
+            ("local_function_statement", "function"),
+        ],
+        wrappers: &[],
+        attached: &["comment"],
+        assigns_functions: false,
+        clues: &[
+            (r"(?m)^\s*using\s+System(\.\w+)*\s*;", 3),
+            (r"(?m)^\s*namespace\s+[\w.]+\s*(;|\{|$)", 2),
+            (r"\{\s*get\s*;\s*((private\s+|init\s*;|set\s*;)\s*)*\}", 3),
+            (r"\bConsole\.Write(Line)?\s*\(", 3),
+            (r"\basync\s+Task\b", 2),
+            (r"(?m)^\s*\[\w+(\(.*\))?\]\s*$", 1),
+        ],
+    },
+    Syntax {
+        name: "ruby",
+        aliases: &["rb"],
+        extensions: &["rb", "rake", "gemspec", "ru", "rbw"],
+        file_names: &[
+            "rakefile",
+            "gemfile",
+            "guardfile",
+            "podfile",
+            "vagrantfile",
+            "brewfile",
+        ],
+        interpreters: &["ruby", "jruby", "rake"],
+        grammar: ruby,
+        definitions: &[
+            ("module", "module"),
+            ("class", "class"),
+            ("singleton_class", "class <<"),
+            ("method", "def"),
+            ("singleton_method", "def"),
+        ],
+        wrappers: &[],
+        attached: &["comment"],
+        assigns_functions: false,
+        clues: &[
+            (r"(?m)^\s*def\s+(self\.)?\w+[?!=]?\s*(\(.*\))?\s*$", 3),
+            (
+                r"(?m)^\s*(class|module)\s+[A-Z][\w:]*(\s*<\s*[A-Z][\w:]*)?\s*$",
+                3,
+            ),
+            (r"(?m)^\s*require(_relative)?\s+['\x22]", 3),
+            (r"\battr_(reader|writer|accessor)\s+:", 3),
+            (r"\bdo\s*\|[\w, ]+\|", 2),
+            (r"(?m)^\s*end\s*$", 1),
+        ],
+    },
+    Syntax {
+        name: "php",
+        aliases: &[],
+        extensions: &["php", "phtml", "php3", "php4", "php5", "php7", "phps"],
+        file_names: &[],
+        interpreters: &["php"],
+        grammar: php,
+        definitions: &[
+            ("namespace_definition", "namespace"),
+            ("class_declaration", "class"),
+            ("interface_declaration", "interface"),
+            ("trait_declaration", "trait"),
+            ("enum_declaration", "enum"),
+            ("function_definition", "function"),
+            ("method_declaration", "function"),
+        ],
+        wrappers: &[],
+        attached: &["comment"],
+        assigns_functions: false,
+        clues: &[
+            (r"<\?php\b", 10),
+            (r"\$this->\w+", 3),
+            (
+                r"(?m)^\s*(abstract\s+|final\s+)?(public|private|protected)\s+(static\s+)?function\s+\w+",
+                3,
+            ),
+            (r"(?m)^\s*namespace\s+[\w\\]+\s*;", 2),
+            (r"\$\w+\s*=", 1),
+        ],
+    },
+    Syntax {
+        name: "kotlin",
+        aliases: &["kt", "kts"],
+        extensions: &["kt", "kts"],
+        file_names: &[],
+        interpreters: &["kotlin", "kscript"],
+        grammar: kotlin,
+        definitions: &[
+            // The keyword says which: class, interface.
+            ("class_declaration", ""),
+            ("object_declaration", "object"),
+            ("companion_object", "companion object"),
+            ("function_declaration", "fun"),
+            ("secondary_constructor", "constructor"),
+            ("type_alias", "typealias"),
+        ],
+        wrappers: &[],
+        attached: &["line_comment", "block_comment"],
+        assigns_functions: false,
+        clues: &[
+            (
+                r"(?m)^\s*((private|public|internal|protected|override|suspend|inline|operator|open)\s+)*fun\s+(<[^>]*>\s*)?[\w.]+\s*\(",
+                3,
+            ),
+            (
+                r"(?m)^\s*import\s+(kotlin|kotlinx|android|androidx|java|javax)\.[\w.*]+\s*$",
+                3,
+            ),
+            (
+                r"(?m)^\s*(data|sealed|enum|open|abstract|inner)\s+class\s+\w+",
+                2,
+            ),
+            (r"(?m)^\s*val\s+\w+\s*(:\s*[\w<>?]+\s*)?=", 1),
+            (r"(?m)^\s*package\s+[\w.]+\s*$", 1),
+        ],
+    },
+    Syntax {
+        name: "swift",
+        aliases: &[],
+        extensions: &["swift"],
+        file_names: &[],
+        interpreters: &["swift"],
+        grammar: swift,
+        definitions: &[
+            // The keyword says which: class, struct, enum, extension, actor.
+            ("class_declaration", ""),
+            ("protocol_declaration", "protocol"),
+            ("function_declaration", "func"),
+            ("protocol_function_declaration", "func"),
+            ("init_declaration", "init"),
+            ("deinit_declaration", "deinit"),
+            ("subscript_declaration", "subscript"),
+            ("typealias_declaration", "typealias"),
+        ],
+        wrappers: &[],
+        attached: &["comment", "multiline_comment"],
+        assigns_functions: false,
+        clues: &[
+            (
+                r"(?m)^\s*import\s+(Foundation|UIKit|SwiftUI|Combine|XCTest|AppKit|Dispatch)\s*$",
+                3,
+            ),
+            (r"\bfunc\s+\w+\s*(<[^>]*>)?\s*\((_\s+)?\w+(\s+\w+)?\s*:", 3),
+            (r"\b(guard|if)\s+(let|var)\s+\w+", 3),
+            (
+                r"(?m)^\s*((public|private|fileprivate|internal)\s+)?(protocol|extension)\s+\w+",
+                3,
+            ),
+            (r"\)\s*(async\s+)?(throws\s+)?->\s*[\w\[(]", 1),
+        ],
+    },
+    Syntax {
+        name: "bash",
+        aliases: &["sh", "shell", "zsh"],
+        extensions: &["sh", "bash", "zsh", "ksh", "bats"],
+        file_names: &[
+            ".bashrc",
+            ".bash_profile",
+            ".bash_login",
+            ".bash_logout",
+            ".profile",
+            ".zshrc",
+            ".zprofile",
+            "pkgbuild",
+        ],
+        interpreters: &["sh", "bash", "zsh", "ksh", "dash", "ash"],
+        grammar: bash,
+        definitions: &[("function_definition", "function")],
+        wrappers: &[],
+        attached: &["comment"],
+        assigns_functions: false,
+        clues: &[
+            (r"(?m)^\s*(if|elif|while)\s+\[\[?\s", 3),
+            (r"(?m)^\s*(fi|done|esac)\s*$", 3),
+            (r"(?m)^\s*(function\s+)?[\w-]+\s*\(\)\s*\{\s*$", 2),
+            (r"(?m)^\s*(export|local|readonly)\s+\w+=", 2),
+            (r"(?m)^\s*set\s+-[euxo]+", 2),
+            (r"\$\{\w+[:#%/}]", 1),
+        ],
+    },
+    Syntax {
+        name: "sql",
+        aliases: &[],
+        extensions: &["sql", "ddl", "pgsql", "psql"],
+        file_names: &[],
+        interpreters: &[],
+        grammar: sql,
+        definitions: &[
+            ("create_table", "table"),
+            ("create_view", "view"),
+            ("create_materialized_view", "materialized view"),
+            ("create_function", "function"),
+            ("create_type", "type"),
+            ("create_trigger", "trigger"),
+            ("create_schema", "schema"),
+        ],
+        wrappers: &[("statement", "")],
+        attached: &["comment", "marginalia"],
+        assigns_functions: false,
+        clues: &[
+            (
+                r"(?im)^\s*create\s+(or\s+replace\s+)?(temp(orary)?\s+)?(table|view|function|index|unique\s+index|procedure|schema|trigger|type|sequence)\b",
+                3,
+            ),
+            (r"(?im)^\s*insert\s+into\b", 3),
+            (r"(?im)^\s*(alter|drop)\s+table\b", 3),
+            (r"(?im)^\s*select\s+[\w*,. ]+\s+from\s", 2),
+            (r"(?i)\bprimary\s+key\b", 2),
         ],
     },
 ];
@@ -317,14 +676,37 @@ impl Syntax {
             })
     }
 
-    /// The language of a file named `path`, from its extension (any case), if it is one of the table's.
+    /// The language of a file named `path`, from its name (`Gemfile`, `.bashrc`) or its extension (any case), if it
+    /// is one of the table's.
     pub fn for_path(path: &str) -> Option<&'static Syntax> {
-        let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
-        let (_, ext) = file.rsplit_once('.')?;
-        let ext = ext.to_ascii_lowercase();
-        LANGUAGES
+        let file = path
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(path)
+            .to_ascii_lowercase();
+        if let Some(s) = LANGUAGES
             .iter()
-            .find(|s| s.extensions.contains(&ext.as_str()))
+            .find(|s| s.file_names.contains(&file.as_str()))
+        {
+            return Some(s);
+        }
+        let (_, ext) = file.rsplit_once('.')?;
+        LANGUAGES.iter().find(|s| s.extensions.contains(&ext))
+    }
+
+    /// The language of a file named `path` whose text is `text` (or its first part): by its name, except that a
+    /// header (`.h`), C's by its name, is C++ when its content says so (`class ... {`, `std::`, `template <`...).
+    pub fn for_file(path: &str, text: Option<&str>) -> Option<&'static Syntax> {
+        let by_name = Self::for_path(path)?;
+        let header = path
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| ext.eq_ignore_ascii_case("h"));
+        if header {
+            if let Some(cpp) = text.and_then(Self::detect).filter(|s| s.name == "cpp") {
+                return Some(cpp);
+            }
+        }
+        Some(by_name)
     }
 
     /// Whether `text` looks like the bytes of a binary file rather than text: a NUL, or more than one control
@@ -442,5 +824,87 @@ mod tests {
         assert_eq!(detect("Just some words.\n\nAnd more."), None);
         assert!(Syntax::looks_binary("def f():\x00") && Syntax::looks_binary("\x01\x02ab"));
         assert!(!Syntax::looks_binary("def f():\n\tpass\x0c\r\n"));
+    }
+
+    #[test]
+    fn the_languages_of_c_to_sql_by_path_and_content() {
+        let path = |p: &str| Syntax::for_path(p).map(|s| s.name);
+        for (p, name) in [
+            ("src/main.c", "c"),
+            ("include/list.h", "c"),
+            ("src/Shape.cpp", "cpp"),
+            ("a/b.HPP", "cpp"),
+            ("Program.cs", "csharp"),
+            ("lib/app.rb", "ruby"),
+            ("Gemfile", "ruby"),
+            ("x/Rakefile", "ruby"),
+            ("index.php", "php"),
+            ("Main.kt", "kotlin"),
+            ("build.gradle.kts", "kotlin"),
+            ("App.swift", "swift"),
+            ("run.sh", "bash"),
+            ("/home/u/.bashrc", "bash"),
+            ("schema.sql", "sql"),
+        ] {
+            assert_eq!(path(p), Some(name), "{p}");
+        }
+        let cpp_header = "#pragma once\n#include <vector>\n\nnamespace geo {\nclass Shape {\npublic:\n    std::vector<int> xs;\n};\n}\n";
+        let file = |p: &str, t: Option<&str>| Syntax::for_file(p, t).map(|s| s.name);
+        assert_eq!(file("geo/shape.h", Some(cpp_header)), Some("cpp"));
+        assert_eq!(
+            file("geo/shape.h", Some("#include <stdio.h>\nint f(void);\n")),
+            Some("c")
+        );
+        assert_eq!(file("geo/shape.h", Some("")), Some("c"));
+        assert_eq!(file("geo/shape.h", None), Some("c"));
+        // Only a header's name gives way to its content.
+        assert_eq!(file("geo/shape.c", Some(cpp_header)), Some("c"));
+        assert_eq!(file("notes.txt", Some(cpp_header)), None);
+        assert_eq!(Syntax::named("C#").unwrap().name, "csharp");
+        assert_eq!(Syntax::named("c++").unwrap().name, "cpp");
+        assert_eq!(Syntax::named("sh").unwrap().name, "bash");
+        let detect = |t: &str| Syntax::detect(t).map(|s| s.name);
+        for (text, name) in [
+            (
+                "#include <stdio.h>\n#include <stdlib.h>\n\nstatic int add(int a, int b)\n{\n    return a + b;\n}\n",
+                "c",
+            ),
+            (
+                "#include <vector>\n\nnamespace geo {\ntemplate <typename T>\nT max(T a, T b) { return a; }\n}\n",
+                "cpp",
+            ),
+            (
+                "using System;\n\nnamespace Geo\n{\n    public class Shape\n    {\n        public int Size { get; set; }\n    }\n}\n",
+                "csharp",
+            ),
+            (
+                "require 'json'\n\nclass Shape < Base\n  attr_reader :size\n\n  def area\n    size * 2\n  end\nend\n",
+                "ruby",
+            ),
+            (
+                "<?php\nnamespace App;\n\nclass User {\n    public function name() { return $this->name; }\n}\n",
+                "php",
+            ),
+            (
+                "package geo\n\nimport kotlin.math.max\n\ndata class Shape(val n: Int)\n\nfun area(s: Shape): Int {\n    return s.n\n}\n",
+                "kotlin",
+            ),
+            (
+                "import Foundation\n\nstruct Shape {\n    func area(scale: Int) -> Int {\n        guard let n = size else { return 0 }\n        return n\n    }\n}\n",
+                "swift",
+            ),
+            (
+                "set -euo pipefail\n\nmain() {\n  if [ -z \"$1\" ]; then\n    echo usage\n  fi\n}\n",
+                "bash",
+            ),
+            ("#!/bin/sh\necho hi\n", "bash"),
+            ("#!/usr/bin/env ruby\nputs 1\n", "ruby"),
+            (
+                "CREATE TABLE users (\n  id serial PRIMARY KEY,\n  name text\n);\n\nSELECT id, name FROM users;\n",
+                "sql",
+            ),
+        ] {
+            assert_eq!(detect(text), Some(name), "{text}");
+        }
     }
 }

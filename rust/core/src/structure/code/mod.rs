@@ -205,6 +205,19 @@ impl Walk<'_> {
         let mut children = Vec::new();
         while let Some((holder, owner, depth)) = holders.pop() {
             children.clear();
+            if holder.id() != owner.id() {
+                // Comments between a definition's signature and its body (Python's, Ruby's) are the definition's
+                // children, not the body's: they go with the body's first node all the same.
+                let mut prev = holder.prev_sibling();
+                while let Some(p) = prev.filter(|p| {
+                    Syntax::is_comment(p.kind())
+                        && p.start_position().row > owner.start_position().row
+                }) {
+                    children.push(p);
+                    prev = p.prev_sibling();
+                }
+                children.reverse();
+            }
             body_children(holder, &mut children);
             // No cut on the owner's first line (it would part the owner's start from the comments that go with
             // it, or a string's quotes from its content), and none inside a line of a holder of many lines.
@@ -268,6 +281,12 @@ impl Walk<'_> {
             let kind = child.kind();
             let (row, end_row) = (child.start_position().row, child.end_position().row);
             let comment = Syntax::is_comment(kind);
+            if comment && child.start_byte() == 0 && self.text.starts_with("#!") {
+                // A shebang line documents no definition: a piece of its own.
+                out.push((child.start_byte()..child.end_byte(), child, child));
+                last_row = Some(end_row);
+                continue;
+            }
             if comment && pending.is_none() && last_row == Some(row) {
                 // A comment after code on its line: part of that code's piece (no cut falls before it).
                 if let Some((range, _, _)) = out.last_mut() {
@@ -307,23 +326,39 @@ impl Walk<'_> {
     /// The definition a node is, or wraps (a decorated definition, an export), or assigns (JavaScript's
     /// `const f = () => {}`, `a.b.f = function () {}`).
     fn definition<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
-        let def = |n: Node<'t>, word| Def {
-            node: n,
-            body: n.child_by_field_name("body"),
-            word,
-            name: None,
+        let def = |n: Node<'t>, word: &'static str| {
+            let body = body_of(n);
+            // `struct s x;` declares a variable of a type defined elsewhere.
+            if body.is_none() && NEEDS_BODY.contains(&n.kind()) {
+                return None;
+            }
+            Some(Def {
+                node: n,
+                body,
+                word: if word.is_empty() {
+                    keyword(n, self.text)
+                } else {
+                    word
+                },
+                name: None,
+            })
         };
         if let Some(word) = self.syntax.definition(node.kind()) {
-            return Some(def(node, word));
+            return def(node, word);
         }
         if let Some(field) = self.syntax.wrapped(node.kind()) {
             let inner = if field.is_empty() {
-                node.named_child(0)
+                // The first named child that is a definition (a template's comes after its parameters).
+                let mut cursor = node.walk();
+                let found = node
+                    .named_children(&mut cursor)
+                    .find(|c| self.syntax.definition(c.kind()).is_some());
+                found.or_else(|| node.named_child(0))
             } else {
                 node.child_by_field_name(field)
             }?;
             return match self.syntax.definition(inner.kind()) {
-                Some(word) => Some(def(inner, word)),
+                Some(word) => def(inner, word),
                 None => self.assigned(inner),
             };
         }
@@ -416,10 +451,18 @@ impl Walk<'_> {
         let start = def.node.start_byte();
         let row = def.node.start_position().row;
         let (from, _) = self.lines.cut(row, start);
-        let to = match def.body {
+        let mut to = match def.body {
             Some(body) => body.start_byte(),
             None => self.lines.end(row, text.len()).min(def.node.end_byte()),
         };
+        // A comment on a line of its own before the body (Ruby's, Python's) is not part of the signature.
+        let mut cursor = def.node.walk();
+        let comment = def.node.children(&mut cursor).find(|c| {
+            Syntax::is_comment(c.kind()) && c.start_position().row > row && c.start_byte() < to
+        });
+        if let Some(c) = comment {
+            to = c.start_byte();
+        }
         let to = crate::offsets::floor_char_boundary(text, to.max(from).min(start + MAX_HEADER));
         // (`get`: tree-sitter's offsets are char boundaries of valid UTF-8, but a bad one must not panic.)
         let header = from..from + text.get(from..to).unwrap_or_default().trim_end().len();
@@ -427,7 +470,8 @@ impl Walk<'_> {
             Some(n) => collapse(text.get(n.start_byte()..n.end_byte()).unwrap_or_default()),
             None => name_of(def.node, text),
         };
-        let label = if name.is_empty() {
+        // (Swift's `init` is named `init`.)
+        let label = if name.is_empty() || name == def.word {
             def.word.to_owned()
         } else {
             format!("{} {name}", def.word)
@@ -455,6 +499,54 @@ struct Def<'t> {
     name: Option<Node<'t>>,
 }
 
+/// C and C++ kinds that are definitions only with a body (`struct s { ... }`, not `struct s x;`).
+const NEEDS_BODY: &[&str] = &[
+    "struct_specifier",
+    "union_specifier",
+    "enum_specifier",
+    "class_specifier",
+];
+
+/// The node a definition is cut at: its `body` field; else its first named child that is a body (Kotlin's
+/// `class_body`, SQL's `function_body`); else the body of its `type` (C's `typedef struct { ... } name;`).
+fn body_of(def: Node<'_>) -> Option<Node<'_>> {
+    if let Some(body) = def.child_by_field_name("body") {
+        return Some(body);
+    }
+    let mut cursor = def.walk();
+    let found = def
+        .named_children(&mut cursor)
+        .find(|c| languages::BODIES.contains(&c.kind()));
+    found.or_else(|| {
+        def.child_by_field_name("type")
+            .and_then(|t| t.child_by_field_name("body"))
+    })
+}
+
+/// The keyword of a definition whose kind covers several (Swift's `class_declaration` is also a struct, an enum, an
+/// extension; Kotlin's is also an interface): its first anonymous child that is a word.
+fn keyword(def: Node<'_>, text: &str) -> &'static str {
+    const WORDS: &[&str] = &[
+        "class",
+        "struct",
+        "enum",
+        "extension",
+        "actor",
+        "interface",
+        "protocol",
+        "object",
+    ];
+    let mut cursor = def.walk();
+    let found = def
+        .children(&mut cursor)
+        .filter(|c| !c.is_named())
+        .find_map(|c| {
+            let word = text.get(c.start_byte()..c.end_byte())?;
+            WORDS.iter().find(|w| **w == word).copied()
+        });
+    found.unwrap_or("class")
+}
+
 /// The named children of `holder`, with the children of its bodies (blocks, class bodies...) in their place, in
 /// document order.
 fn body_children<'t>(holder: Node<'t>, out: &mut Vec<Node<'t>>) {
@@ -476,12 +568,34 @@ fn body_children<'t>(holder: Node<'t>, out: &mut Vec<Node<'t>>) {
     }
 }
 
-/// A definition's name, with whitespace runs made single spaces: its `name` field; an impl's type (and trait);
-/// else the name of its first named child that has one (Go's `type X struct`).
+/// A definition's name, with whitespace runs made single spaces: its `name` field (after its receiver, Ruby's
+/// `self.make`); the end of its declarator chain (C's `*f(void)`, C++'s `Shape::area`); an impl's type (and trait);
+/// its `value` (`extern "C"`, `class << self`); a qualified name (SQL's `public.users`); else the name of its first
+/// named child that has one (Go's `type X struct`).
 fn name_of(def: Node<'_>, text: &str) -> String {
     let of = |n: Node<'_>| collapse(text.get(n.start_byte()..n.end_byte()).unwrap_or_default());
     if let Some(name) = def.child_by_field_name("name") {
-        return of(name);
+        return match def.child_by_field_name("object") {
+            Some(object) => format!("{}.{}", of(object), of(name)),
+            None => of(name),
+        };
+    }
+    if let Some(mut declarator) = def.child_by_field_name("declarator") {
+        // Down the chain (pointer, function, reference declarators) to the identifier; a few hundred at most.
+        for _ in 0..MAX_HEADER {
+            let kind = declarator.kind();
+            let next = declarator.child_by_field_name("declarator").or_else(|| {
+                let last = u32::try_from(declarator.named_child_count().checked_sub(1)?).ok()?;
+                (kind.ends_with("_declarator") && kind != "function_declarator")
+                    .then(|| declarator.named_child(last))
+                    .flatten()
+            });
+            match next {
+                Some(n) => declarator = n,
+                None => break,
+            }
+        }
+        return of(declarator);
     }
     if let Some(ty) = def.child_by_field_name("type") {
         return match def.child_by_field_name("trait") {
@@ -489,10 +603,15 @@ fn name_of(def: Node<'_>, text: &str) -> String {
             None => of(ty),
         };
     }
+    if let Some(value) = def.child_by_field_name("value") {
+        return of(value);
+    }
     let mut cursor = def.walk();
-    let named = def
-        .named_children(&mut cursor)
-        .find_map(|c| c.child_by_field_name("name"));
+    let children: Vec<Node<'_>> = def.named_children(&mut cursor).collect();
+    if let Some(reference) = children.iter().find(|c| c.kind() == "object_reference") {
+        return of(*reference);
+    }
+    let named = children.iter().find_map(|c| c.child_by_field_name("name"));
     named.map_or(String::new(), of)
 }
 

@@ -35,6 +35,27 @@ fn every_grammar_loads_and_parses() {
 }
 
 #[test]
+fn every_kind_the_table_names_is_a_kind_of_its_grammar() {
+    for syntax in &LANGUAGES {
+        let language = syntax.language();
+        let kinds = syntax
+            .definitions
+            .iter()
+            .map(|(k, _)| *k)
+            .chain(syntax.wrappers.iter().map(|(k, _)| *k))
+            .chain(syntax.attached.iter().copied());
+        for kind in kinds {
+            assert_ne!(
+                language.id_for_node_kind(kind, true),
+                0,
+                "{}: {kind}",
+                syntax.name
+            );
+        }
+    }
+}
+
+#[test]
 fn definitions_are_symbols_with_signatures_and_levels_by_depth() {
     let s = parse(PY, Syntax::named("python").ok());
     let code = s.code.as_deref().expect("code");
@@ -110,4 +131,21 @@ fn errors_unknown_languages_and_deep_nesting_fall_back_to_lines() {
     let s = parse(&nested, Syntax::named("javascript").ok());
     assert_eq!(s.code.as_deref().expect("code").symbols.len(), 1000);
     assert!(chunks(&nested, 100, Some("js")).len() > 10);
+}
+
+#[test]
+fn a_comment_between_signature_and_body_goes_with_the_body_not_the_signature() {
+    let rb = "module Shop\n  # An item.\n  class Item\n    def a\n      1\n    end\n  end\nend\n";
+    let s = parse(rb, Syntax::named("ruby").ok());
+    let code = s.code.as_deref().expect("code");
+    let headers: Vec<&str> = code.symbols.iter().map(|y| &rb[y.header.clone()]).collect();
+    assert_eq!(headers, ["module Shop", "  class Item", "    def a"]);
+    // The comment starts the class's piece: the cut falls before it, not between it and the class.
+    let at = |needle: &str| rb.find(needle).expect(needle);
+    assert!(s.bounds.iter().any(|b| b.pos == at("  # An item.")));
+    assert!(!s.bounds.iter().any(|b| b.pos == at("  class Item")));
+    let py = "class A:\n    # The x.\n    x = 1\n";
+    let s = parse(py, Syntax::named("python").ok());
+    let code = s.code.as_deref().expect("code");
+    assert_eq!(&py[code.symbols[0].header.clone()], "class A:");
 }
