@@ -95,6 +95,11 @@ class Ref:
         self.leaf_starts = [b.start for b in self.leaves]
         self.top_starts = [b.start for b in self.tops]
         self.lead_ins = {b.start: self._lead_in(b) for b in self.tops if b.kind == "list"}
+        # A top-level table takes the paragraph that leads into it too (its caption).
+        self.lead_ins.update(
+            (b.start, self._lead_in(b)) for b in self.leaves
+            if b.kind == "table" and self._around(self.tops, self.top_starts, b.start, b.end) is None
+        )
 
     def heading_above(self, offset: int):
         """The heading that the line holding ``offset`` comes right under (only blank lines between), if any."""
@@ -193,6 +198,14 @@ class Ref:
         if blank and not leads_in(body):
             return None
         return lo, hi
+
+    def caption(self, start: int):
+        """The caption (lead-in paragraph) of the top-level table that ``start`` is in, at or after its header."""
+        table = self._around(self.leaves, self.leaf_starts, start, start)
+        if table is None or table.kind != "table" or not (table.start <= start < table.end):
+            return None
+        span = self.lead_ins.get(table.start)
+        return None if span is None else self.text[span[0] : span[1]]
 
     def list_lead_in(self, start: int):
         """The lead-in paragraph's text of the top-level list that ``start`` is inside of, if it has one."""
@@ -295,10 +308,16 @@ def expected_fields(ref: Ref, start: int, end: int, title_path: List[str]) -> di
     extra = None
     inline = True
     leaf = ref.leaf_inside(start)
+    caption = ref.caption(start)
     if leaf is not None and leaf.kind == "table" and leaf.rows and start >= leaf.rows[0][0]:
         extra = "\n".join(oracle.table_header(text, leaf))
+        if caption is not None:
+            extra = f"{caption}\n\n{extra}"
     elif leaf is not None and leaf.fence is not None:
         extra = leaf.fence
+    elif caption is not None:
+        # A table's piece that starts at its header: the caption above it.
+        extra, inline = caption, False
     else:
         # A piece of a list that does not start with its lead-in paragraph carries the lead-in.
         extra, inline = ref.list_lead_in(start), False
@@ -423,7 +442,7 @@ def problems(
         # A block right under a heading stays whole only together with the heading (a heading is never a chunk of
         # its own when content follows it): then the heading and the block must fit.
         first = b.start
-        if b.kind == "list" and ref.lead_ins.get(b.start):
+        if b.kind in ("list", "table") and ref.lead_ins.get(b.start):
             first = ref.lead_ins[b.start][0]
         above = ref.heading_above(first)
         first = above.start if above is not None else b.start
@@ -1052,3 +1071,29 @@ def test_user_metadata_is_kept_beside_the_markdown_fields():
 def test_empty_and_blank_texts():
     assert chunker(64).chunk("") == []
     assert chunker(64).chunk("\n\n  \n") == []
+
+
+@pytest.mark.parametrize("caption", ["**Table 3. Results by region**", "表 3：各地区的结果"])
+def test_a_table_keeps_its_caption_with_it_and_in_the_context_of_its_pieces(caption):
+    rows = "\n".join(f"| region {i} | {100 + i} | {200 + i} |" for i in range(30))
+    table = f"| region | 2023 | 2024 |\n|---|---|---|\n{rows}"
+    filler = "Some text before the table, long enough to fill most of a chunk. " * 2
+    text = f"# Report\n\n{filler}\n\n{caption}\n\n{table}\n\nText after.\n"
+    # The caption and the table fit together: one chunk holds both, and the text before goes alone.
+    whole = len(caption) + 2 + len(table)
+    chunks = MarkdownChunker(whole + 5, size_includes_context=False).chunk(text)
+    holder = [c for c in chunks if caption in c.text]
+    assert len(holder) == 1 and holder[0].text.startswith(caption) and table in holder[0].text
+    assert holder[0].metadata["chunk_type"] == "table"
+    # Cut into pieces: every piece after the first carries the caption and the header.
+    chunks = MarkdownChunker(200).chunk(text)
+    pieces = [c for c in chunks if c.metadata.get("chunk_type") == "table" and c.text.startswith("| region ")]
+    assert len(pieces) >= 3
+    header = "| region | 2023 | 2024 |\n|---|---|---|"
+    for c in pieces:
+        if c.text.startswith(header):
+            assert c.context == f"Report\n\n{caption}", c
+        else:
+            assert c.context == f"Report\n\n{caption}\n\n{header}", c
+        assert len(c.context) + len(c.context_sep) + len(c.text) <= 200
+    assert all(text[c.start : c.end] == c.text for c in chunks)

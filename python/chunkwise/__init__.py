@@ -8,6 +8,7 @@ from ._core import ChunkingError, Tokenizer, __version__
 from .chunk import Chunk
 from .auto import AutoChunker
 from .diff import ChunkDiff, diff
+from .elements import ElementsChunker, chunk_elements
 from .chunkers import (
     CODE_LANGUAGES,
     ClauseChunker,
@@ -27,6 +28,7 @@ __all__ = [
     "AutoChunker",
     "Chunk",
     "ChunkDiff",
+    "ElementsChunker",
     "ChunkingError",
     "CODE_LANGUAGES",
     "ClauseChunker",
@@ -41,6 +43,7 @@ __all__ = [
     "TableChunker",
     "Tokenizer",
     "__version__",
+    "chunk_elements",
     "diff",
     "expand",
     "join_pages",

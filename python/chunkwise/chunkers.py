@@ -440,8 +440,9 @@ class MarkdownChunker(_SectionChunker):
 
     A section that fits stays whole, and a chunk never runs past the end of the section it starts in; with
     ``merge_sections`` it may take in the sibling sections after it when they fit. Tables, code blocks and lists
-    (with the paragraph that leads into them) that fit are never cut; larger ones are cut between rows, lines or
-    items, and each piece's ``context`` carries the table header, the fence line or the lead-in. Every chunk's
+    (tables and lists with the paragraph that leads into them, e.g. a caption) that fit are never cut; larger ones
+    are cut between rows, lines or items, and each piece's ``context`` carries the table's caption and header, the
+    fence line or the lead-in. Every chunk's
     metadata has ``title_path`` (the headings above its first line), ``headings`` (their levels) and
     ``chunk_type``; its ``context`` holds the rendered path. With ``size_includes_context`` the context counts
     toward ``size``.

@@ -236,11 +236,24 @@ impl Structure {
                     block = r.header.clone();
                     (inline, is_table) = (true, true);
                 }
-                BlockKind::Table { header, rows, .. }
-                    if rows.first().is_some_and(|&r| start >= r) =>
-                {
-                    block = text[header.clone()].to_owned();
+                BlockKind::Table {
+                    header,
+                    rows,
+                    caption,
+                    ..
+                } if rows.first().is_some_and(|&r| start >= r) => {
+                    block = match caption {
+                        Some(c) => format!("{}\n\n{}", &text[c.clone()], &text[header.clone()]),
+                        None => text[header.clone()].to_owned(),
+                    };
                     (inline, is_table) = (true, true);
+                }
+                BlockKind::Table {
+                    caption: Some(c), ..
+                } if start >= c.end => {
+                    // A piece that starts at the header: the caption above it.
+                    block = text[c.clone()].to_owned();
+                    (inline, is_table) = (false, false);
                 }
                 BlockKind::Code {
                     opener: Some(opener),
@@ -464,6 +477,10 @@ fn classify<'a>(blocks: impl Iterator<Item = &'a &'a Block>, start: usize, end: 
         }
         if let BlockKind::List {
             lead_in: Some(lead_in),
+        }
+        | BlockKind::Table {
+            caption: Some(lead_in),
+            ..
         } = &b.kind
         {
             if end <= lead_in.end {

@@ -214,6 +214,7 @@ fn start(text: &str, s: &mut Structure, w: &mut Walk, tag: &Tag<'_>, range: Rang
                     header: range.start..header_end.min(block_range.end),
                     rows: Vec::new(),
                     rendered: None,
+                    caption: None,
                 },
                 true,
             ))
@@ -359,7 +360,7 @@ fn code_cuts(text: &str, s: &mut Structure, block: &Range<usize>, body: usize, f
 }
 
 /// Cuts between top-level blocks: before a heading at its level, after a thematic break, between blocks; a
-/// paragraph that leads into a list becomes part of the list's block.
+/// paragraph that leads into a list or a table becomes part of its block.
 fn top_level_cuts(text: &str, s: &mut Structure, w: &Walk) {
     let mut prev: Option<(usize, Top)> = None;
     let mut absorbed = Vec::new();
@@ -403,6 +404,20 @@ fn top_level_cuts(text: &str, s: &mut Structure, w: &Walk) {
                     absorbed.push(p); // the paragraph is part of the list's block from now on
                     Level::ITEM
                 }
+                BlockKind::Table { .. }
+                    if prev_top == Top::Paragraph && leads_in(text, &s.blocks[p], pos) =>
+                {
+                    // A caption ("Table 3: ...", "表 3：…") or a line leading into the table: kept with it when
+                    // they fit together (when not, the cut between them comes first), and in the context of
+                    // every piece of the table.
+                    let lead = s.blocks[p].range.clone();
+                    if let BlockKind::Table { caption, .. } = &mut s.blocks[i].kind {
+                        *caption = Some(lead.clone());
+                    }
+                    s.blocks[i].range.start = lead.start;
+                    absorbed.push(p);
+                    Level::ITEM
+                }
                 _ => Level::BLOCK,
             };
             s.bounds.push(Boundary { pos, level });
@@ -442,7 +457,7 @@ const LEAD_IN_PHRASES: &[&str] = &[
     "다음과 같습니다",
 ];
 
-/// Whether paragraph `p` introduces the list starting at `list`: no blank line separates them; or it ends with a
+/// Whether paragraph `p` introduces the list (or table) starting at `list`: no blank line separates them; or it ends with a
 /// colon, an enumeration comma (、，), or a phrase such as "as follows" / "以下" / "如下"; or it is a short
 /// paragraph (a line or so) right before the list.
 fn leads_in(text: &str, p: &Block, list: usize) -> bool {

@@ -37,6 +37,9 @@ pub enum BlockKind {
         rows: Vec<usize>,
         /// A CSV or TSV table rendered as Markdown.
         rendered: Option<Box<Rendered>>,
+        /// The paragraph that leads into the table (a caption such as "Table 3: ..." / "表 3：…", or a line
+        /// ending with a colon), part of the block's range, when there is one.
+        caption: Option<Range<usize>>,
     },
     /// `opener`: the opening fence line (none for an indented block); `body`: where the code lines start.
     Code {
@@ -194,9 +197,15 @@ impl Structure {
         for b in &mut self.blocks {
             range(&mut b.range);
             match &mut b.kind {
-                BlockKind::Table { header, rows, .. } => {
+                BlockKind::Table {
+                    header,
+                    rows,
+                    caption,
+                    ..
+                } => {
                     range(header);
                     rows.iter_mut().for_each(fwd);
+                    caption.iter_mut().for_each(&mut range);
                 }
                 BlockKind::Code { opener, body, .. } => {
                     opener.iter_mut().for_each(&mut range);
@@ -293,12 +302,20 @@ impl Structure {
     /// The code block or table with the verbatim range `v`.
     pub(super) fn block_of(&self, v: &Range<usize>) -> Option<&Block> {
         let first = self.blocks.partition_point(|b| b.range.start < v.start);
-        self.blocks[first..]
-            .iter()
-            .take_while(|b| b.range.start == v.start)
-            .find(|b| {
-                b.range == *v && matches!(b.kind, BlockKind::Code { .. } | BlockKind::Table { .. })
-            })
+        // A table with a caption starts at the caption: the block right before the others starting with it.
+        let captioned = first.checked_sub(1).map(|k| &self.blocks[k]).filter(|b| {
+            b.range.end == v.end
+                && matches!(&b.kind, BlockKind::Table { caption: Some(_), header, .. } if header.start == v.start)
+        });
+        captioned.or_else(|| {
+            self.blocks[first..]
+                .iter()
+                .take_while(|b| b.range.start == v.start)
+                .find(|b| {
+                    b.range == *v
+                        && matches!(b.kind, BlockKind::Code { .. } | BlockKind::Table { .. })
+                })
+        })
     }
 }
 

@@ -587,6 +587,7 @@ impl Structure {
                 header: table.header.clone(),
                 rows,
                 rendered,
+                caption: None,
             },
             keep_whole: rows_per_chunk == 0,
             nested: false,
