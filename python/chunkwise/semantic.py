@@ -79,7 +79,7 @@ class SemanticChunker(BaseChunker):
     only at a line end. The sections bound the chunks as MarkdownChunker's rule says: a chunk never runs past the
     end of the section it starts in, but may take in the sibling sections after it when they fit. In the optimal
     mode the segmentation keeps to that rule, each chunk's capacity is ``size`` less its context when
-    ``size_includes_context``, and a cut before a heading earns a bonus of three contrast units (the size cost's
+    ``size_includes_context``, and a cut before a heading earns a bonus of ten contrast units (the size cost's
     unit), so that chunks end where sections do unless the sizes say otherwise. In the threshold modes a segment
     between two cuts that fits is one chunk and a larger one is cut as MarkdownChunker cuts (headings, thematic
     breaks, blocks, items, rows, lines, then the text levels). Every chunk's metadata then has ``title_path``,

@@ -26,7 +26,7 @@ pub(crate) const SECTION_CUT: Level = Level(Level::SECTION.0 + 6);
 /// Markdown, optimal mode: the bonus of a cut before a heading, in units of the text's contrast (the size cost's
 /// unit, see [`semantic::optimal`]): a section's end is where the author said the topic changes. The figures that
 /// chose it are in benches/README.md ("Semantic chunking of Markdown").
-const SECTION_BONUS: f64 = 3.0;
+const SECTION_BONUS: f64 = 10.0;
 
 /// The heading whose lines hold `pos` (from its line's start to the end of its text).
 fn heading_at(s: &Structure, pos: usize) -> Option<&Heading> {
