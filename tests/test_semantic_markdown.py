@@ -185,3 +185,13 @@ def test_text_format_chunks_carry_no_structure():
     text = table_doc(4)
     for c in SemanticChunker(300, embed=embed).chunk(text):
         assert "title_path" not in c.metadata and c.context == ""
+
+
+def test_min_size_merges_fragments_but_never_across_a_section_end(md_slices):
+    text = md_slices[0]
+    plain = SemanticChunker(400, embed=embed, format="markdown").chunk(text)
+    merged = SemanticChunker(400, embed=embed, format="markdown", min_size=150).chunk(text)
+    assert_valid(text, merged, 400, size_includes_context=True)
+    assert not section_problems(text, merged, merge_sections=True)
+    small = lambda chunks: sum(c.size < 150 for c in chunks)  # noqa: E731
+    assert small(merged) < small(plain) and len(merged) < len(plain)
