@@ -112,7 +112,8 @@ impl Splitter {
     /// one unit, a heading is one unit with what follows it when the two fit, and inside a table or code block a
     /// unit ends only at a line end.
     pub fn semantic_units(&self, text: &str) -> Result<Vec<Span>, ChunkError> {
-        let view = self.view(text);
+        // (Only the structure reads the line view here.)
+        let view = self.is_structural().then(|| self.view(text)).flatten();
         let structure = self.semantic_structure(text, view.as_deref())?;
         self.units_in(text, structure.as_ref())
     }
