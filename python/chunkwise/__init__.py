@@ -6,6 +6,7 @@ in a Rust core, and returns :class:`Chunk` objects whose ``text`` is always ``so
 
 from ._core import ChunkingError, Tokenizer, __version__
 from .chunk import Chunk
+from .auto import AutoChunker
 from .diff import ChunkDiff, diff
 from .chunkers import (
     CODE_LANGUAGES,
@@ -19,9 +20,11 @@ from .chunkers import (
     TableChunker,
     join_pages,
 )
+from .hierarchy import HierarchicalChunker, expand, merge_hits
 from .semantic import SemanticChunker
 
 __all__ = [
+    "AutoChunker",
     "Chunk",
     "ChunkDiff",
     "ChunkingError",
@@ -29,6 +32,7 @@ __all__ = [
     "ClauseChunker",
     "CodeChunker",
     "FixedChunker",
+    "HierarchicalChunker",
     "MarkdownChunker",
     "ParagraphChunker",
     "RecursiveChunker",
@@ -38,5 +42,7 @@ __all__ = [
     "Tokenizer",
     "__version__",
     "diff",
+    "expand",
     "join_pages",
+    "merge_hits",
 ]

@@ -7,7 +7,7 @@ Each class builds one core splitter in ``__init__`` (the core validates every ar
 from __future__ import annotations
 
 import os
-from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
 from ._core import Tokenizer
@@ -46,7 +46,44 @@ def _pairs_array(buffer: bytearray) -> Any:
     return ndarray((len(buffer) >> 4, 2), int64, buffer)
 
 
-class BaseChunker:
+class _Configured:
+    """An object described by the arguments it was built with (``_kwargs``, the constructor's own): its config,
+    equality, hash, repr and pickling all come from them."""
+
+    _kwargs: Dict[str, Any]
+
+    @property
+    def config(self) -> Dict[str, Any]:
+        """The arguments this chunker was built with."""
+        return dict(self._kwargs)
+
+    def __reduce__(self) -> Any:
+        return (_restore, (type(self), self._kwargs))
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self._kwargs == other._kwargs  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(sorted((k, repr(v)) for k, v in self._kwargs.items()))))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return f"{type(self).__name__}({args})"
+
+
+def _batch_metadatas(
+    texts: Sequence[str], metadatas: Optional[Sequence[Optional[Mapping[str, Any]]]]
+) -> Tuple[list, List[Optional[dict]]]:
+    """``chunk_batch``'s arguments checked: the texts as a list, and one metadata dict (or None) per text."""
+    texts = _as_list(texts, "texts")
+    given = _metadata_dicts(metadatas)
+    dicts: List[Optional[dict]] = [None] * len(texts) if given is None else given
+    if len(dicts) != len(texts):
+        raise _core.ChunkingError(f"metadatas must have one entry per text ({len(texts)}), got {len(dicts)}")
+    return texts, dicts
+
+
+class BaseChunker(_Configured):
     """What every chunker can do. Subclasses only choose the core strategy and its arguments.
 
     The arguments every chunker takes: ``size`` and ``overlap`` in ``unit`` ("chars", or "tokens" of ``tokenizer``,
@@ -87,12 +124,7 @@ class BaseChunker:
         with form feeds into the source the offsets refer to. With pages, or a text holding form feeds, each chunk's
         metadata has ``page_start`` and ``page_end`` (1-based: the pages of its first and last character).
         """
-        if pages is not None:
-            if text is not None:
-                raise TypeError("chunk() takes text or pages, not both")
-            text = join_pages(pages)
-        elif text is None:
-            raise TypeError("chunk() needs text (or pages)")
+        text = _text_or_pages(text, pages)
         metadata = _as_dict(metadata, "metadata")
         return self._splitter_for(metadata).chunk(text, metadata, pages is not None)
 
@@ -154,26 +186,6 @@ class BaseChunker:
         # Views of one array: a slice costs a fraction of making an array per text.
         return [flat[a:b] for a, b in zip([0] + ends, ends)]
 
-    # -- plumbing --------------------------------------------------------------------------------------------------
-
-    @property
-    def config(self) -> Dict[str, Any]:
-        """The arguments this chunker was built with."""
-        return dict(self._kwargs)
-
-    def __reduce__(self):
-        return (_restore, (type(self), self._kwargs))
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self._kwargs == other._kwargs  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(sorted((k, repr(v)) for k, v in self._kwargs.items()))))
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
-        return f"{type(self).__name__}({args})"
-
 
 def join_pages(pages: Sequence[str]) -> str:
     """The source text of a paged document: its pages joined with form feeds (the offsets of its chunks refer to it)."""
@@ -184,6 +196,17 @@ def join_pages(pages: Sequence[str]) -> str:
         if PAGE_BREAK in page:
             raise _core.ChunkingError(f"pages[{i}] holds a form feed, which separates pages: split it into pages")
     return PAGE_BREAK.join(pages)
+
+
+def _text_or_pages(text: Optional[str], pages: Optional[Sequence[str]]) -> str:
+    """The source text of ``chunk(text)`` or ``chunk(pages=...)`` (see :func:`join_pages`)."""
+    if pages is not None:
+        if text is not None:
+            raise TypeError("chunk() takes text or pages, not both")
+        return join_pages(pages)
+    if text is None:
+        raise TypeError("chunk() needs text (or pages)")
+    return text
 
 
 def _given(args: Dict[str, Any]) -> Dict[str, Any]:

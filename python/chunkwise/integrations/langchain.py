@@ -7,7 +7,7 @@ Needs langchain-text-splitters (``pip install langchain-text-splitters``).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 try:
     from langchain_core.documents import Document
@@ -20,7 +20,7 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 from ..chunkers import BaseChunker
 from ._fields import chunk_metadata
 
-__all__ = ["ChunkwiseTextSplitter"]
+__all__ = ["ChunkwiseTextSplitter", "parent_documents"]
 
 
 class ChunkwiseTextSplitter(TextSplitter):
@@ -67,3 +67,48 @@ class ChunkwiseTextSplitter(TextSplitter):
 
     def __setstate__(self, state: dict) -> None:
         self.embedding_text = state["embedding_text"]
+
+
+def parent_documents(
+    chunks: Sequence[Any],
+    *,
+    child_depth: Optional[int] = None,
+    parent_depth: Optional[int] = None,
+    id_key: str = "parent_id",
+) -> Tuple[List[Document], List[Tuple[str, Document]]]:
+    """The chunks of a :class:`~chunkwise.HierarchicalChunker` as LangChain's ``ParentDocumentRetriever`` takes
+    them: the chunks of level ``child_depth`` (default: the last) as ``Document``s for the vector store, each with
+    the id of its ancestor at ``parent_depth`` (default: its parent's level) under ``id_key``; and the chunks of
+    that level as ``(id, Document)`` pairs for the docstore (``docstore.mset(parents)``). Build the retriever with
+    the same ``id_key``. Every Document's metadata holds the chunk's (offsets, ids, title path...)."""
+    if not chunks:
+        return [], []
+    depths = []
+    for i, chunk in enumerate(chunks):
+        depth = chunk.metadata.get("depth") if hasattr(chunk, "metadata") else None
+        if not isinstance(depth, int):
+            raise TypeError(f"chunks[{i}] must be a Chunk made by HierarchicalChunker")
+        depths.append(depth)
+    deepest = max(depths)
+    child_depth = deepest if child_depth is None else child_depth
+    parent_depth = child_depth - 1 if parent_depth is None else parent_depth
+    if not 0 <= parent_depth < child_depth <= deepest:
+        raise ValueError(
+            f"need 0 <= parent_depth < child_depth <= {deepest}, got parent_depth={parent_depth}, "
+            f"child_depth={child_depth}"
+        )
+    if id_key == "parent_id" and parent_depth != child_depth - 1:
+        raise ValueError('id_key "parent_id" names the parent: pass another id_key for an ancestor further up')
+    by_id = {c.id: c for c in chunks}
+    children, parents = [], []
+    for chunk, depth in zip(chunks, depths):
+        if depth == parent_depth:
+            parents.append((chunk.id, Document(page_content=chunk.text, metadata=chunk_metadata(chunk), id=chunk.id)))
+        elif depth == child_depth:
+            ancestor = chunk
+            for _ in range(child_depth - parent_depth):
+                ancestor = by_id[ancestor.metadata["parent_id"]]
+            meta = chunk_metadata(chunk)
+            meta[id_key] = ancestor.id
+            children.append(Document(page_content=chunk.text, metadata=meta, id=chunk.id))
+    return children, parents

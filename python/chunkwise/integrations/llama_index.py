@@ -21,14 +21,14 @@ from pydantic import PrivateAttr
 from ..chunkers import BaseChunker
 from ._fields import chunk_metadata
 
-__all__ = ["ChunkwiseNodeParser"]
+__all__ = ["ChunkwiseNodeParser", "hierarchical_nodes"]
 
 #: Keys of a node's metadata that describe the chunk, not its meaning: left out of what is embedded and what the
 #: LLM reads (the title path and the document's own keys stay in).
 _TECHNICAL = [
     "start_index", "end_index", "chunk_id", "chunk_index", "prev_chunk_id", "next_chunk_id", "level", "size",
     "token_count", "context", "page_start", "page_end", "row_start", "row_end", "total_rows", "headings",
-    "chunk_type", "context_shortened",
+    "chunk_type", "context_shortened", "depth", "parent_id", "children_ids", "root_id",
 ]
 
 
@@ -99,3 +99,44 @@ class ChunkwiseNodeParser(NodeParser):
 
     def __reduce__(self) -> Any:
         return (type(self), (self._chunker,), None)
+
+
+def hierarchical_nodes(chunks: Sequence[Any], document: Any = None) -> List[TextNode]:
+    """The chunks of a :class:`~chunkwise.HierarchicalChunker` as LlamaIndex ``TextNode``s, in the same order, ids
+    the chunks' ids, with PARENT, CHILD, PREVIOUS and NEXT relations (and SOURCE when the ``document`` they were cut
+    from is given), so that ``AutoMergingRetriever`` merges hit children into their parent and fills the gap
+    between two hits of one level. Put all of them in the docstore, and the last level's in the vector index
+    (``llama_index.core.node_parser.get_leaf_nodes`` picks them)."""
+    made: Dict[str, TextNode] = {}
+    for i, chunk in enumerate(chunks):
+        meta = chunk_metadata(chunk)
+        if "depth" not in meta:
+            raise TypeError(f"chunks[{i}] must be a Chunk made by HierarchicalChunker")
+        made[chunk.id] = TextNode(
+            id_=chunk.id,
+            text=chunk.text,
+            start_char_idx=chunk.start,
+            end_char_idx=chunk.end,
+            metadata=meta,
+            excluded_embed_metadata_keys=[k for k in _TECHNICAL if k in meta],
+            excluded_llm_metadata_keys=[k for k in _TECHNICAL if k in meta],
+        )
+    # Relations once every node exists: each is the related node's own info, so that two nodes naming the same
+    # neighbour name it alike (the retriever compares them).
+    info = {cid: node.as_related_node_info() for cid, node in made.items()}
+    source = document.as_related_node_info() if document is not None else None
+    for chunk in chunks:
+        rel = made[chunk.id].relationships
+        parent = chunk.metadata["parent_id"]
+        if parent is not None:
+            rel[NodeRelationship.PARENT] = info[parent]
+        kids = chunk.metadata["children_ids"]
+        if kids:
+            rel[NodeRelationship.CHILD] = [info[k] for k in kids]
+        if chunk.prev_id is not None:
+            rel[NodeRelationship.PREVIOUS] = info[chunk.prev_id]
+        if chunk.next_id is not None:
+            rel[NodeRelationship.NEXT] = info[chunk.next_id]
+        if source is not None:
+            rel[NodeRelationship.SOURCE] = source
+    return list(made.values())

@@ -37,6 +37,14 @@ impl<'a> CharCursor<'a> {
         self.chars
     }
 
+    /// Moves the cursor to byte offset `byte`, which the caller knows to be char offset `chars` (nothing is
+    /// counted).
+    pub fn set(&mut self, byte: usize, chars: usize) {
+        debug_assert!(self.ascii || chars == crate::size::count_chars(&self.text[..byte]));
+        self.byte = byte;
+        self.chars = chars;
+    }
+
     /// The byte offset of char offset `ch` (at most the text's length in chars).
     pub fn to_byte(&mut self, ch: usize) -> usize {
         if self.ascii {

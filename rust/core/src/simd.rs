@@ -22,6 +22,16 @@ fn mask_eq<const N: usize>(chunk: &[u8; 64], needles: &[u8x16; N]) -> u64 {
     mask
 }
 
+/// [`mask_eq`], for any number of needles (none: no bit).
+#[inline]
+fn mask_any<const N: usize>(chunk: &[u8; 64], needles: &[u8x16; N]) -> u64 {
+    if N == 0 {
+        0
+    } else {
+        mask_eq(chunk, needles)
+    }
+}
+
 /// The bit mask of the bytes of `chunk` that start a char (every byte but UTF-8 continuation bytes, 0x80 to 0xBF).
 #[inline]
 fn mask_char_starts(chunk: &[u8; 64]) -> u64 {
@@ -136,26 +146,55 @@ pub(crate) struct CharCounts {
 impl CharCounts {
     /// Counts the chars of `text[start..end]` (both char boundaries), keeping what [`CharCounts::before`] reads.
     pub(crate) fn fill(&mut self, text: &str, start: usize, end: usize) {
+        self.fill_finding(text, start, end, [], |_| false);
+    }
+
+    /// [`CharCounts::fill`], finding on the way the bytes equal to one of `needles` and asking `found` of each
+    /// (with its position in `text`): true, with the counts left partial, as soon as it says yes. One read of the
+    /// region for both, while the loads are shared.
+    pub(crate) fn fill_finding<const N: usize>(
+        &mut self,
+        text: &str,
+        start: usize,
+        end: usize,
+        needles: [u8; N],
+        mut found: impl FnMut(usize) -> bool,
+    ) -> bool {
         let bytes = &text.as_bytes()[..end];
+        let needles = needles.map(u8x16::splat);
         self.start = start;
         self.end = end;
         self.chunks.clear();
         let mut count = 0;
         let mut at = start;
         while at < end {
-            let mask = match bytes.get(at..at + 64) {
-                Some(chunk) => mask_char_starts(chunk.try_into().expect("64 bytes")),
+            let (mask, mut hits) = match bytes.get(at..at + 64) {
+                Some(chunk) => {
+                    let chunk: &[u8; 64] = chunk.try_into().expect("64 bytes");
+                    (mask_char_starts(chunk), mask_any(chunk, &needles))
+                }
                 None => {
                     // A continuation byte as padding: it starts no char.
                     let (chunk, n) = chunk_at(bytes, at, 0x80);
-                    mask_char_starts(&chunk) & low_bits(n)
+                    let keep = low_bits(n);
+                    (
+                        mask_char_starts(&chunk) & keep,
+                        mask_any(&chunk, &needles) & keep,
+                    )
                 }
             };
+            while hits != 0 {
+                if found(at + hits.trailing_zeros() as usize) {
+                    return true;
+                }
+                hits &= hits - 1;
+            }
             self.chunks.push((count, mask));
             count += mask.count_ones() as usize;
             at += 64;
         }
         self.chunks.push((count, 0));
+        false
     }
 
     /// Whether `a..b` lies in the region counted.

@@ -14,13 +14,20 @@
 
 use super::window::{content_len, leading_whitespace};
 use super::{Assembler, Mark, Mode};
+use crate::boundary::breaks::{terminator_at, TERMINATOR_LEADS};
 use crate::boundary::{is_grapheme_boundary, Boundary, Emitter, Level};
 use crate::levels::Source;
 use crate::simd::CharCounts;
+use prefetch_index::prefetch_index;
 
 /// Bytes scanned at least per block: enough for the per-block calls to cost nothing, little enough to bound the
 /// index's memory.
 const BLOCK: usize = 64 * 1024;
+
+/// How far ahead of the chunk being chosen the text is fetched into the cache: past the end of the next block the
+/// index scans. The scan's vector loops read faster than memory delivers; fetched a few lines per chunk, as the
+/// chunks before it are chosen, the block is in the cache when they come to it.
+const FETCH_AHEAD: usize = BLOCK + 16 * 1024;
 
 /// A paragraph boundary and the sizes of the text from the index's origin to it.
 #[derive(Debug, Clone, Copy)]
@@ -56,6 +63,8 @@ pub(super) struct Index {
     fresh: Vec<Boundary>,
     /// For sizes in chars: the chars of the block last scanned, counted in one pass.
     counts: Option<CharCounts>,
+    /// The text is asked into the cache up to here (see [`FETCH_AHEAD`]).
+    fetched: usize,
 }
 
 impl Assembler<'_> {
@@ -83,15 +92,7 @@ impl Assembler<'_> {
             }
             weaker.push((emitter, level));
         }
-        let applies = self.index
-            && paragraphs
-            && self.mode == Mode::Greedy
-            && self.trim
-            && self.overlap == 0
-            && self.structure.is_none()
-            && self.eager == 0
-            && self.sizer.is_exact_sum()
-            && self.sizer.adds_per_char();
+        let applies = paragraphs && self.index_may_apply();
         let origin_entry = Entry {
             pos: origin,
             size: 0,
@@ -109,7 +110,27 @@ impl Assembler<'_> {
             done: false,
             fresh: Vec::new(),
             counts: self.sizer.counts_chars().then(CharCounts::default),
+            fetched: origin,
         })
+    }
+
+    /// Whether the run's settings let chunks be chosen through the index: greedy mode, trimmed chunks with no
+    /// overlap and no structure, sizes that add up per char (the sources of cuts decide the rest).
+    fn index_may_apply(&self) -> bool {
+        self.index
+            && self.mode == Mode::Greedy
+            && self.trim
+            && self.overlap == 0
+            && self.structure.is_none()
+            && self.eager == 0
+            && self.sizer.is_exact_sum()
+            && self.sizer.adds_per_char()
+    }
+
+    /// Whether a run chooses its chunks through the paragraph index (and so checks its text as it scans, see
+    /// [`Assembler::checking`]).
+    pub(crate) fn indexes(&self) -> bool {
+        self.paragraph_index(0).is_some()
     }
 
     /// The chunk starting at `start` (a trimmed start, at or after the previous one's end) as a run of whole
@@ -121,6 +142,11 @@ impl Assembler<'_> {
         index: &mut Index,
         start: usize,
     ) -> Option<Mark> {
+        let ahead = (start + FETCH_AHEAD).min(text.len());
+        while index.fetched < ahead {
+            prefetch_index(text.as_bytes(), index.fetched);
+            index.fetched += 64;
+        }
         // The boundaries at or before the start are behind: the last of them measures the start.
         loop {
             while let Some(e) = index.entries.get(index.next).filter(|e| e.pos <= start) {
@@ -149,6 +175,10 @@ impl Assembler<'_> {
                 if index.done {
                     break;
                 }
+                // The boundaries behind the start go before a block comes: the index holds about two blocks,
+                // however long the text.
+                i -= index.entries.drain(..index.next).len();
+                index.next = 0;
                 if !self.scan_block(text, index) {
                     return None;
                 }
@@ -312,8 +342,28 @@ impl Assembler<'_> {
             index.level,
             &mut index.fresh,
         );
-        if let Some(counts) = &mut index.counts {
-            counts.fill(text, index.scanned, to);
+        // The text is checked for a line view (when the run reads it without one) as the block's chars are
+        // counted, in the cache after the emitter's read.
+        let clean = match (self.check, &mut index.counts) {
+            (None, Some(counts)) => {
+                counts.fill(text, index.scanned, to);
+                true
+            }
+            (None, None) => true,
+            (Some(check), Some(counts)) => {
+                check.clean_to(text, index.scanned) && {
+                    let bytes = text.as_bytes();
+                    let found =
+                        counts.fill_finding(text, index.scanned, to, TERMINATOR_LEADS, |p| {
+                            terminator_at(bytes, p)
+                        });
+                    check.clean_by(to, found)
+                }
+            }
+            (Some(check), None) => check.clean_to(text, to),
+        };
+        if !clean {
+            return false;
         }
         let mut last = index.last;
         for b in &index.fresh {
@@ -443,6 +493,30 @@ mod tests {
             .collect();
         assert!(long.iter().all(|t| t.len() > 3 * super::BLOCK));
         same_chunks_both_ways(&long, &[33, 512]);
+    }
+
+    #[test]
+    fn the_index_holds_about_two_blocks_however_long_the_text() {
+        // 17 blocks of short paragraphs: each block has about 2,300 boundaries.
+        let text = "A sentence of a paragraph.\n\n".repeat(40_000);
+        let per_block = super::BLOCK / "A sentence of a paragraph.\n\n".len();
+        let levels = prose_levels();
+        let engine = Assembler::new(levels.rows(), levels.order(), &Chars, 512);
+        let mut index = engine.paragraph_index(0).expect("the index applies");
+        let (mut start, mut most, mut chunks) = (0, 0, 0);
+        while start < text.len() {
+            let mark = engine
+                .choose_paragraphs(&text, &mut index, start)
+                .expect("whole paragraphs fit");
+            most = most.max(index.entries.capacity());
+            chunks += 1;
+            start = crate::assemble::skip_whitespace(&text, mark.pos);
+        }
+        assert!(chunks > 2000, "{chunks}");
+        assert!(
+            most <= 4 * per_block,
+            "{most} entries held, {per_block} a block"
+        );
     }
 
     fn same_chunks_both_ways(texts: &[String], sizes: &[usize]) {

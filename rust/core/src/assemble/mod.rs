@@ -28,6 +28,7 @@ mod index;
 mod tests;
 mod window;
 
+use std::cell::Cell;
 use window::Window;
 
 use crate::boundary::{
@@ -78,6 +79,8 @@ pub struct Assembler<'a> {
     /// The text's line view (see [`crate::boundary::breaks`]), when it is not the text itself: the line-based
     /// (prose) emitters read it instead of the text.
     view: Option<&'a str>,
+    /// Checks as it goes that a text read without a view needs none (see [`Assembler::checking`]).
+    check: Option<&'a ViewCheck>,
     /// How many of the strongest levels are emitted together (those only the structure reports).
     eager: usize,
     /// Asked every [`STOP_EVERY`] chunks whether to stop: a caller's way to interrupt a long split.
@@ -159,6 +162,41 @@ struct Budget {
     limit: usize,
 }
 
+/// How far a run reading its text without a line view found it to need none (see [`Assembler::checking`]).
+#[derive(Debug, Default)]
+pub(crate) struct ViewCheck {
+    /// `text[..clean]` holds no terminator that needs a view.
+    clean: Cell<usize>,
+    /// It holds one: the run stopped early.
+    found: Cell<bool>,
+}
+
+impl ViewCheck {
+    /// Whether the text of a finished run needs a line view after all: in what the run checked, or after it.
+    /// (A byte order mark at its start is the caller's to see before the run.)
+    pub(crate) fn needs_view(&self, text: &str) -> bool {
+        self.found.get()
+            || crate::boundary::breaks::terminator_in(text, self.clean.get(), text.len())
+    }
+
+    /// Checks `text` from where it is clean to `to`: false (and found) when it needs a view.
+    fn clean_to(&self, text: &str, to: usize) -> bool {
+        let from = self.clean.get();
+        from >= to || self.clean_by(to, crate::boundary::breaks::terminator_in(text, from, to))
+    }
+
+    /// Records that the text up to `to` (from where it was clean) held a terminator (`found`) or not: false when it
+    /// did.
+    fn clean_by(&self, to: usize, found: bool) -> bool {
+        if found {
+            self.found.set(true);
+        } else {
+            self.clean.set(to);
+        }
+        !found
+    }
+}
+
 /// A candidate end: a boundary with the size of the chunk that would end there.
 #[derive(Debug, Clone, Copy)]
 struct Mark {
@@ -194,6 +232,7 @@ impl<'a> Assembler<'a> {
             mode: Mode::Greedy,
             structure: None,
             view: None,
+            check: None,
             eager: 0,
             stop: Stop::default(),
             horizon: None,
@@ -246,6 +285,17 @@ impl<'a> Assembler<'a> {
         self
     }
 
+    /// Reads the text with no line view, `check` finding block by block, as the paragraph index scans the text,
+    /// whether it needs one (for texts of any length, a check of each block while it is in the cache costs less
+    /// than one pass over the whole text before the run). A run that finds it does stops early, with chunks to be
+    /// dropped: the caller runs again through a view. Only a run with the index checks (see
+    /// [`Assembler::indexes`]), and the text past the last block it scanned is the caller's to check
+    /// ([`ViewCheck::needs_view`]).
+    pub(crate) fn checking(mut self, check: Option<&'a ViewCheck>) -> Self {
+        self.check = check;
+        self
+    }
+
     /// Asked every few chunks whether to stop ([`crate::ChunkError::Interrupted`]).
     pub fn stop(mut self, stop: Option<&'a (dyn Fn() -> bool + 'a)>) -> Self {
         self.stop = Stop(stop);
@@ -264,7 +314,7 @@ impl<'a> Assembler<'a> {
     pub fn run(&self, text: &str, out: &mut Vec<Span>) -> Result<(), crate::error::ChunkError> {
         let first = out.len();
         self.resume(text, Resume::default(), out)?;
-        if self.min_size > 0 {
+        if self.min_size > 0 && !self.check.is_some_and(|c| c.found.get()) {
             self.merge_small(text, out, first);
         }
         Ok(())
@@ -321,6 +371,10 @@ impl<'a> Assembler<'a> {
                     {
                         mark
                     } else {
+                        if self.check.is_some_and(|c| c.found.get()) {
+                            // The text needs a line view: the caller runs again through one.
+                            return Ok(None);
+                        }
                         if !self.reuse(text, start, &mut win) {
                             let rate = win.bytes_per_unit();
                             self.open(text, start, &mut win);

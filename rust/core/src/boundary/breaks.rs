@@ -29,19 +29,34 @@ const WIDE: [(&str, &str); 3] = [
 /// Whether the line-based readers need a [`line_view`] of `text`: it holds a lone CR, a VT, NEL, LS or PS, or
 /// starts with a byte order mark.
 pub fn needs_view(text: &str) -> bool {
+    text.starts_with(BOM) || terminator_in(text, 0, text.len())
+}
+
+/// Whether a terminator that needs a view (a VT, a lone CR, NEL, LS or PS) starts in `text[from..to]`: the bytes
+/// after `to` are read to tell a CR followed by LF and the rest of a wide terminator. Checking a text block by
+/// block, while each is in the cache, finds what one check of the whole finds.
+pub fn terminator_in(text: &str, from: usize, to: usize) -> bool {
     let bytes = text.as_bytes();
-    if text.starts_with(BOM) {
-        return true;
-    }
-    // One pass for all: a vertical tab, a CR that no LF follows, and the lead bytes of the wide terminators (NEL is
-    // C2 85, LS and PS E2 80 A8/A9), which are rare in any script, where their continuation bytes are common in CJK.
+    crate::simd::positions(&bytes[from..to], TERMINATOR_LEADS)
+        .any(|p| terminator_at(bytes, from + p))
+}
+
+/// The first bytes of the terminators that need a view: a vertical tab, a CR (when no LF follows it), and the lead
+/// bytes of the wide terminators (NEL is C2 85, LS and PS E2 80 A8/A9), which are rare in any script, where their
+/// continuation bytes are common in CJK. Found in one pass for all.
+pub(crate) const TERMINATOR_LEADS: [u8; 4] = [b'\x0b', b'\r', 0xC2, 0xE2];
+
+/// Whether the byte at `p` of `bytes` (one of [`TERMINATOR_LEADS`]) starts a terminator that needs a view.
+#[inline]
+pub(crate) fn terminator_at(bytes: &[u8], p: usize) -> bool {
     let at = |p: usize| bytes.get(p).copied();
-    crate::simd::positions(bytes, [b'\x0b', b'\r', 0xC2, 0xE2]).any(|p| match bytes[p] {
+    match bytes[p] {
         b'\x0b' => true,
         b'\r' => at(p + 1) != Some(b'\n'),
         0xC2 => at(p + 1) == Some(0x85),
-        _ => at(p + 1) == Some(0x80) && matches!(at(p + 2), Some(0xA8 | 0xA9)),
-    })
+        0xE2 => at(p + 1) == Some(0x80) && matches!(at(p + 2), Some(0xA8 | 0xA9)),
+        _ => false,
+    }
 }
 
 /// `text` as the line-based readers see it: the text itself when it needs no view (the usual case), else a copy of

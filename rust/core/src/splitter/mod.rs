@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::assemble::{Assembler, Mode, Resume};
+use crate::assemble::{Assembler, Mode, Resume, ViewCheck};
 pub use crate::boundary::KeepSeparator;
 use crate::boundary::{Emitter, Level};
 use crate::error::ChunkError;
@@ -389,11 +389,40 @@ impl Splitter {
         if self.config.strategy == Strategy::Semantic {
             return Err(semantic::needs_vectors());
         }
+        if let Some(out) = self.run_unviewed(text, stop)? {
+            return Ok((out, None));
+        }
         let view = self.view(text);
         let view = view.as_deref();
         let structure = self.structure(text, view)?;
         let out = self.run(text, structure.as_ref(), view, stop)?;
         Ok((out, structure))
+    }
+
+    /// The spans of `text` by a run that reads it with no line view and checks, block by block as it goes, that it
+    /// needs none: `None` when it does, or when the strategy's run cannot check (a structure, or chunks not chosen
+    /// through the paragraph index), so that a view is to be made first. Texts needing no view are most texts, and
+    /// a pass over a large one before the run reads it all from memory twice.
+    fn run_unviewed(
+        &self,
+        text: &str,
+        stop: Option<&dyn Fn() -> bool>,
+    ) -> Result<Option<Vec<Span>>, ChunkError> {
+        let engine = self.assembler(None, None);
+        if self.is_structural() || text.starts_with('\u{feff}') || !engine.indexes() {
+            return Ok(None);
+        }
+        let check = ViewCheck::default();
+        let mut out = Vec::new();
+        engine
+            .checking(Some(&check))
+            .stop(stop)
+            .run(text, &mut out)?;
+        if check.needs_view(text) {
+            return Ok(None);
+        }
+        self.report_sizes(text, &mut out);
+        Ok(Some(out))
     }
 
     /// The spans of `text` by the engine with `structure`, read through its line `view` (when it is a copy).
@@ -531,17 +560,29 @@ impl Splitter {
     }
 
     /// The `str` (code point) offsets of `spans` of `text`. In characters a span's size is its length, so only the
-    /// starts are counted.
+    /// text between a chunk's end and the next one's start is counted (whitespace, or the overlap counted back),
+    /// not the text again: a pass over a large text reads it from memory, where the split read it block by block
+    /// in the cache.
     pub fn char_spans(&self, text: &str, spans: &[Span]) -> Vec<(usize, usize)> {
         if self.unit != Unit::Chars {
             return crate::offsets::char_spans(text, spans);
         }
-        let mut starts = crate::offsets::CharCursor::new(text, text.is_ascii());
+        let ascii = text.is_ascii();
+        let mut cursor = crate::offsets::CharCursor::new(text, ascii);
+        // Of a large text only a line around each chunk's end is read, long after the split read it: asked for a
+        // few chunks ahead, the lines come from memory together rather than one after the other.
+        let ahead = if ascii { 0 } else { 8 };
         spans
             .iter()
-            .map(|s| {
-                let start = starts.to_char(s.start);
-                (start, start + s.size)
+            .enumerate()
+            .map(|(i, s)| {
+                if let Some(next) = spans.get(i + ahead).filter(|_| ahead > 0) {
+                    prefetch_index::prefetch_index(text.as_bytes(), next.end);
+                }
+                let start = cursor.to_char(s.start);
+                let end = start + s.size;
+                cursor.set(s.end, end);
+                (start, end)
             })
             .collect()
     }
@@ -578,6 +619,50 @@ impl Splitter {
 mod tests {
     use super::*;
     use std::cell::Cell;
+
+    #[test]
+    fn a_text_checked_as_it_is_read_is_chunked_as_through_its_line_view() {
+        // Three blocks of the paragraph index, with a terminator that needs a view at the start, inside the first
+        // block, at a block's end, and in the text the index never scans (after the last chunk it chose).
+        let base = "Line one of a paragraph.\nAnd line two goes on.\n\n".repeat(4000);
+        let places = [
+            0,
+            10,
+            64 * 1024 + 5,
+            base.len() / 2,
+            base.len() - 2,
+            base.len(),
+        ];
+        for strategy in [Strategy::Recursive, Strategy::Sentence, Strategy::Paragraph] {
+            for size in [64, 512, 4096] {
+                let s = Splitter::new(SplitterConfig::new(strategy, size)).unwrap();
+                // The sentence strategy's strongest cuts are not blank lines: no index, a view made first.
+                let indexes = s.assembler(None, None).indexes();
+                assert_eq!(indexes, strategy != Strategy::Sentence);
+                let plain = s.run_unviewed(&base, None).unwrap();
+                assert_eq!(plain.is_some(), indexes);
+                let unchecked = s.run(&base, None, None, None).unwrap();
+                assert!(plain.is_none_or(|plain| plain == unchecked));
+                assert_eq!(s.split(&base).unwrap(), unchecked);
+                for term in ["\r", "\x0b", "\u{85}", "\u{2028}", "\u{2029}"] {
+                    for &at in &places {
+                        let at = crate::offsets::ceil_char_boundary(&base, at);
+                        // A dot after it: a CR that an LF follows is a CRLF.
+                        let text = format!("{}{term}.{}", &base[..at], &base[at..]);
+                        assert_eq!(
+                            s.run_unviewed(&text, None).unwrap(),
+                            None,
+                            "{term:?} at {at}"
+                        );
+                        let view = s.view(&text);
+                        assert!(view.is_some());
+                        let through_view = s.run(&text, None, view.as_deref(), None).unwrap();
+                        assert_eq!(s.split(&text).unwrap(), through_view, "{term:?} at {at}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn names_parse_both_ways_with_the_errors_callers_see() {
