@@ -18,8 +18,8 @@ from . import _core
 from ._core import ChunkingError, Tokenizer
 from .chunk import Chunk
 from .chunkers import (
-    BaseChunker, _as_dict, _as_list, _check_read_size, _given, _int64_pairs, _metadata_dicts, _pairs_array, _pieces, _unit,
-    join_pages,
+    BaseChunker, _as_dict, _as_list, _check_read_size, _given, _int64_pairs, _metadata_dicts, _pairs_array, _pieces,
+    _text_or_pages, _unit,
 )
 
 __all__ = ["SemanticChunker", "from_fastembed", "from_model2vec", "from_onnx", "from_sentence_transformers"]
@@ -151,12 +151,7 @@ class SemanticChunker(BaseChunker):
         pages: Optional[Sequence[str]] = None,
     ) -> List[Chunk]:
         """Splits ``text`` (or the joined ``pages``, see :meth:`BaseChunker.chunk`) into :class:`Chunk` objects."""
-        if pages is not None:
-            if text is not None:
-                raise TypeError("chunk() takes text or pages, not both")
-            text = join_pages(pages)
-        elif text is None:
-            raise TypeError("chunk() needs text (or pages)")
+        text = _text_or_pages(text, pages)
         (vectors, dim), = self._embedded([text], "text")
         return self._splitter.semantic_chunk(text, vectors, dim, _as_dict(metadata, "metadata"), pages is not None)
 

@@ -608,37 +608,44 @@ mod tests {
 
     #[test]
     fn markdown_units_keep_blocks_whole_and_headings_with_their_content() {
-        let s = markdown(200, Mode::Optimal, 0);
-        assert_eq!(
-            unit_texts(&s, DOC),
-            [
-                "# Cats\n\nA cat sat.",
-                "The cat ate.",
-                "| k | v |\n|---|---|\n| cat | 1 |\n| cat | 2 |",
-                "## Rain\n\nRain fell.",
-                "Snow came.",
-                "```sh\nrun. it\nnow\n```"
-            ]
-        );
+        const TABLE: &str = "| k | v |\n|---|---|\n| cat | 1 |\n| cat | 2 |";
+        const CODE: &str = "```sh\nrun. it\nnow\n```";
+        // (min_unit, units): each sentence alone, then short ones merged, never across a heading or a block.
+        let cases: [(usize, &[&str]); 2] = [
+            (
+                0,
+                &[
+                    "# Cats\n\nA cat sat.",
+                    "The cat ate.",
+                    TABLE,
+                    "## Rain\n\nRain fell.",
+                    "Snow came.",
+                    CODE,
+                ],
+            ),
+            (
+                100,
+                &[
+                    "# Cats\n\nA cat sat. The cat ate.",
+                    TABLE,
+                    "## Rain\n\nRain fell. Snow came.",
+                    CODE,
+                ],
+            ),
+        ];
+        for (min_unit, want) in cases {
+            assert_eq!(
+                unit_texts(&markdown(200, Mode::Optimal, min_unit), DOC),
+                want
+            );
+        }
         // A table too large for one chunk: its rows are units, the header with the first row.
-        let s = markdown(40, Mode::Optimal, 0);
-        let units = unit_texts(&s, DOC);
+        let units = unit_texts(&markdown(40, Mode::Optimal, 0), DOC);
         assert!(
             units.contains(&"| k | v |\n|---|---|\n| cat | 1 |"),
             "{units:?}"
         );
         assert!(units.contains(&"| cat | 2 |"), "{units:?}");
-        // Short units merge, but never across a heading or a block.
-        let s = markdown(200, Mode::Optimal, 100);
-        assert_eq!(
-            unit_texts(&s, DOC),
-            [
-                "# Cats\n\nA cat sat. The cat ate.",
-                "| k | v |\n|---|---|\n| cat | 1 |\n| cat | 2 |",
-                "## Rain\n\nRain fell. Snow came.",
-                "```sh\nrun. it\nnow\n```"
-            ]
-        );
     }
 
     #[test]
