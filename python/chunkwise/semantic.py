@@ -18,8 +18,8 @@ from . import _core
 from ._core import ChunkingError, Tokenizer
 from .chunk import Chunk
 from .chunkers import (
-    BaseChunker, _as_dict, _as_list, _check_read_size, _given, _int64_pairs, _metadata_dicts, _pairs_array, _pieces, _unit,
-    join_pages,
+    BaseChunker, _as_dict, _as_list, _check_read_size, _given, _int64_pairs, _metadata_dicts, _pairs_array, _pieces,
+    _text_or_pages, _unit,
 )
 
 __all__ = ["SemanticChunker", "from_fastembed", "from_model2vec", "from_onnx", "from_sentence_transformers"]
@@ -72,6 +72,23 @@ class SemanticChunker(BaseChunker):
     first into the next) when the two fit together. ``overlap`` applies inside a segment cut at those levels; a
     chunk never starts with the end of the topic before it.
 
+    ``format="markdown"`` reads the text's Markdown structure as :class:`~chunkwise.MarkdownChunker` reads it (the
+    core's one parser). A unit never straddles a heading, a table, a code block, a list or a quote: a table, code
+    block or list (with the paragraph that leads into it) that fits in a chunk is one unit, so it is never cut; a
+    heading is one unit with the text under it when the two fit; inside a larger table or code block a unit ends
+    only at a line end. The sections bound the chunks as MarkdownChunker's rule says: a chunk never runs past the
+    end of the section it starts in, but may take in the sibling sections after it when they fit. In the optimal
+    mode the segmentation keeps to that rule, each chunk's capacity is ``size`` less its context when
+    ``size_includes_context``, and a cut before a heading earns a bonus of ten contrast units (the size cost's
+    unit), so that chunks end where sections do unless the sizes say otherwise. In the threshold modes a segment
+    between two cuts that fits is one chunk and a larger one is cut as MarkdownChunker cuts (headings, thematic
+    breaks, blocks, items, rows, lines, then the text levels). Every chunk's metadata then has ``title_path``,
+    ``headings`` and ``chunk_type``, and its ``context`` (the rendered title path; a cut table's header, a cut code
+    block's fence line, a cut list's lead-in) exactly as MarkdownChunker gives them; ``embedding_text`` is the
+    context and the text. With ``size_includes_context`` (the default, as in MarkdownChunker) the context counts
+    toward ``size``, in characters or tokens. ``format="text"`` (the default) reads sentences, lines and
+    paragraphs only, and its chunks have no context.
+
     Every chunk's metadata has ``cut_score``, the distance at the boundary the chunk ends at (None at the end of the
     text, or at a cut inside a unit), and ``cut_mode``; its ``level`` is "semantic" when it ends at a cut of the
     mode, else the level the engine cut at. Offsets are ``str`` indices and ``text`` is ``source[start:end]``.
@@ -95,6 +112,8 @@ class SemanticChunker(BaseChunker):
         target: Optional[int] = None,
         min_unit: Optional[int] = None,
         min_size: int = 0,
+        format: str = "text",
+        size_includes_context: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
         max_chars: Union[int, str, None] = "auto",
@@ -111,8 +130,9 @@ class SemanticChunker(BaseChunker):
             raise ChunkingError(f"batch_size must be an int >= 1, got {batch_size!r}")
         if not isinstance(cache, bool):
             raise TypeError(f"cache must be a bool, got {type(cache).__name__}")
-        if not isinstance(mode, str):
-            raise TypeError(f"mode must be a str, got {type(mode).__name__}")
+        for name, value in (("mode", mode), ("format", format)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a str, got {type(value).__name__}")
         self._kwargs = public
         args = {k: v for k, v in public.items() if k not in _PYTHON_ONLY}
         args["unit"] = _unit(unit, tokenizer)
@@ -131,12 +151,7 @@ class SemanticChunker(BaseChunker):
         pages: Optional[Sequence[str]] = None,
     ) -> List[Chunk]:
         """Splits ``text`` (or the joined ``pages``, see :meth:`BaseChunker.chunk`) into :class:`Chunk` objects."""
-        if pages is not None:
-            if text is not None:
-                raise TypeError("chunk() takes text or pages, not both")
-            text = join_pages(pages)
-        elif text is None:
-            raise TypeError("chunk() needs text (or pages)")
+        text = _text_or_pages(text, pages)
         (vectors, dim), = self._embedded([text], "text")
         return self._splitter.semantic_chunk(text, vectors, dim, _as_dict(metadata, "metadata"), pages is not None)
 

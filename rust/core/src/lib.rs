@@ -46,8 +46,8 @@ pub use error::ChunkError;
 pub use size::{MaxChars, Unit};
 pub use span::Span;
 pub use splitter::{
-    KeepSeparator, Restart, SemanticConfig, Splitter, SplitterConfig, Strategy, TableFormat,
-    DEFAULT_MIN_UNIT,
+    KeepSeparator, Restart, SemanticConfig, SemanticFormat, Splitter, SplitterConfig, Strategy,
+    TableFormat, DEFAULT_MIN_UNIT,
 };
 pub use stream::ChunkStream;
 pub use structure::{Description, SpanInfo, Structure};

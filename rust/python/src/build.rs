@@ -59,7 +59,7 @@ impl Prepared {
         let got = splitter.semantic_chunks(text, vectors, dim, options, Some(stop))?;
         Ok(Self {
             chunks: got.chunks.chunks,
-            structure: None,
+            structure: got.chunks.description,
             scores: Some((got.scores, splitter.config().semantic.mode.name())),
         })
     }

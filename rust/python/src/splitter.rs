@@ -4,8 +4,8 @@
 use chunkwise_core::size::MaxChars;
 use chunkwise_core::structure::code::Syntax;
 use chunkwise_core::{
-    ChunkOptions, Restart, SemanticConfig, Span, Splitter, SplitterConfig, Strategy,
-    DEFAULT_MIN_UNIT,
+    ChunkOptions, Restart, SemanticConfig, SemanticFormat, Span, Splitter, SplitterConfig,
+    Strategy, TableFormat, DEFAULT_MIN_UNIT,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
@@ -235,12 +235,12 @@ impl PySplitter {
     #[new]
     #[pyo3(signature = (strategy, size, overlap=None, min_size=None, trim=true, unit="chars", separators=None,
                         separators_regex=false, keep_separator="end", snap=None, tokenizer=None,
-                        merge_sections=true, size_includes_context=true, format="markdown",
+                        merge_sections=true, size_includes_context=true, format=None,
                         rows_per_chunk=None, max_chars=MaxCharsArg(None), restart=None, mode="percentile",
                         threshold=None, window=None, target=None, min_unit=None, language="auto"),
            text_signature = "(strategy, size, overlap=None, min_size=None, trim=True, unit='chars', separators=None, \
                              separators_regex=False, keep_separator='end', snap=None, tokenizer=None, \
-                             merge_sections=True, size_includes_context=True, format='markdown', \
+                             merge_sections=True, size_includes_context=True, format=None, \
                              rows_per_chunk=None, max_chars='auto', restart=None, mode='percentile', \
                              threshold=None, window=None, target=None, min_unit=None, language='auto')")]
     #[allow(clippy::too_many_arguments)]
@@ -259,7 +259,7 @@ impl PySplitter {
         tokenizer: Option<Bound<'_, PyAny>>,
         merge_sections: bool,
         size_includes_context: bool,
-        format: &str,
+        format: Option<&str>,
         rows_per_chunk: Option<&Bound<'_, PyAny>>,
         max_chars: MaxCharsArg<'_>,
         restart: Option<&Bound<'_, PyAny>>,
@@ -315,7 +315,11 @@ impl PySplitter {
             tokenizer: tokenizer.as_ref().map(|t| t.get().inner.clone()),
             merge_sections,
             size_includes_context,
-            table_format: format.parse().map_err(to_py)?,
+            // `format` is the table's for the table strategy, the text's for the semantic one.
+            table_format: match (strategy, format) {
+                (Strategy::Semantic, _) | (_, None) => TableFormat::Markdown,
+                (_, Some(f)) => f.parse().map_err(to_py)?,
+            },
             rows_per_chunk,
             max_chars: max_chars.parse()?,
             semantic: SemanticConfig {
@@ -324,6 +328,10 @@ impl PySplitter {
                 window: window.map_or(Ok(1), |w| count_arg("window", w, 1))?,
                 target: target.map(|t| count_arg("target", t, 1)).transpose()?,
                 min_unit: min_unit.map_or(Ok(DEFAULT_MIN_UNIT), |m| count_arg("min_unit", m, 0))?,
+                format: match (strategy, format) {
+                    (Strategy::Semantic, Some(f)) => f.parse().map_err(to_py)?,
+                    _ => SemanticFormat::Text,
+                },
             },
             language: match language {
                 "auto" => None,
@@ -583,7 +591,11 @@ impl PySplitter {
         )?;
         d.set_item("merge_sections", c.merge_sections)?;
         d.set_item("size_includes_context", c.size_includes_context)?;
-        d.set_item("format", c.table_format.name())?;
+        if c.strategy == Strategy::Semantic {
+            d.set_item("format", c.semantic.format.name())?;
+        } else {
+            d.set_item("format", c.table_format.name())?;
+        }
         d.set_item("rows_per_chunk", c.rows_per_chunk)?;
         match c.max_chars {
             MaxChars::Auto => d.set_item("max_chars", "auto")?,

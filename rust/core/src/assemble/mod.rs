@@ -476,7 +476,11 @@ impl<'a> Assembler<'a> {
 
     /// `prev` and `cur` as one chunk, when either is smaller than `min_size` and the two fit together.
     pub fn merged(&self, text: &str, prev: &Span, cur: &Span) -> Option<Span> {
-        let barrier = self.structure.is_some() && prev.level >= Level::SECTION;
+        // Never across a heading, nor (a caller's cut being no barrier) past the end of `prev`'s section.
+        let barrier = self.structure.is_some_and(|s| {
+            prev.level.heading_depth().is_some()
+                || cur.end > s.section_limit(text.len(), prev.start)
+        });
         if barrier || (cur.size >= self.min_size && prev.size >= self.min_size) {
             return None;
         }

@@ -216,6 +216,26 @@ pub struct Params {
     pub target: usize,
 }
 
+/// What a document's structure asks of the global segmentation (Markdown, see [`optimal::segment`]), unit by unit.
+#[derive(Debug, Clone, Default)]
+pub struct Frame {
+    /// A chunk starting with unit `a` ends at or before unit `reach[a]` (the end of its section, or of the run of
+    /// sibling sections it may merge with).
+    pub reach: Vec<usize>,
+    /// The estimated size a chunk starting with unit `a` may have: the size less its context when the context
+    /// counts.
+    pub capacity: Vec<usize>,
+    /// The bonus of a cut before unit `b` (a heading), in units of the text's contrast (`bonus[0]` is unused).
+    pub bonus: Vec<f64>,
+}
+
+impl Frame {
+    /// Whether units `a..b` may be one chunk.
+    pub fn allows(&self, a: usize, b: usize, extent: &Extent) -> bool {
+        b <= self.reach[a] && extent.size(a, b) <= self.capacity[a]
+    }
+}
+
 /// The cuts of a text and the distance curve they were read from.
 #[derive(Debug, Clone, Default)]
 pub struct Cuts {
@@ -228,14 +248,17 @@ pub struct Cuts {
     pub distances: Vec<f64>,
 }
 
-/// Where to cut units of the given `extent`, from their vectors' `sums`.
-pub fn cuts(sums: &Sums, extent: &Extent, params: &Params) -> Cuts {
+/// Where to cut units of the given `extent`, from their vectors' `sums`. With a document's `frame`, the global
+/// segmentation keeps to it, and the threshold modes leave a segment larger than the capacity to the structure
+/// (no soft cuts).
+pub fn cuts(sums: &Sums, extent: &Extent, params: &Params, frame: Option<&Frame>) -> Cuts {
     let distances = curve::distances(sums, params.window);
     let threshold = params.threshold.or(params.mode.default_threshold());
     let breaks = match params.mode {
         Mode::Optimal => {
             let weight = threshold.unwrap_or(3.0);
-            let (cuts, _) = optimal::segment(sums, extent, params.capacity, params.target, weight);
+            let (cuts, _) =
+                optimal::segment(sums, extent, params.capacity, params.target, weight, frame);
             return Cuts {
                 boundaries: cuts,
                 soft: Vec::new(),
@@ -288,6 +311,13 @@ pub fn cuts(sums: &Sums, extent: &Extent, params: &Params) -> Cuts {
         }
     };
     let boundaries: Vec<usize> = breaks.into_iter().map(|i| i + 1).collect();
+    if frame.is_some() {
+        return Cuts {
+            boundaries,
+            soft: Vec::new(),
+            distances,
+        };
+    }
     let all = fit(&boundaries, &distances, extent, params.capacity);
     let soft = all
         .into_iter()
@@ -401,23 +431,30 @@ mod tests {
             (Mode::Gradient, None),
             (Mode::Minima, None),
         ] {
-            let got = cuts(&sums, &extent, &params(mode, threshold, 1000));
+            let got = cuts(&sums, &extent, &params(mode, threshold, 1000), None);
             assert_eq!(got.boundaries, [3], "{mode:?}");
             assert!(got.soft.is_empty());
             assert_eq!(got.distances, [0.0, 0.0, 1.0, 0.0, 0.0]);
         }
         // Three deviations above the mean is 1.4: no cut.
-        assert!(cuts(&sums, &extent, &params(Mode::StdDev, None, 1000))
-            .boundaries
-            .is_empty());
+        assert!(
+            cuts(&sums, &extent, &params(Mode::StdDev, None, 1000), None)
+                .boundaries
+                .is_empty()
+        );
         // Window 2: the curve [0, .29, 1, .29, 0] peaks at the switch as well.
         let mut p = params(Mode::Percentile, Some(80.0), 1000);
         p.window = 2;
-        assert_eq!(cuts(&sums, &extent, &p).boundaries, [3]);
+        assert_eq!(cuts(&sums, &extent, &p, None).boundaries, [3]);
         assert!(
-            cuts(&sums, &extent, &params(Mode::StdDev, Some(-10.0), 1000))
-                .boundaries
-                .len()
+            cuts(
+                &sums,
+                &extent,
+                &params(Mode::StdDev, Some(-10.0), 1000),
+                None
+            )
+            .boundaries
+            .len()
                 == 5
         );
     }

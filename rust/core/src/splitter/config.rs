@@ -152,6 +152,27 @@ names!(
     ]
 );
 
+/// What a semantic chunker reads in its text besides sentences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SemanticFormat {
+    /// Running text: units and cuts at sentences, lines and paragraphs only.
+    Text,
+    /// Markdown: the structure the markdown strategy reads (see [`crate::structure::markdown`]); units never
+    /// straddle a heading or a table, code block or list, and chunks keep to their sections and carry their
+    /// title paths and context.
+    Markdown,
+}
+
+names!(
+    SemanticFormat,
+    "format",
+    "'text' or 'markdown'",
+    [
+        ("text", SemanticFormat::Text),
+        ("markdown", SemanticFormat::Markdown),
+    ]
+);
+
 /// The semantic strategy's settings (see [`crate::semantic`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SemanticConfig {
@@ -166,6 +187,8 @@ pub struct SemanticConfig {
     /// The least width of a unit embedded, in chars, a CJK char counting two: a run of narrower units (short
     /// lines, fragments) is embedded as one, up to the size (0: every sentence, line and paragraph end ends a unit).
     pub min_unit: usize,
+    /// What the text is: running text, or Markdown whose structure the chunks follow.
+    pub format: SemanticFormat,
 }
 
 /// [`SemanticConfig::min_unit`]'s default: a short English sentence, a Chinese one of 20 chars. (Larger values
@@ -180,6 +203,7 @@ impl Default for SemanticConfig {
             window: 1,
             target: None,
             min_unit: DEFAULT_MIN_UNIT,
+            format: SemanticFormat::Text,
         }
     }
 }

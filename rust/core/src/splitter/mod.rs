@@ -19,7 +19,9 @@ use crate::size::{CharCapped, Chars, MaxChars, Sizer, Unit};
 mod config;
 mod semantic;
 
-pub use config::{Restart, SemanticConfig, SplitterConfig, Strategy, DEFAULT_MIN_UNIT};
+pub use config::{
+    Restart, SemanticConfig, SemanticFormat, SplitterConfig, Strategy, DEFAULT_MIN_UNIT,
+};
 pub use semantic::SemanticChunks;
 
 /// The line view of `text` (see [`crate::boundary::breaks`]) when it is a copy: a view that is the text itself is
@@ -80,6 +82,23 @@ pub(crate) fn prose() -> Vec<Row> {
 /// The six heading levels of a structure, H1 first.
 fn sections() -> impl Iterator<Item = Row> {
     (1..=6).map(|d| parsed(Level::heading(d), Name::Section))
+}
+
+/// The markdown strategy's levels: sections by heading depth, then the blocks, then the text levels.
+fn markdown_rows() -> impl Iterator<Item = Row> {
+    sections()
+        .chain([
+            parsed(Level::THEMATIC, Name::ThematicBreak),
+            parsed(Level::BLOCK, Name::Block),
+            parsed(Level::ITEM, Name::Item),
+            parsed(Level::NESTED, Name::NestedBlock),
+            parsed(Level::DEFINITION, Name::Definition),
+            // Blank lines, lines and soft wraps of code blocks.
+            parsed(Level::PARAGRAPH, Name::Paragraph),
+            parsed(Level::LINE, Name::Line),
+            parsed(Level::WRAP, Name::Wrap),
+        ])
+        .chain(prose())
 }
 
 impl Splitter {
@@ -304,6 +323,13 @@ impl Splitter {
                 scan(Word, Level::WORD),
             ],
             (Strategy::Clause, _) => sections().chain(prose()).collect(),
+            (Strategy::Semantic, _) if config.semantic.format == SemanticFormat::Markdown => {
+                // The cuts above the headings: a segment between two that fits is one chunk, sibling sections
+                // and all; a larger one is cut as the markdown strategy cuts it.
+                std::iter::once(parsed(semantic::SECTION_CUT, Name::Semantic))
+                    .chain(markdown_rows())
+                    .collect()
+            }
             (Strategy::Semantic, _) => [
                 parsed(semantic::CUT, Name::Semantic),
                 parsed(semantic::SOFT_CUT, Name::Semantic),
@@ -328,20 +354,7 @@ impl Splitter {
                     scan(Word, Level::WORD),
                 ])
                 .collect(),
-            (Strategy::Markdown, _) => sections()
-                .chain([
-                    parsed(Level::THEMATIC, Name::ThematicBreak),
-                    parsed(Level::BLOCK, Name::Block),
-                    parsed(Level::ITEM, Name::Item),
-                    parsed(Level::NESTED, Name::NestedBlock),
-                    parsed(Level::DEFINITION, Name::Definition),
-                    // Blank lines, lines and soft wraps of code blocks.
-                    parsed(Level::PARAGRAPH, Name::Paragraph),
-                    parsed(Level::LINE, Name::Line),
-                    parsed(Level::WRAP, Name::Wrap),
-                ])
-                .chain(prose())
-                .collect(),
+            (Strategy::Markdown, _) => markdown_rows().collect(),
         };
         out.push(scan(Grapheme, Level::GRAPHEME));
         Ok(Levels::new(out))
@@ -483,10 +496,11 @@ impl Splitter {
 
     /// Whether the strategy reads the document's structure (its chunks carry a title path and a type).
     pub fn is_structural(&self) -> bool {
-        matches!(
-            self.config.strategy,
-            Strategy::Markdown | Strategy::Clause | Strategy::Table | Strategy::Code
-        )
+        match self.config.strategy {
+            Strategy::Markdown | Strategy::Clause | Strategy::Table | Strategy::Code => true,
+            Strategy::Semantic => self.config.semantic.format == SemanticFormat::Markdown,
+            _ => false,
+        }
     }
 
     /// Whether any source reads lines (and so needs the text's line view).
@@ -499,6 +513,7 @@ impl Splitter {
         let lines = view.unwrap_or(text);
         let mut s = match self.config.strategy {
             Strategy::Markdown => structure::markdown::parse(lines),
+            Strategy::Semantic if self.is_structural() => structure::markdown::parse(lines),
             Strategy::Clause => structure::provisions::parse(lines),
             Strategy::Code => {
                 use structure::code::Syntax;

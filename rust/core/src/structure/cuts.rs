@@ -4,7 +4,7 @@
 //! that fits is one chunk; a larger one is cut by the engine at the text levels, so the size cap stays exact.
 
 use super::Structure;
-use crate::boundary::{Boundary, Level};
+use crate::boundary::Level;
 
 impl Structure {
     /// The structure of `cuts` reported at `level`, and of `soft` cuts reported at `soft_level` (byte offsets into
@@ -17,28 +17,36 @@ impl Structure {
         (soft, soft_level): (&[usize], Level),
     ) -> Self {
         let inside = |p: &&usize| **p > 0 && **p < text_len;
-        let mut hard: Vec<usize> = cuts.iter().filter(inside).copied().collect();
-        hard.sort_unstable();
-        hard.dedup();
         let mut s = Structure {
             merge_sections: true,
             ..Structure::default()
         };
-        for &pos in &hard {
-            s.bounds.push(Boundary { pos, level });
-        }
-        for &pos in soft.iter().filter(inside) {
-            if hard.binary_search(&pos).is_err() {
-                s.bounds.push(Boundary {
-                    pos,
-                    level: soft_level,
-                });
+        s.add_cuts(text_len, cuts, level);
+        let mut soft: Vec<usize> = soft.iter().filter(inside).copied().collect();
+        soft.sort_unstable();
+        for pos in soft {
+            if s.cuts.binary_search(&pos).is_err() {
+                s.push_bound(pos, soft_level);
             }
         }
-        s.bounds.sort_by_key(|b| b.pos);
-        s.bounds.dedup_by_key(|b| b.pos);
-        s.cuts = hard;
         s
+    }
+
+    /// Adds a caller's `cuts` at `level` to a parsed structure (see [`Structure::from_cuts`]): a chunk never runs
+    /// past the next of them, nor past the end of its section. At a position that is a cut already (a heading),
+    /// the stronger level stays.
+    pub fn add_cuts(&mut self, text_len: usize, cuts: &[usize], level: Level) {
+        let mut hard: Vec<usize> = cuts
+            .iter()
+            .filter(|&&p| p > 0 && p < text_len)
+            .copied()
+            .collect();
+        hard.sort_unstable();
+        hard.dedup();
+        for &pos in &hard {
+            self.push_bound(pos, level);
+        }
+        self.cuts = hard;
     }
 
     /// The first cut after `start`, if any.

@@ -16,6 +16,13 @@ impl Structure {
     /// a section then ends at the next heading). A table chunk with `rows_per_chunk` stays inside its rows limit,
     /// and a chunk of a caller's cuts ends at the next cut.
     pub(crate) fn limit_at(&self, text_len: usize, start: usize) -> usize {
+        self.section_limit(text_len, start)
+            .min(self.rows_limit(start).unwrap_or(text_len))
+            .min(self.next_cut(start).unwrap_or(text_len))
+    }
+
+    /// How far a chunk starting at `start` may reach as far as sections go (see [`Structure::limit_at`]).
+    pub(crate) fn section_limit(&self, text_len: usize, start: usize) -> usize {
         let n = self.headings.partition_point(|h| h.start <= start);
         let next = match n.checked_sub(1) {
             // Before the first heading: the preamble may run into the first section only when merging.
@@ -30,10 +37,42 @@ impl Structure {
                 }
             }
         };
-        let section_end = self.headings.get(next).map_or(text_len, |h| h.start);
-        section_end
-            .min(self.rows_limit(start).unwrap_or(text_len))
-            .min(self.next_cut(start).unwrap_or(text_len))
+        self.headings.get(next).map_or(text_len, |h| h.start)
+    }
+
+    /// Whether a semantic unit may start at `pos` (a unit's first non-blank byte): outside verbatim text anywhere;
+    /// inside it only at a line's start, and in a table only at a data row after the first (the header goes with
+    /// the first row), in a code block only at a line after the first (the fence line goes with the first line).
+    pub(crate) fn unit_may_start(&self, text: &str, pos: usize) -> bool {
+        let Some(v) = self
+            .verbatim
+            .partition_point(|r| r.start < pos)
+            .checked_sub(1)
+        else {
+            return true;
+        };
+        let r = &self.verbatim[v];
+        if pos >= r.end {
+            return true;
+        }
+        let line = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+        if !text[line..pos].trim().is_empty() {
+            return false;
+        }
+        match self.block_of(r).map(|b| &b.kind) {
+            Some(BlockKind::Table { rows, .. }) => rows.get(1..).is_some_and(|rows| {
+                rows.binary_search(&line).is_ok() || rows.binary_search(&pos).is_ok()
+            }),
+            Some(BlockKind::Code { body, .. }) => line > *body,
+            _ => true,
+        }
+    }
+
+    /// Whether a cut may fall at `pos` (see [`Structure::seal`]): not inside a block that stays whole, nor
+    /// between a heading and its content.
+    pub(crate) fn may_cut(&self, pos: usize) -> bool {
+        let i = self.no_cut.partition_point(|&(_, b)| b <= pos);
+        self.no_cut.get(i).is_none_or(|&(a, _)| a >= pos)
     }
 
     /// With `rows_per_chunk`, where a chunk starting at `start` must end: before the `rows_per_chunk`-th row after
