@@ -73,11 +73,21 @@ CHARS = {
 TEXTS = {"TableChunker": TABLES, "ClauseChunker": LEGAL + PROSE}
 
 
+COMPOSITE = {"AutoChunker": chunkwise.AutoChunker(100), "HierarchicalChunker": chunkwise.HierarchicalChunker([100, 50]),
+             "ElementsChunker": chunkwise.ElementsChunker(100)}
+
+
 def test_every_chunker_is_covered():
     exported = {name for name in chunkwise.__all__ if name.endswith("Chunker")}
     # SemanticChunker embeds its units in Python; chunk_arrow refuses it (see tests/test_semantic.py), and
-    # CodeChunker until its metadata has columns.
-    assert exported - {"SemanticChunker", "CodeChunker"} == set(CHARS)
+    # CodeChunker until its metadata has columns; the chunkers made of others are refused (below).
+    assert exported - {"SemanticChunker", "CodeChunker"} - set(COMPOSITE) == set(CHARS)
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITE))
+def test_chunkers_made_of_others_are_refused_with_the_reason(name):
+    with pytest.raises(TypeError, match=f"one strategy .*got {name}: "):
+        chunk_arrow(pa.table({"text": ["x y z"]}), COMPOSITE[name])
 
 
 def test_code_chunker_is_refused_until_its_metadata_has_columns():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, List, Optional, Sequence
 
-from .chunkers import BaseChunker
+from .chunkers import BaseChunker, _one_strategy
 
 
 def engine(module: str, extra: str) -> Any:
@@ -25,8 +25,7 @@ def columns(
 ) -> List[str]:
     """The input columns the workers need (the text, the kept ones and the ids), after the checks that do not need
     the data: the kernel repeats them on every batch, but a mistake is better caught before the job starts."""
-    if not isinstance(chunker, BaseChunker):
-        raise TypeError(f"chunker must be a chunkwise chunker (e.g. RecursiveChunker), got {type(chunker).__name__}")
+    _one_strategy(chunker)
     if not isinstance(text_column, str):
         raise TypeError(f"text_column must be a str, got {type(text_column).__name__}")
     if isinstance(keep, str):

@@ -12,7 +12,7 @@ import importlib
 from typing import Any, Optional, Sequence
 
 from . import _core
-from .chunkers import BaseChunker, CodeChunker
+from .chunkers import BaseChunker, CodeChunker, _one_strategy
 
 __all__ = ["chunk_arrow", "OUTPUT_COLUMNS"]
 
@@ -82,8 +82,7 @@ def chunk_arrow(
             "no columns): use its chunk_batch"
         )
     pa = _pyarrow()
-    if not isinstance(chunker, BaseChunker):
-        raise TypeError(f"chunker must be a chunkwise chunker (e.g. RecursiveChunker), got {type(chunker).__name__}")
+    _one_strategy(chunker)
     if keep is not None:
         if isinstance(keep, str):
             raise TypeError("keep must be a list of column names, not a str")

@@ -198,6 +198,25 @@ def join_pages(pages: Sequence[str]) -> str:
     return PAGE_BREAK.join(pages)
 
 
+#: Why the chunkers that are not of one strategy are not taken where a core splitter runs the texts (the Arrow
+#: kernel and the engines built on it).
+_COMPOSITE = {
+    "AutoChunker": ": it picks a strategy per document; pass the chunker of one kind, or use its chunk_batch",
+    "HierarchicalChunker": ": its levels are chunked one after the other; use its chunk_batch",
+    "ElementsChunker": ": it takes parsed elements, not a text column; use its chunk_batch",
+}
+
+
+def _one_strategy(chunker: Any) -> None:
+    """Refuses anything but a chunker of one strategy (a core splitter's), naming why a known composite is not."""
+    if not isinstance(chunker, BaseChunker):
+        name = type(chunker).__name__
+        raise TypeError(
+            f"chunker must be a chunkwise chunker of one strategy (e.g. RecursiveChunker), got {name}"
+            + _COMPOSITE.get(name, "")
+        )
+
+
 def _text_or_pages(text: Optional[str], pages: Optional[Sequence[str]]) -> str:
     """The source text of ``chunk(text)`` or ``chunk(pages=...)`` (see :func:`join_pages`)."""
     if pages is not None:
