@@ -27,6 +27,11 @@ use crate::size::Sizer;
 /// How many levels of bodies cut: depth 1 (a module's nodes) to 5.
 pub const CUT_DEPTHS: u8 = 5;
 
+/// How deep a definition may sit and still stay whole when it fits (with no cut before it below [`CUT_DEPTHS`]): a
+/// method of an anonymous class inside a method of a nested class is at depth 7 or so. Each level's blocks are
+/// measured whole, so a bound keeps a thousand-deep nesting linear.
+const WHOLE_DEPTHS: u8 = 24;
+
 /// The level of a cut before a node at `depth` (1 to [`CUT_DEPTHS`]): the five levels between blank lines and
 /// sections, the module's nodes strongest.
 pub fn level(depth: u8) -> Level {
@@ -228,6 +233,8 @@ impl Walk<'_> {
                         node.kind(),
                         def.is_some() || many_lines,
                     );
+                } else if def.is_some() && depth <= WHOLE_DEPTHS {
+                    self.block(start..end, depth);
                 }
                 if node.is_error() {
                     self.code.errors.push(start..end);
@@ -384,16 +391,7 @@ impl Walk<'_> {
         }
         let (start, end) = (range.start, range.end);
         if whole {
-            self.s.blocks.push(super::Block {
-                range,
-                kind: super::BlockKind::Code {
-                    opener: None,
-                    body: start,
-                    language: self.code.language.map(|l| l.name.to_owned()),
-                },
-                keep_whole: true,
-                nested: depth > 1,
-            });
+            self.block(range, depth);
         }
         let kind = match self.code.kinds.iter().position(|k| *k == kind) {
             Some(i) => i,
@@ -407,6 +405,21 @@ impl Walk<'_> {
             end,
             depth,
             kind: u16::try_from(kind).unwrap_or(u16::MAX),
+        });
+    }
+
+    /// Records a node that stays whole when it fits.
+    fn block(&mut self, range: Range<usize>, depth: u8) {
+        let body = range.start;
+        self.s.blocks.push(super::Block {
+            range,
+            kind: super::BlockKind::Code {
+                opener: None,
+                body,
+                language: self.code.language.map(|l| l.name.to_owned()),
+            },
+            keep_whole: true,
+            nested: depth > 1,
         });
     }
 

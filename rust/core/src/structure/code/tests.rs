@@ -111,3 +111,28 @@ fn errors_unknown_languages_and_deep_nesting_fall_back_to_lines() {
     assert_eq!(s.code.as_deref().expect("code").symbols.len(), 1000);
     assert!(chunks(&nested, 100, Some("js")).len() > 10);
 }
+
+#[test]
+fn a_definition_below_the_cut_depths_still_stays_whole() {
+    // A method of an anonymous class in a method of a nested class: below the levels that cut, still kept whole.
+    let body: String = (0..6)
+        .map(|i| format!("                    int v{i} = {i};\n"))
+        .collect();
+    let text = format!(
+        "class A {{\n    class B {{\n        Object m() {{\n            return new Runnable() {{\n                public void run() {{\n{body}                }}\n            }};\n        }}\n    }}\n}}\n"
+    );
+    let run = text.find("public void run").expect("run");
+    let end = text[run..].find("\n                }").expect("end") + run + 18;
+    let whole = &text[run..end];
+    let out = chunks(&text, whole.len() + 20, Some("java"));
+    assert!(
+        out.iter().any(|(t, _, _)| t.contains(whole)),
+        "{:#?}",
+        out.iter().map(|(t, _, _)| t).collect::<Vec<_>>()
+    );
+    let (_, path, _) = out
+        .iter()
+        .find(|(t, _, _)| t.contains(whole))
+        .expect("whole");
+    assert_eq!(path.last().map(String::as_str), Some("method run"));
+}
