@@ -11,20 +11,13 @@ no blank line between, and a comment on the line it ends on), its label (kind wo
 * no definition that fits in ``size`` is cut: one chunk holds the whole of it;
 * ``c.metadata["symbol_path"]`` is the labels of the definitions whose range holds the chunk's first character.
 
-The files: sources that the test environment has on any machine of this project's kind (matplotlib's JavaScript,
-the grammar crates' ``grammar.js`` and the Rust crates of Cargo.lock in cargo's registry after the build, this
-repository's own Rust), files the machine may have (npm's TypeScript declarations, a JDK's ``src.zip``, Go in git's
-contrib), and samples under tests/data/code written for these tests for the languages no installed package ships.
+The files are those of ``code_sources.sources()``: real files of every language (see there where they come from).
 """
 
 from __future__ import annotations
 
 import bisect
-import glob
-import os
 import re
-import sys
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
@@ -32,21 +25,23 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 import pytest
 
 from chunkwise import CodeChunker, Tokenizer
+from code_sources import grammar_capsule, sources
 
 ts = pytest.importorskip("tree_sitter")
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data" / "code"
-CARGO_HOME = Path(os.environ.get("CARGO_HOME", os.path.expanduser("~/.cargo")))
+# A definition inside more than this many others is no symbol (chunkwise's MAX_SYMBOL_DEPTH).
+MAX_SYMBOL_DEPTH = 32
 
 
 # -- the independent reader --------------------------------------------------------------------------------------------
 
 
-def _grammar(module: str, attr: str = "language") -> Callable[[], object]:
+def _grammar(language: str) -> Callable[[], object]:
     def load() -> object:
-        mod = pytest.importorskip(module)
-        return ts.Language(getattr(mod, attr)())
+        try:
+            return ts.Language(grammar_capsule(language))
+        except ImportError as e:
+            pytest.skip(f"the {language} grammar's wheel is missing: {e}")
 
     return load
 
@@ -95,13 +90,13 @@ LANGS: Dict[str, Lang] = {
     for lang in [
         Lang(
             "python",
-            _grammar("tree_sitter_python"),
+            _grammar("python"),
             {"function_definition": "def", "class_definition": "class"},
             {"decorated_definition": "definition"},
         ),
         Lang(
             "javascript",
-            _grammar("tree_sitter_javascript"),
+            _grammar("javascript"),
             JS_DEFS,
             {"export_statement": "declaration"},
             COMMENTS | {"decorator"},
@@ -109,7 +104,7 @@ LANGS: Dict[str, Lang] = {
         ),
         Lang(
             "typescript",
-            _grammar("tree_sitter_typescript", "language_typescript"),
+            _grammar("typescript"),
             TS_DEFS,
             {"export_statement": "declaration", "ambient_declaration": None},
             COMMENTS | {"decorator"},
@@ -117,7 +112,7 @@ LANGS: Dict[str, Lang] = {
         ),
         Lang(
             "tsx",
-            _grammar("tree_sitter_typescript", "language_tsx"),
+            _grammar("tsx"),
             TS_DEFS,
             {"export_statement": "declaration", "ambient_declaration": None},
             COMMENTS | {"decorator"},
@@ -125,7 +120,7 @@ LANGS: Dict[str, Lang] = {
         ),
         Lang(
             "rust",
-            _grammar("tree_sitter_rust"),
+            _grammar("rust"),
             {
                 "function_item": "fn",
                 "function_signature_item": "fn",
@@ -142,12 +137,12 @@ LANGS: Dict[str, Lang] = {
         ),
         Lang(
             "go",
-            _grammar("tree_sitter_go"),
+            _grammar("go"),
             {"function_declaration": "func", "method_declaration": "func", "type_declaration": "type"},
         ),
         Lang(
             "java",
-            _grammar("tree_sitter_java"),
+            _grammar("java"),
             {
                 "class_declaration": "class",
                 "interface_declaration": "interface",
@@ -271,90 +266,12 @@ def byte_to_str(text: str) -> Callable[[int], int]:
 
 def expected_path(defs: List[Definition], pos: int) -> List[str]:
     around = [d for d in defs if d.start <= pos < d.end]
-    return [d.label for d in sorted(around, key=lambda d: (d.start, -d.end))]
+    return [d.label for d in sorted(around, key=lambda d: (d.start, -d.end))][:MAX_SYMBOL_DEPTH]
 
 
 # -- the files ---------------------------------------------------------------------------------------------------------
 
-
-def _cargo_lock_crates() -> Dict[str, str]:
-    import tomllib
-
-    lock = tomllib.loads((ROOT / "Cargo.lock").read_text(encoding="utf-8"))
-    return {p["name"]: p["version"] for p in lock["package"]}
-
-
-def _registry(crate: str, rel: str) -> List[Path]:
-    version = _cargo_lock_crates().get(crate)
-    if version is None:
-        return []
-    return [Path(p) for p in sorted(glob.glob(str(CARGO_HOME / "registry" / "src" / "*" / f"{crate}-{version}" / rel)))]
-
-
-def _site_packages(rel: str) -> List[Path]:
-    return [Path(p) for base in sys.path if base.endswith("site-packages") for p in sorted(glob.glob(f"{base}/{rel}"))]
-
-
-def _jdk_sources(names: List[str]) -> List[Tuple[str, str]]:
-    for z in sorted(glob.glob("/usr/lib/jvm/*/lib/src.zip")):
-        try:
-            with zipfile.ZipFile(z) as zf:
-                found = {}
-                for entry in zf.namelist():
-                    for n in names:
-                        if entry.endswith("/" + n):
-                            found[n] = (f"{z}:{entry}", zf.read(entry).decode("utf-8"))
-                if found:
-                    return [found[n] for n in names if n in found]
-        except (OSError, zipfile.BadZipFile):
-            continue
-    return []
-
-
-def sources() -> List[Tuple[str, str, str]]:
-    """(language, where, text) of every file the test reads."""
-    out: List[Tuple[str, str, str]] = []
-
-    def add(language: str, paths: List[Path], limit: int = 6) -> None:
-        # (files of a few lines, such as a declaration file of one export, define nothing worth checking)
-        for p in [p for p in paths if p.stat().st_size > 2000][:limit]:
-            out.append((language, str(p), p.read_text(encoding="utf-8")))
-
-    add("python", [ROOT / "tests" / "data" / "code.py"])
-    add("javascript", _site_packages("matplotlib/backends/web_backend/js/*.js"), 3)
-    grammars = [
-        ("tree-sitter-javascript", "grammar.js"),
-        ("tree-sitter-typescript", "common/define-grammar.js"),
-        ("tree-sitter-rust", "grammar.js"),
-        ("tree-sitter-python", "grammar.js"),
-    ]
-    add("javascript", [p for crate, rel in grammars for p in _registry(crate, rel)])
-    add("javascript", [DATA / "nbagg_mpl.js"])
-    add("typescript", sorted(Path(p) for p in glob.glob("/usr/lib/node_modules/npm/node_modules/glob/dist/esm/*.d.ts")))
-    add("typescript", sorted(DATA.glob("*.ts")))
-    add("tsx", sorted(DATA.glob("*.tsx")))
-    rust = [
-        ("tree-sitter", "binding_rust/lib.rs"),
-        ("memchr", "src/memchr.rs"),
-        ("regex-automata", "src/meta/regex.rs"),
-        ("itoa", "src/lib.rs"),
-    ]
-    add("rust", [p for crate, rel in rust for p in _registry(crate, rel)])
-    add("rust", [ROOT / "rust/core/src/structure/code/mod.rs", ROOT / "rust/core/src/assemble/mod.rs", DATA / "itoa_lib.rs"])
-    add("go", sorted(Path(p) for p in glob.glob("/usr/share/doc/git/contrib/persistent-https/*.go")), 4)
-    add("go", sorted(DATA.glob("*.go")))
-    for where, text in _jdk_sources(["ArrayList.java", "HashMap.java", "Optional.java"]):
-        out.append(("java", where, text))
-    add("java", sorted(DATA.glob("*.java")))
-    return out
-
-
-def _distinct(files: List[Tuple[str, str, str]]) -> List[Tuple[str, str, str]]:
-    seen = set()
-    return [f for f in files if not (f[2] in seen or seen.add(f[2]))]
-
-
-SOURCES = _distinct(sources())
+SOURCES = sources()
 
 
 def test_every_language_has_files() -> None:

@@ -15,7 +15,7 @@ mod languages;
 
 use std::ops::Range;
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Parser, TreeCursor};
 
 pub use languages::{Syntax, LANGUAGES};
 
@@ -27,10 +27,10 @@ use crate::size::Sizer;
 /// How many levels of bodies cut: depth 1 (a module's nodes) to 5.
 pub const CUT_DEPTHS: u8 = 5;
 
-/// How deep a definition may sit and still stay whole when it fits (with no cut before it below [`CUT_DEPTHS`]): a
-/// method of an anonymous class inside a method of a nested class is at depth 7 or so. Each level's blocks are
-/// measured whole, so a bound keeps a thousand-deep nesting linear.
-const WHOLE_DEPTHS: u8 = 24;
+/// How many definitions may hold a definition that still stays whole when it fits, below [`CUT_DEPTHS`] (where no
+/// cut comes before it): a method of an anonymous class inside a method of a nested class is held by three. Each
+/// level's blocks are measured whole, so a bound keeps a thousand-deep nesting linear.
+const WHOLE_DEFINITIONS: u8 = 24;
 
 /// The level of a cut before a node at `depth` (1 to [`CUT_DEPTHS`]): the five levels between blank lines and
 /// sections, the module's nodes strongest.
@@ -123,19 +123,7 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     }
     code.symbols
         .sort_by_key(|y| (y.range.start, std::cmp::Reverse(y.range.end)));
-    let mut open: Vec<usize> = Vec::new();
-    for i in 0..code.symbols.len() {
-        let start = code.symbols[i].range.start;
-        while open
-            .last()
-            .is_some_and(|&o| code.symbols[o].range.end <= start)
-        {
-            open.pop();
-        }
-        code.symbols[i].depth = open.len() + 1;
-        code.parents.push(open.last().copied());
-        open.push(i);
-    }
+    code.parents = nest(&mut code.symbols);
     code.pieces
         .sort_by_key(|p| (p.start, p.depth, std::cmp::Reverse(p.end)));
     code.errors.sort_by_key(|r| (r.start, r.end));
@@ -144,6 +132,39 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     s.code = Some(Box::new(code));
     s.finish(text);
     s
+}
+
+/// A node of one line this long (in bytes) is looked into below the cut depths, for the definitions it holds (a
+/// minified file's); a shorter one holds none worth a symbol, and is not.
+const LONG_NODE: usize = 200;
+
+/// How many definitions deep a symbol may sit: one inside more is none (a chunk's symbol path and context, one
+/// entry per definition around it, stay bounded on a thousand-deep nesting; real code nests a handful).
+pub const MAX_SYMBOL_DEPTH: usize = 32;
+
+/// Sets the depth of each symbol (sorted by start, an outer one first), drops those deeper than
+/// [`MAX_SYMBOL_DEPTH`], and returns the parent of each one kept.
+fn nest(symbols: &mut Vec<Symbol>) -> Vec<Option<usize>> {
+    let mut open: Vec<usize> = Vec::new();
+    let mut parents = Vec::with_capacity(symbols.len());
+    let mut kept = 0;
+    for i in 0..symbols.len() {
+        let start = symbols[i].range.start;
+        while open.last().is_some_and(|&o| symbols[o].range.end <= start) {
+            open.pop();
+        }
+        if open.len() >= MAX_SYMBOL_DEPTH {
+            continue;
+        }
+        // Everything between `kept` and `i` was dropped: the kept ones stay in order.
+        symbols.swap(kept, i);
+        symbols[kept].depth = open.len() + 1;
+        parents.push(open.last().copied());
+        open.push(kept);
+        kept += 1;
+    }
+    symbols.truncate(kept);
+    parents
 }
 
 /// Where each line starts, and where its content starts (past its indentation): positions from a node's row in
@@ -205,18 +226,27 @@ impl Walk<'_> {
             self.code.errors.push(root.start_byte()..root.end_byte());
             return;
         }
-        // Each holder, with the node whose first line is its own (a definition's, for its body).
-        let mut holders = vec![(root, root, 1u8)];
-        let mut children = Vec::new();
-        while let Some((holder, owner, depth)) = holders.pop() {
+        // Each holder, with the node whose first line is its own (a definition's, for its body), its depth, and
+        // how many definitions hold it.
+        let mut holders = vec![(root, root, 1u8, 0u8)];
+        let (mut children, mut stack, mut cursor) = (Vec::new(), Vec::new(), root.walk());
+        while let Some((holder, owner, depth, defs)) = holders.pop() {
             children.clear();
-            body_children(holder, &mut children);
+            body_children(holder, &mut cursor, &mut stack, &mut children);
             // No cut on the owner's first line (it would part the owner's start from the comments that go with
             // it, or a string's quotes from its content), and none inside a line of a holder of many lines.
             let first_row = owner.start_position().row;
             let last = owner.end_position();
             let one_line = last.row == first_row || last.row == first_row + 1 && last.column == 0;
-            for (range, first, node) in self.group(&children) {
+            let pieces = self.group(&children);
+            // A node alone in its holder has no sibling to be cut from: its children take its level (a chain of
+            // wrappers, as in a minified bundle's `(()=>{var e={...}})()`, would use up the levels that cut).
+            let next = if pieces.len() == 1 {
+                depth
+            } else {
+                depth.saturating_add(1)
+            };
+            for (range, first, node) in pieces {
                 let (start, end) = (range.start, range.end);
                 let def = self.definition(node);
                 if depth <= CUT_DEPTHS {
@@ -233,28 +263,29 @@ impl Walk<'_> {
                         node.kind(),
                         def.is_some() || many_lines,
                     );
-                } else if def.is_some() && depth <= WHOLE_DEPTHS {
+                } else if def.is_some() && defs < WHOLE_DEFINITIONS {
                     self.block(start..end, depth);
                 }
                 if node.is_error() {
                     self.code.errors.push(start..end);
                     continue;
                 }
-                let next = depth.saturating_add(1);
                 match def {
                     Some(def) => {
                         // A definition is cut at its body's nodes only.
                         if let Some(body) = def.body {
-                            holders.push((body, node, next));
+                            holders.push((body, node, next, defs.saturating_add(1)));
                         }
                         self.symbol(start..end, def);
                     }
-                    // Below the cut depths only definitions matter (for symbol paths).
+                    // Below the cut depths only definitions matter (for symbol paths): they are in nodes of many
+                    // lines, or of one long line (a minified file's).
                     None if node.named_child_count() > 0
                         && (depth < CUT_DEPTHS
-                            || node.end_position().row > node.start_position().row) =>
+                            || node.end_position().row > node.start_position().row
+                            || end - start > LONG_NODE) =>
                     {
-                        holders.push((node, node, next));
+                        holders.push((node, node, next, defs));
                     }
                     None => {}
                 }
@@ -469,20 +500,24 @@ struct Def<'t> {
 }
 
 /// The named children of `holder`, with the children of its bodies (blocks, class bodies...) in their place, in
-/// document order.
-fn body_children<'t>(holder: Node<'t>, out: &mut Vec<Node<'t>>) {
+/// document order. `cursor` and `stack` are scratch space, kept across calls (a cursor allocates).
+fn body_children<'t>(
+    holder: Node<'t>,
+    cursor: &mut TreeCursor<'t>,
+    stack: &mut Vec<Node<'t>>,
+    out: &mut Vec<Node<'t>>,
+) {
     // Nodes still to read, the next one last.
-    let mut stack: Vec<Node<'t>> = Vec::new();
-    let push_children = |node: Node<'t>, stack: &mut Vec<Node<'t>>| {
+    stack.clear();
+    let mut push_children = |node: Node<'t>, stack: &mut Vec<Node<'t>>| {
         let from = stack.len();
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor));
+        stack.extend(node.named_children(cursor));
         stack[from..].reverse();
     };
-    push_children(holder, &mut stack);
+    push_children(holder, stack);
     while let Some(node) = stack.pop() {
         if languages::BODIES.contains(&node.kind()) && node.named_child_count() > 0 {
-            push_children(node, &mut stack);
+            push_children(node, stack);
         } else {
             out.push(node);
         }
