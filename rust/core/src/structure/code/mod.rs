@@ -11,11 +11,14 @@
 //! - Definitions (`def`, `class`, `fn`, `impl`, ...) are also [`Symbol`]s: a chunk's symbol path is the symbols
 //!   around its start, and its context the signatures of those it starts inside.
 
+mod kinds;
 mod languages;
 
 use std::ops::Range;
 
 use tree_sitter::{Node, Parser, TreeCursor};
+
+use kinds::Kinds;
 
 pub use languages::{Syntax, LANGUAGES};
 
@@ -112,7 +115,7 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     match (syntax, &tree) {
         (Some(syn), Some(tree)) => Walk {
             text,
-            syntax: syn,
+            kinds: Kinds::get(syn),
             lines: Lines::new(text),
             s: &mut s,
             code: &mut code,
@@ -213,7 +216,7 @@ const MAX_HEADER: usize = 400;
 /// The walk of one syntax tree.
 struct Walk<'a> {
     text: &'a str,
-    syntax: &'static Syntax,
+    kinds: &'static Kinds,
     lines: Lines,
     s: &'a mut Structure,
     code: &'a mut Code,
@@ -232,7 +235,7 @@ impl Walk<'_> {
         let (mut children, mut stack, mut cursor) = (Vec::new(), Vec::new(), root.walk());
         while let Some((holder, owner, depth, defs)) = holders.pop() {
             children.clear();
-            body_children(holder, &mut cursor, &mut stack, &mut children);
+            body_children(holder, self.kinds, &mut cursor, &mut stack, &mut children);
             // No cut on the owner's first line (it would part the owner's start from the comments that go with
             // it, or a string's quotes from its content), and none inside a line of a holder of many lines.
             let first_row = owner.start_position().row;
@@ -303,9 +306,8 @@ impl Walk<'_> {
         // The row the last piece ends on, while nothing waits.
         let mut last_row: Option<usize> = None;
         for &child in children {
-            let kind = child.kind();
             let (row, end_row) = (child.start_position().row, child.end_position().row);
-            let comment = Syntax::is_comment(kind);
+            let comment = self.kinds.is_comment(child);
             if comment && pending.is_none() && last_row == Some(row) {
                 // A comment after code on its line: part of that code's piece (no cut falls before it).
                 if let Some((range, _, _)) = out.last_mut() {
@@ -322,7 +324,7 @@ impl Walk<'_> {
                     pending = Some((range, pending_row, first));
                 }
             }
-            if comment || self.syntax.attaches(kind) {
+            if comment || self.kinds.attaches(child) {
                 pending = Some(match pending.take() {
                     Some((range, _, first)) => (range.start..child.end_byte(), end_row, first),
                     None => (child.start_byte()..child.end_byte(), end_row, child),
@@ -351,16 +353,16 @@ impl Walk<'_> {
             word,
             name: None,
         };
-        if let Some(word) = self.syntax.definition(node.kind()) {
+        if let Some(word) = self.kinds.definition(node) {
             return Some(def(node, word));
         }
-        if let Some(field) = self.syntax.wrapped(node.kind()) {
+        if let Some(field) = self.kinds.wrapped(node) {
             let inner = if field.is_empty() {
                 node.named_child(0)
             } else {
                 node.child_by_field_name(field)
             }?;
-            return match self.syntax.definition(inner.kind()) {
+            return match self.kinds.definition(inner) {
                 Some(word) => Some(def(inner, word)),
                 None => self.assigned(inner),
             };
@@ -371,7 +373,7 @@ impl Walk<'_> {
     /// A function assigned to a name in JavaScript or TypeScript: a declaration of one variable, or an
     /// assignment statement, whose value is a function or an arrow function.
     fn assigned<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
-        if !self.syntax.assigns_functions {
+        if !self.kinds.may_assign(node) {
             return None;
         }
         let (name, value) = match node.kind() {
@@ -503,6 +505,7 @@ struct Def<'t> {
 /// document order. `cursor` and `stack` are scratch space, kept across calls (a cursor allocates).
 fn body_children<'t>(
     holder: Node<'t>,
+    kinds: &Kinds,
     cursor: &mut TreeCursor<'t>,
     stack: &mut Vec<Node<'t>>,
     out: &mut Vec<Node<'t>>,
@@ -516,7 +519,7 @@ fn body_children<'t>(
     };
     push_children(holder, stack);
     while let Some(node) = stack.pop() {
-        if languages::BODIES.contains(&node.kind()) && node.named_child_count() > 0 {
+        if kinds.is_body(node) && node.named_child_count() > 0 {
             push_children(node, stack);
         } else {
             out.push(node);
