@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from benchlib import load_doc, record, utf8_head
+from benchlib import best_times, load_doc, record, utf8_head
 from code_sources import grammar_capsule, long_function, minified_js, nested_js, sources
 
 cw = pytest.importorskip("chunkwise")
@@ -41,15 +41,7 @@ def files_of(language: str, smoke: bool) -> list:
 
 
 def cpu_best(fns: dict, rounds: int) -> dict:
-    """Fastest CPU time of each function over ``rounds`` rounds, the functions interleaved (order alternating)."""
-    best = dict.fromkeys(fns, float("inf"))
-    names = list(fns)
-    for r in range(rounds):
-        for name in names if r % 2 == 0 else reversed(names):
-            t0 = time.process_time()
-            fns[name]()
-            best[name] = min(best[name], time.process_time() - t0)
-    return best
+    return best_times(fns, rounds, clock=time.process_time)
 
 
 def peers(language: str, size: int) -> dict:

@@ -17,7 +17,6 @@ The files are those of ``code_sources.sources()``: real files of every language 
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
@@ -26,6 +25,7 @@ import pytest
 
 from chunkwise import CodeChunker, Tokenizer
 from code_sources import grammar_capsule, sources
+from test_code import check_slices_and_sizes, line_of, line_starts
 
 ts = pytest.importorskip("tree_sitter")
 
@@ -282,24 +282,10 @@ def test_every_language_has_files() -> None:
 # -- the checks --------------------------------------------------------------------------------------------------------
 
 
-def line_of(starts: List[int], pos: int) -> int:
-    return bisect.bisect_right(starts, pos)
-
-
 def check(text: str, language: str, chunks, size: int, measure: Callable[[str], int]) -> None:
-    assert chunks, "no chunks"
+    check_slices_and_sizes(text, chunks, size, measure)
     assert {c.metadata["language"] for c in chunks} == {language}
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    prev_end = 0
-    for c in chunks:
-        assert text[c.start : c.end] == c.text
-        assert c.start >= prev_end, "chunks overlap or go back"
-        prev_end = c.end
-        assert c.size == measure(c.text) and c.size <= size, (c.size, c.text[:80])
-        assert c.metadata["start_line"] == line_of(starts, c.start)
-        assert c.metadata["end_line"] == line_of(starts, c.end - 1)
-    assert "".join("".join(c.text for c in chunks).split()) == "".join(text.split())
-
+    starts = line_starts(text)
     lang = LANGS[language]
     defs = definitions(lang, text.encode("utf-8"), byte_to_str(text))
     assert defs, "the reader found no definition"
