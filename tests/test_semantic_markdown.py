@@ -112,11 +112,12 @@ def table_doc(rows: int) -> str:
 
 
 @pytest.mark.parametrize("mode", ["optimal", "percentile", "stddev", "gradient", "minima"])
-@pytest.mark.parametrize("size", [200, 300, 450])
+@pytest.mark.parametrize("size", [240, 300, 450])
 def test_a_table_that_fits_is_never_cut(mode, size):
     text = table_doc(8)
     table = text[text.index("| station") : text.index("\n\n", text.index("| station"))]
-    assert len(table) <= size
+    # It fits with the context a chunk starting at it carries: the title path and the line leading into it.
+    assert len("Survey > Results\n\nThe table below lists each station.\n\n") + len(table) <= size
     chunker = SemanticChunker(size, embed=embed, mode=mode, format="markdown", min_unit=0)
     chunks = chunker.chunk(text)
     assert_valid(text, chunks, size, size_includes_context=True)

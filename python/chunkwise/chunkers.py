@@ -535,8 +535,9 @@ class CodeChunker(BaseChunker):
     ``metadata["note"]``; so are the parts of a file around a syntax error.
 
     Every chunk's metadata has ``language``, ``symbol_path`` (the definitions around its first character, such as
-    ``["class Parser", "def feed"]``: each kind's word and the name), ``start_line`` and ``end_line`` (1-based),
-    ``node_types`` (the syntax node kinds of the outermost nodes that start in it) and ``chunk_type="code"``. A
+    ``["class Parser", "def feed"]``: each kind's word and the name; a definition inside more than 32 others is
+    left out), ``start_line`` and ``end_line`` (1-based), ``node_types`` (the syntax node kinds of the outermost
+    nodes that start in it) and ``chunk_type="code"``. A
     chunk that starts inside a definition has the signatures of the definitions around it in ``context`` (so in
     ``embedding_text``); ``text`` is still the exact slice. With ``size_includes_context`` the context counts
     toward ``size`` (by default it does not: a definition that fits in ``size`` is never cut).

@@ -602,8 +602,10 @@ mod tests {
         Splitter::new(c).unwrap()
     }
 
+    // The paragraph before the table has two lines: not the table's lead-in (a one-line one would be its caption,
+    // and one unit with it).
     const DOC: &str =
-        "# Cats\n\nA cat sat. The cat ate.\n\n| k | v |\n|---|---|\n| cat | 1 |\n| cat | 2 |\n\n\
+        "# Cats\n\nA cat sat.\nThe cat ate.\n\n| k | v |\n|---|---|\n| cat | 1 |\n| cat | 2 |\n\n\
                        ## Rain\n\nRain fell. Snow came.\n\n```sh\nrun. it\nnow\n```\n";
 
     #[test]
@@ -626,7 +628,7 @@ mod tests {
             (
                 100,
                 &[
-                    "# Cats\n\nA cat sat. The cat ate.",
+                    "# Cats\n\nA cat sat.\nThe cat ate.",
                     TABLE,
                     "## Rain\n\nRain fell. Snow came.",
                     CODE,

@@ -411,6 +411,14 @@ fn top_level_cuts(text: &str, s: &mut Structure, w: &Walk) {
                     // they fit together (when not, the cut between them comes first), and in the context of
                     // every piece of the table.
                     let lead = s.blocks[p].range.clone();
+                    // The table alone stays whole too when it fits, even if its caption does not fit with it.
+                    let alone = Block {
+                        range: s.blocks[i].range.clone(),
+                        kind: s.blocks[i].kind.clone(),
+                        keep_whole: true,
+                        nested: true,
+                    };
+                    s.blocks.push(alone);
                     if let BlockKind::Table { caption, .. } = &mut s.blocks[i].kind {
                         *caption = Some(lead.clone());
                     }

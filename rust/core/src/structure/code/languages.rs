@@ -66,7 +66,7 @@ pub(super) const BODIES: &[&str] = &[
     "statements",
 ];
 
-const COMMENTS: &[&str] = &[
+pub(super) const COMMENTS: &[&str] = &[
     "comment",
     "line_comment",
     "block_comment",
@@ -630,32 +630,6 @@ impl Syntax {
     /// The grammar, for a parser.
     pub(super) fn language(&self) -> Language {
         (self.grammar)()
-    }
-
-    /// The word a symbol path shows for a definition of `kind`, if `kind` is one.
-    pub(super) fn definition(&self, kind: &str) -> Option<&'static str> {
-        self.definitions
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|(_, word)| *word)
-    }
-
-    /// The field that holds the definition a node of `kind` wraps ("" for its first named child), if it wraps one.
-    pub(super) fn wrapped(&self, kind: &str) -> Option<&'static str> {
-        self.wrappers
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|(_, field)| *field)
-    }
-
-    /// Whether a node of `kind` goes with the node after it (a comment, an attribute, a decorator).
-    pub(super) fn attaches(&self, kind: &str) -> bool {
-        self.attached.contains(&kind)
-    }
-
-    /// Whether a node of `kind` is a comment.
-    pub(super) fn is_comment(kind: &str) -> bool {
-        COMMENTS.contains(&kind)
     }
 
     /// The language named `name` (a name or an alias, any case).

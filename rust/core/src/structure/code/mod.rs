@@ -11,11 +11,14 @@
 //! - Definitions (`def`, `class`, `fn`, `impl`, ...) are also [`Symbol`]s: a chunk's symbol path is the symbols
 //!   around its start, and its context the signatures of those it starts inside.
 
+mod kinds;
 mod languages;
 
 use std::ops::Range;
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Parser, TreeCursor};
+
+use kinds::Kinds;
 
 pub use languages::{Syntax, LANGUAGES};
 
@@ -26,6 +29,11 @@ use crate::size::Sizer;
 
 /// How many levels of bodies cut: depth 1 (a module's nodes) to 5.
 pub const CUT_DEPTHS: u8 = 5;
+
+/// How many definitions may hold a definition that still stays whole when it fits, below [`CUT_DEPTHS`] (where no
+/// cut comes before it): a method of an anonymous class inside a method of a nested class is held by three. Each
+/// level's blocks are measured whole, so a bound keeps a thousand-deep nesting linear.
+const WHOLE_DEFINITIONS: u8 = 24;
 
 /// The level of a cut before a node at `depth` (1 to [`CUT_DEPTHS`]): the five levels between blank lines and
 /// sections, the module's nodes strongest.
@@ -107,7 +115,7 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     match (syntax, &tree) {
         (Some(syn), Some(tree)) => Walk {
             text,
-            syntax: syn,
+            kinds: Kinds::get(syn),
             lines: Lines::new(text),
             s: &mut s,
             code: &mut code,
@@ -118,19 +126,7 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     }
     code.symbols
         .sort_by_key(|y| (y.range.start, std::cmp::Reverse(y.range.end)));
-    let mut open: Vec<usize> = Vec::new();
-    for i in 0..code.symbols.len() {
-        let start = code.symbols[i].range.start;
-        while open
-            .last()
-            .is_some_and(|&o| code.symbols[o].range.end <= start)
-        {
-            open.pop();
-        }
-        code.symbols[i].depth = open.len() + 1;
-        code.parents.push(open.last().copied());
-        open.push(i);
-    }
+    code.parents = nest(&mut code.symbols);
     code.pieces
         .sort_by_key(|p| (p.start, p.depth, std::cmp::Reverse(p.end)));
     code.errors.sort_by_key(|r| (r.start, r.end));
@@ -139,6 +135,39 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     s.code = Some(Box::new(code));
     s.finish(text);
     s
+}
+
+/// A node of one line this long (in bytes) is looked into below the cut depths, for the definitions it holds (a
+/// minified file's); a shorter one holds none worth a symbol, and is not.
+const LONG_NODE: usize = 200;
+
+/// How many definitions deep a symbol may sit: one inside more is none (a chunk's symbol path and context, one
+/// entry per definition around it, stay bounded on a thousand-deep nesting; real code nests a handful).
+pub const MAX_SYMBOL_DEPTH: usize = 32;
+
+/// Sets the depth of each symbol (sorted by start, an outer one first), drops those deeper than
+/// [`MAX_SYMBOL_DEPTH`], and returns the parent of each one kept.
+fn nest(symbols: &mut Vec<Symbol>) -> Vec<Option<usize>> {
+    let mut open: Vec<usize> = Vec::new();
+    let mut parents = Vec::with_capacity(symbols.len());
+    let mut kept = 0;
+    for i in 0..symbols.len() {
+        let start = symbols[i].range.start;
+        while open.last().is_some_and(|&o| symbols[o].range.end <= start) {
+            open.pop();
+        }
+        if open.len() >= MAX_SYMBOL_DEPTH {
+            continue;
+        }
+        // Everything between `kept` and `i` was dropped: the kept ones stay in order.
+        symbols.swap(kept, i);
+        symbols[kept].depth = open.len() + 1;
+        parents.push(open.last().copied());
+        open.push(kept);
+        kept += 1;
+    }
+    symbols.truncate(kept);
+    parents
 }
 
 /// Where each line starts, and where its content starts (past its indentation): positions from a node's row in
@@ -187,7 +216,7 @@ const MAX_HEADER: usize = 400;
 /// The walk of one syntax tree.
 struct Walk<'a> {
     text: &'a str,
-    syntax: &'static Syntax,
+    kinds: &'static Kinds,
     lines: Lines,
     s: &'a mut Structure,
     code: &'a mut Code,
@@ -200,31 +229,39 @@ impl Walk<'_> {
             self.code.errors.push(root.start_byte()..root.end_byte());
             return;
         }
-        // Each holder, with the node whose first line is its own (a definition's, for its body).
-        let mut holders = vec![(root, root, 1u8)];
-        let mut children = Vec::new();
-        while let Some((holder, owner, depth)) = holders.pop() {
+        // Each holder, with the node whose first line is its own (a definition's, for its body), its depth, and
+        // how many definitions hold it.
+        let mut holders = vec![(root, root, 1u8, 0u8)];
+        let (mut children, mut stack, mut cursor) = (Vec::new(), Vec::new(), root.walk());
+        while let Some((holder, owner, depth, defs)) = holders.pop() {
             children.clear();
             if holder.id() != owner.id() {
                 // Comments between a definition's signature and its body (Python's, Ruby's) are the definition's
                 // children, not the body's: they go with the body's first node all the same.
                 let mut prev = holder.prev_sibling();
                 while let Some(p) = prev.filter(|p| {
-                    Syntax::is_comment(p.kind())
-                        && p.start_position().row > owner.start_position().row
+                    self.kinds.is_comment(*p) && p.start_position().row > owner.start_position().row
                 }) {
                     children.push(p);
                     prev = p.prev_sibling();
                 }
                 children.reverse();
             }
-            body_children(holder, &mut children);
+            body_children(holder, self.kinds, &mut cursor, &mut stack, &mut children);
             // No cut on the owner's first line (it would part the owner's start from the comments that go with
             // it, or a string's quotes from its content), and none inside a line of a holder of many lines.
             let first_row = owner.start_position().row;
             let last = owner.end_position();
             let one_line = last.row == first_row || last.row == first_row + 1 && last.column == 0;
-            for (range, first, node) in self.group(&children) {
+            let pieces = self.group(&children);
+            // A node alone in its holder has no sibling to be cut from: its children take its level (a chain of
+            // wrappers, as in a minified bundle's `(()=>{var e={...}})()`, would use up the levels that cut).
+            let next = if pieces.len() == 1 {
+                depth
+            } else {
+                depth.saturating_add(1)
+            };
+            for (range, first, node) in pieces {
                 let (start, end) = (range.start, range.end);
                 let def = self.definition(node);
                 if depth <= CUT_DEPTHS {
@@ -241,26 +278,29 @@ impl Walk<'_> {
                         node.kind(),
                         def.is_some() || many_lines,
                     );
+                } else if def.is_some() && defs < WHOLE_DEFINITIONS {
+                    self.block(start..end, depth);
                 }
                 if node.is_error() {
                     self.code.errors.push(start..end);
                     continue;
                 }
-                let next = depth.saturating_add(1);
                 match def {
                     Some(def) => {
                         // A definition is cut at its body's nodes only.
                         if let Some(body) = def.body {
-                            holders.push((body, node, next));
+                            holders.push((body, node, next, defs.saturating_add(1)));
                         }
                         self.symbol(start..end, def);
                     }
-                    // Below the cut depths only definitions matter (for symbol paths).
+                    // Below the cut depths only definitions matter (for symbol paths): they are in nodes of many
+                    // lines, or of one long line (a minified file's).
                     None if node.named_child_count() > 0
                         && (depth < CUT_DEPTHS
-                            || node.end_position().row > node.start_position().row) =>
+                            || node.end_position().row > node.start_position().row
+                            || end - start > LONG_NODE) =>
                     {
-                        holders.push((node, node, next));
+                        holders.push((node, node, next, defs));
                     }
                     None => {}
                 }
@@ -278,9 +318,8 @@ impl Walk<'_> {
         // The row the last piece ends on, while nothing waits.
         let mut last_row: Option<usize> = None;
         for &child in children {
-            let kind = child.kind();
             let (row, end_row) = (child.start_position().row, child.end_position().row);
-            let comment = Syntax::is_comment(kind);
+            let comment = self.kinds.is_comment(child);
             if comment && child.start_byte() == 0 && self.text.starts_with("#!") {
                 // A shebang line documents no definition: a piece of its own.
                 out.push((child.start_byte()..child.end_byte(), child, child));
@@ -303,7 +342,7 @@ impl Walk<'_> {
                     pending = Some((range, pending_row, first));
                 }
             }
-            if comment || self.syntax.attaches(kind) {
+            if comment || self.kinds.attaches(child) {
                 pending = Some(match pending.take() {
                     Some((range, _, first)) => (range.start..child.end_byte(), end_row, first),
                     None => (child.start_byte()..child.end_byte(), end_row, child),
@@ -343,21 +382,21 @@ impl Walk<'_> {
                 name: None,
             })
         };
-        if let Some(word) = self.syntax.definition(node.kind()) {
+        if let Some(word) = self.kinds.definition(node) {
             return def(node, word);
         }
-        if let Some(field) = self.syntax.wrapped(node.kind()) {
+        if let Some(field) = self.kinds.wrapped(node) {
             let inner = if field.is_empty() {
                 // The first named child that is a definition (a template's comes after its parameters).
                 let mut cursor = node.walk();
                 let found = node
                     .named_children(&mut cursor)
-                    .find(|c| self.syntax.definition(c.kind()).is_some());
+                    .find(|c| self.kinds.definition(*c).is_some());
                 found.or_else(|| node.named_child(0))
             } else {
                 node.child_by_field_name(field)
             }?;
-            return match self.syntax.definition(inner.kind()) {
+            return match self.kinds.definition(inner) {
                 Some(word) => def(inner, word),
                 None => self.assigned(inner),
             };
@@ -368,7 +407,7 @@ impl Walk<'_> {
     /// A function assigned to a name in JavaScript or TypeScript: a declaration of one variable, or an
     /// assignment statement, whose value is a function or an arrow function.
     fn assigned<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
-        if !self.syntax.assigns_functions {
+        if !self.kinds.may_assign(node) {
             return None;
         }
         let (name, value) = match node.kind() {
@@ -419,16 +458,7 @@ impl Walk<'_> {
         }
         let (start, end) = (range.start, range.end);
         if whole {
-            self.s.blocks.push(super::Block {
-                range,
-                kind: super::BlockKind::Code {
-                    opener: None,
-                    body: start,
-                    language: self.code.language.map(|l| l.name.to_owned()),
-                },
-                keep_whole: true,
-                nested: depth > 1,
-            });
+            self.block(range, depth);
         }
         let kind = match self.code.kinds.iter().position(|k| *k == kind) {
             Some(i) => i,
@@ -445,6 +475,21 @@ impl Walk<'_> {
         });
     }
 
+    /// Records a node that stays whole when it fits.
+    fn block(&mut self, range: Range<usize>, depth: u8) {
+        let body = range.start;
+        self.s.blocks.push(super::Block {
+            range,
+            kind: super::BlockKind::Code {
+                opener: None,
+                body,
+                language: self.code.language.map(|l| l.name.to_owned()),
+            },
+            keep_whole: true,
+            nested: depth > 1,
+        });
+    }
+
     /// Records a definition as a symbol.
     fn symbol(&mut self, range: Range<usize>, def: Def<'_>) {
         let text = self.text;
@@ -458,7 +503,7 @@ impl Walk<'_> {
         // A comment on a line of its own before the body (Ruby's, Python's) is not part of the signature.
         let mut cursor = def.node.walk();
         let comment = def.node.children(&mut cursor).find(|c| {
-            Syntax::is_comment(c.kind()) && c.start_position().row > row && c.start_byte() < to
+            self.kinds.is_comment(*c) && c.start_position().row > row && c.start_byte() < to
         });
         if let Some(c) = comment {
             to = c.start_byte();
@@ -548,20 +593,25 @@ fn keyword(def: Node<'_>, text: &str) -> &'static str {
 }
 
 /// The named children of `holder`, with the children of its bodies (blocks, class bodies...) in their place, in
-/// document order.
-fn body_children<'t>(holder: Node<'t>, out: &mut Vec<Node<'t>>) {
+/// document order. `cursor` and `stack` are scratch space, kept across calls (a cursor allocates).
+fn body_children<'t>(
+    holder: Node<'t>,
+    kinds: &Kinds,
+    cursor: &mut TreeCursor<'t>,
+    stack: &mut Vec<Node<'t>>,
+    out: &mut Vec<Node<'t>>,
+) {
     // Nodes still to read, the next one last.
-    let mut stack: Vec<Node<'t>> = Vec::new();
-    let push_children = |node: Node<'t>, stack: &mut Vec<Node<'t>>| {
+    stack.clear();
+    let mut push_children = |node: Node<'t>, stack: &mut Vec<Node<'t>>| {
         let from = stack.len();
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor));
+        stack.extend(node.named_children(cursor));
         stack[from..].reverse();
     };
-    push_children(holder, &mut stack);
+    push_children(holder, stack);
     while let Some(node) = stack.pop() {
-        if languages::BODIES.contains(&node.kind()) && node.named_child_count() > 0 {
-            push_children(node, &mut stack);
+        if kinds.is_body(node) && node.named_child_count() > 0 {
+            push_children(node, stack);
         } else {
             out.push(node);
         }

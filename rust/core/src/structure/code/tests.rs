@@ -129,7 +129,11 @@ fn errors_unknown_languages_and_deep_nesting_fall_back_to_lines() {
     let mut nested = "function f() {".repeat(1000);
     nested.push_str(&"}".repeat(1000));
     let s = parse(&nested, Syntax::named("javascript").ok());
-    assert_eq!(s.code.as_deref().expect("code").symbols.len(), 1000);
+    // (the definitions inside more than MAX_SYMBOL_DEPTH others are no symbols)
+    assert_eq!(
+        s.code.as_deref().expect("code").symbols.len(),
+        MAX_SYMBOL_DEPTH
+    );
     assert!(chunks(&nested, 100, Some("js")).len() > 10);
 }
 
@@ -148,4 +152,69 @@ fn a_comment_between_signature_and_body_goes_with_the_body_not_the_signature() {
     let s = parse(py, Syntax::named("python").ok());
     let code = s.code.as_deref().expect("code");
     assert_eq!(&py[code.symbols[0].header.clone()], "class A:");
+}
+
+#[test]
+fn a_definition_below_the_cut_depths_still_stays_whole() {
+    // A method of an anonymous class in a method of a nested class: below the levels that cut, still kept whole.
+    let body: String = (0..6)
+        .map(|i| format!("                    int v{i} = {i};\n"))
+        .collect();
+    let text = format!(
+        "class A {{\n    class B {{\n        Object m() {{\n            return new Runnable() {{\n                public void run() {{\n{body}                }}\n            }};\n        }}\n    }}\n}}\n"
+    );
+    let run = text.find("public void run").expect("run");
+    let end = text[run..].find("\n                }").expect("end") + run + 18;
+    let whole = &text[run..end];
+    let out = chunks(&text, whole.len() + 20, Some("java"));
+    assert!(
+        out.iter().any(|(t, _, _)| t.contains(whole)),
+        "{:#?}",
+        out.iter().map(|(t, _, _)| t).collect::<Vec<_>>()
+    );
+    let (_, path, _) = out
+        .iter()
+        .find(|(t, _, _)| t.contains(whole))
+        .expect("whole");
+    assert_eq!(path.last().map(String::as_str), Some("method run"));
+}
+
+#[test]
+fn symbols_nested_past_the_bound_are_dropped_and_paths_stay_short() {
+    let n = MAX_SYMBOL_DEPTH + 40;
+    let text: String = (0..n)
+        .map(|i| format!("function f{i}() {{"))
+        .collect::<String>()
+        + &"}".repeat(n)
+        + "\nfunction after() {}\n";
+    let s = parse(&text, Syntax::named("javascript").ok());
+    let code = s.code.as_deref().expect("code");
+    assert_eq!(code.symbols.len(), MAX_SYMBOL_DEPTH + 1);
+    assert_eq!(code.symbols[MAX_SYMBOL_DEPTH - 1].depth, MAX_SYMBOL_DEPTH);
+    assert_eq!(code.symbols[MAX_SYMBOL_DEPTH].label, "function after");
+    assert_eq!(code.symbols[MAX_SYMBOL_DEPTH].depth, 1);
+    let deep = text.find(&format!("function f{}(", n - 1)).expect("deep");
+    assert_eq!(code.path_at(deep).len(), MAX_SYMBOL_DEPTH);
+    assert_eq!(code.path_at(text.len() - 3), [MAX_SYMBOL_DEPTH]);
+}
+
+#[test]
+fn a_minified_bundle_is_cut_between_its_modules() {
+    // Wrappers alone in their holders use up no level: the object's modules, eight nodes down, are still cut.
+    let text = "(()=>{var e={1:(e,t)=>{t.a=1},2:(e,t)=>{t.b=2},3:(e,t)=>{t.c=3}};})();";
+    let s = parse(text, Syntax::named("javascript").ok());
+    for module in ["2:(e", "3:(e"] {
+        let at = text.find(module).expect(module);
+        let cut = s.bounds.iter().find(|b| b.pos == at).map(|b| b.level);
+        assert!(
+            cut.is_some_and(|l| l >= level(CUT_DEPTHS)),
+            "{module}: {cut:?}"
+        );
+    }
+    let out = chunks(text, 20, Some("js"));
+    assert!(
+        out.iter()
+            .any(|(t, _, _)| t.starts_with("2:(e,t)=>{t.b=2}")),
+        "{out:?}"
+    );
 }

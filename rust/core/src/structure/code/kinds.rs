@@ -1,0 +1,165 @@
+//! What the walk asks of a node kind, looked up by the grammar's kind id: the names of the language table turned
+//! into one table per grammar, built once. (A kind's name costs a UTF-8 check and string comparisons on every
+//! node; its id, an index.)
+
+use std::sync::OnceLock;
+
+use tree_sitter::Node;
+
+use super::languages::{Syntax, BODIES, COMMENTS, LANGUAGES};
+
+const BODY: u8 = 1;
+const COMMENT: u8 = 2;
+const ATTACHED: u8 = 4;
+/// A node that may assign a function to a name (JavaScript, TypeScript).
+const MAY_ASSIGN: u8 = 8;
+
+/// The kinds of one grammar, by kind id.
+#[derive(Debug, Default)]
+pub(super) struct Kinds {
+    flags: Vec<u8>,
+    /// The word a symbol path shows before a definition's name.
+    words: Vec<Option<&'static str>>,
+    /// The field that holds the definition a wrapper wraps ("": its first named child).
+    fields: Vec<Option<&'static str>>,
+}
+
+impl Kinds {
+    fn of(syntax: &Syntax) -> Self {
+        let language = syntax.language();
+        let count = language.node_kind_count();
+        let mut kinds = Kinds {
+            flags: vec![0; count],
+            words: vec![None; count],
+            fields: vec![None; count],
+        };
+        for id in 0..count {
+            let Some(name) = u16::try_from(id)
+                .ok()
+                .and_then(|id| language.node_kind_for_id(id))
+            else {
+                continue;
+            };
+            let mut flags = 0;
+            if BODIES.contains(&name) {
+                flags |= BODY;
+            }
+            if COMMENTS.contains(&name) {
+                flags |= COMMENT;
+            }
+            if syntax.attached.contains(&name) {
+                flags |= ATTACHED;
+            }
+            if syntax.assigns_functions
+                && matches!(
+                    name,
+                    "lexical_declaration" | "variable_declaration" | "expression_statement"
+                )
+            {
+                flags |= MAY_ASSIGN;
+            }
+            kinds.flags[id] = flags;
+            kinds.words[id] = syntax
+                .definitions
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, w)| *w);
+            kinds.fields[id] = syntax
+                .wrappers
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, f)| *f);
+        }
+        kinds
+    }
+
+    /// The table of `syntax` (one of [`LANGUAGES`]), built on first use.
+    pub(super) fn get(syntax: &'static Syntax) -> &'static Kinds {
+        static ALL: OnceLock<Vec<Kinds>> = OnceLock::new();
+        let all = ALL.get_or_init(|| LANGUAGES.iter().map(Kinds::of).collect());
+        let i = LANGUAGES
+            .iter()
+            .position(|s| std::ptr::eq(s, syntax))
+            .unwrap_or(0);
+        &all[i]
+    }
+
+    fn flags(&self, node: Node<'_>) -> u8 {
+        self.flags
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Whether `node`'s children are the pieces of the node holding it (a body, a block).
+    pub(super) fn is_body(&self, node: Node<'_>) -> bool {
+        self.flags(node) & BODY != 0
+    }
+
+    /// Whether `node` is a comment.
+    pub(super) fn is_comment(&self, node: Node<'_>) -> bool {
+        self.flags(node) & COMMENT != 0
+    }
+
+    /// Whether `node` goes with the node after it (a comment, an attribute, a decorator).
+    pub(super) fn attaches(&self, node: Node<'_>) -> bool {
+        self.flags(node) & ATTACHED != 0
+    }
+
+    /// Whether `node` may assign a function to a name.
+    pub(super) fn may_assign(&self, node: Node<'_>) -> bool {
+        self.flags(node) & MAY_ASSIGN != 0
+    }
+
+    /// The word of the definition `node` is, if it is one.
+    pub(super) fn definition(&self, node: Node<'_>) -> Option<&'static str> {
+        self.words
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .flatten()
+    }
+
+    /// The field that holds the definition `node` wraps, if it wraps one.
+    pub(super) fn wrapped(&self, node: Node<'_>) -> Option<&'static str> {
+        self.fields
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tree_sitter::Parser;
+
+    #[test]
+    fn the_tables_answer_as_the_names_do() {
+        let text = "# c\n@d\ndef f():\n    x = 1\n\nclass A:\n    pass\n";
+        let syntax = Syntax::named("python").expect("python");
+        let mut parser = Parser::new();
+        parser.set_language(&syntax.language()).expect("grammar");
+        let tree = parser.parse(text, None).expect("tree");
+        let kinds = Kinds::get(syntax);
+        let mut cursor = tree.walk();
+        let mut stack = vec![tree.root_node()];
+        let mut seen = 0;
+        while let Some(node) = stack.pop() {
+            let name = node.kind();
+            assert_eq!(kinds.is_body(node), BODIES.contains(&name), "{name}");
+            assert_eq!(kinds.is_comment(node), COMMENTS.contains(&name), "{name}");
+            let word = syntax.definitions.iter().find(|(k, _)| *k == name);
+            let field = syntax.wrappers.iter().find(|(k, _)| *k == name);
+            assert_eq!(
+                kinds.attaches(node),
+                syntax.attached.contains(&name),
+                "{name}"
+            );
+            assert_eq!(kinds.definition(node), word.map(|w| w.1), "{name}");
+            assert_eq!(kinds.wrapped(node), field.map(|f| f.1), "{name}");
+            stack.extend(node.children(&mut cursor));
+            seen += 1;
+        }
+        assert!(seen > 20);
+    }
+}
