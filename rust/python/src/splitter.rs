@@ -114,6 +114,21 @@ impl PySplitter {
     }
 
     /// [`PySplitter::build`] from any [`build::Texts`].
+    /// [`Splitter::build`] for one text's chunks, Python's cyclic collector paused for a text of many chunks.
+    fn build_one<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Bound<'py, PyAny>,
+        prepared: &Prepared,
+        meta: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let meta = (|| "metadata".to_owned(), meta);
+        if prepared.count() < build::PAUSE_GC_CHUNKS {
+            return self.build(py, source, prepared, meta);
+        }
+        build::gc_paused(py, || self.build(py, source, prepared, meta))
+    }
+
     pub(crate) fn build_from<'py>(
         &self,
         py: Python<'py>,
@@ -134,6 +149,24 @@ impl PySplitter {
 }
 
 /// `arg`: the argument's name, made only for an error.
+/// What `chunk` and `semantic_chunk` read from their arguments: the metadata dict, the text object and its
+/// `str`, and the document id the metadata names.
+#[allow(clippy::type_complexity)]
+fn chunk_inputs<'a, 'py>(
+    py: Python<'py>,
+    text: &'a Bound<'py, PyAny>,
+    metadata: &'a Option<Bound<'py, PyAny>>,
+) -> PyResult<(
+    Option<&'a Bound<'py, PyDict>>,
+    &'a Bound<'py, PyAny>,
+    &'a str,
+    Option<String>,
+)> {
+    let meta = metadata_arg(|| "metadata".to_owned(), metadata)?;
+    let str_text = borrow_str(py, "text", text)?;
+    Ok((meta, text, str_text, metadata::doc_id(meta)?))
+}
+
 pub(crate) fn metadata_arg<'a, 'py>(
     arg: impl FnOnce() -> String,
     value: &'a Option<Bound<'py, PyAny>>,
@@ -354,20 +387,13 @@ impl PySplitter {
         metadata: Option<Bound<'py, PyAny>>,
         paged: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
-        let source = text;
-        let text = borrow_str(py, "text", source)?;
-        let doc_id = metadata::doc_id(meta)?;
+        let (meta, source, text, doc_id) = chunk_inputs(py, text, &metadata)?;
         let options = ChunkOptions {
             doc_id: doc_id.as_deref(),
             paged,
         };
         let prepared = self.prepare(py, text, options)?;
-        let meta = (|| "metadata".to_owned(), meta);
-        if prepared.count() < build::PAUSE_GC_CHUNKS {
-            return self.build(py, source, &prepared, meta);
-        }
-        build::gc_paused(py, || self.build(py, source, &prepared, meta))
+        self.build_one(py, source, &prepared, meta)
     }
 
     /// `chunk` for many texts: split in parallel on all cores with the GIL released.
@@ -471,10 +497,7 @@ impl PySplitter {
         metadata: Option<Bound<'py, PyAny>>,
         paged: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
-        let source = text;
-        let text = borrow_str(py, "text", source)?;
-        let doc_id = metadata::doc_id(meta)?;
+        let (meta, source, text, doc_id) = chunk_inputs(py, text, &metadata)?;
         let options = ChunkOptions {
             doc_id: doc_id.as_deref(),
             paged,
@@ -487,11 +510,7 @@ impl PySplitter {
         })?;
         self.check()?;
         let prepared = prepared.map_err(|e| interrupt.to_py(e))?;
-        let meta = (|| "metadata".to_owned(), meta);
-        if prepared.count() < build::PAUSE_GC_CHUNKS {
-            return self.build(py, source, &prepared, meta);
-        }
-        build::gc_paused(py, || self.build(py, source, &prepared, meta))
+        self.build_one(py, source, &prepared, meta)
     }
 
     /// Semantic strategy: `spans` of `text` given `vectors` (as `semantic_chunk` takes them).
