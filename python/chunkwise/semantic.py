@@ -18,7 +18,7 @@ from . import _core
 from ._core import ChunkingError, Tokenizer
 from .chunk import Chunk
 from .chunkers import (
-    BaseChunker, _as_dict, _as_list, _check_read_size, _given, _int64_pairs, _metadata_dicts, _pairs_array, _pieces,
+    BaseChunker, _as_dict, _as_list, _batch_metadatas, _check_read_size, _given, _int64_pairs, _pairs_array, _pieces,
     _text_or_pages, _unit,
 )
 
@@ -170,11 +170,7 @@ class SemanticChunker(BaseChunker):
         metadatas: Optional[Sequence[Optional[Mapping[str, Any]]]] = None,
     ) -> List[List[Chunk]]:
         """:meth:`chunk` for many texts, their units embedded together in calls of ``batch_size`` texts."""
-        texts = _as_list(texts, "texts")
-        given = _metadata_dicts(metadatas)
-        dicts: List[Optional[dict]] = [None] * len(texts) if given is None else given
-        if len(dicts) != len(texts):
-            raise ChunkingError(f"metadatas must have one entry per text ({len(texts)}), got {len(dicts)}")
+        texts, dicts = _batch_metadatas(texts, metadatas)
         embedded = self._embedded(texts, "texts")
         return [
             self._splitter.semantic_chunk(text, vectors, dim, meta, False)
