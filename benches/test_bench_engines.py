@@ -16,9 +16,6 @@ Under --benchmark-disable 300 documents, one round.
 
 from __future__ import annotations
 
-import os
-import sys
-
 import pytest
 
 from benchlib import corpus_dir
@@ -28,7 +25,7 @@ lc = pytest.importorskip("langchain_text_splitters")
 
 from chunkwise import RecursiveChunker  # noqa: E402
 
-from engine_docs import DATA, FILES, documents  # noqa: E402
+from engine_docs import DATA, FILES, documents, local_ray, local_spark  # noqa: E402
 
 SIZE = 512
 DOCS = 20_000
@@ -67,10 +64,9 @@ def _run(benchmark, mbps, docs, smoke, job, impl, count=None):
 
 @pytest.fixture(scope="module")
 def ray():
-    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray")
     pytest.importorskip("ray.data")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    ray.data.DataContext.get_current().enable_progress_bars = False
+    ray = local_ray()
     yield ray
     ray.shutdown()
 
@@ -133,17 +129,7 @@ def test_daft(benchmark, mbps, daft, docs, smoke, impl):
 @pytest.fixture(scope="module")
 def spark():
     pytest.importorskip("pyspark")
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("chunkwise-bench")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+    session = local_spark("chunkwise-bench")
     yield session
     session.stop()
 

@@ -4,6 +4,8 @@ corpus in tests/data by default, so a fresh clone has them), with ids, a kept co
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -38,3 +40,32 @@ def documents(n: int, texts: Optional[Sequence[str]] = None, longest: int = 1500
         "source": pa.array(sources, pa.string()),
         "text": pa.array(out, pa.string()),
     })
+
+
+def local_spark(app: str, conf: Optional[dict] = None) -> Any:
+    """A local Spark session on 2 cores named ``app`` (no UI, only errors logged), with ``conf``; its Python workers
+    are this interpreter (the one that has chunkwise)."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def local_ray() -> Any:
+    """Ray started on 2 CPUs, quiet (no dashboard, no driver logs, no progress bars); the caller shuts it down."""
+    import ray
+    import ray.data
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    return ray

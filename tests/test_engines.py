@@ -4,7 +4,6 @@ chunkwise.arrow.chunk_arrow run here on the same table. Each engine is skipped o
 
 from __future__ import annotations
 
-import os
 import pickle
 import subprocess
 import sys
@@ -17,7 +16,7 @@ pa = pytest.importorskip("pyarrow")
 
 from chunkwise.arrow import chunk_arrow  # noqa: E402
 
-from engine_docs import documents  # noqa: E402
+from engine_docs import documents, local_ray, local_spark  # noqa: E402
 from tokenizer_assets import tiktoken_encoding, trained  # noqa: E402
 
 DOCS = 10_000
@@ -62,10 +61,9 @@ def assert_same_as_local(got, docs, chunker):
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray")
     pytest.importorskip("ray.data")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    ray.data.DataContext.get_current().enable_progress_bars = False
+    ray = local_ray()
     yield ray
     ray.shutdown()
 
@@ -107,20 +105,10 @@ def test_daft(daft_runner, docs, kind):
 @pytest.fixture(scope="module")
 def spark():
     pytest.importorskip("pyspark")
-    from pyspark.sql import SparkSession
-
-    # The Python workers Spark starts must be this interpreter (the one that has chunkwise).
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("chunkwise-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "1000")
-        .getOrCreate()
+    session = local_spark(
+        "chunkwise-tests",
+        {"spark.sql.shuffle.partitions": "4", "spark.sql.execution.arrow.maxRecordsPerBatch": "1000"},
     )
-    session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
 
