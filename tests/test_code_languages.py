@@ -568,7 +568,7 @@ def test_a_header_is_cpp_when_its_content_says_so() -> None:
     cpp = CodeChunker(80).chunk(CPP_HEADER, {"source": "include/geo/shape.h"})
     assert {c.metadata["language"] for c in cpp} == {"cpp"}
     assert not [c for c in cpp if "note" in c.metadata]
-    assert ["namespace geo", "class Shape"] in [c.metadata["symbol_path"] for c in cpp]
+    assert any(c.metadata["symbol_path"][:2] == ["namespace geo", "class Shape"] for c in cpp)
     c_chunks = chunker.chunk(C_HEADER, {"source": "include/list.h"})
     assert {c.metadata["language"] for c in c_chunks} == {"c"}
     batch = chunker.chunk_batch([CPP_HEADER, C_HEADER], [{"source": "a.h"}, {"source": "b.h"}])

@@ -664,8 +664,17 @@ impl PySplitter {
 /// C++ when `text` (its content, or the first part of it) says so.
 #[pyfunction]
 #[pyo3(signature = (path, text=None))]
-pub(crate) fn code_language(path: &str, text: Option<&str>) -> Option<&'static str> {
-    Syntax::for_file(path, text).map(|s| s.name)
+pub(crate) fn code_language(
+    py: Python<'_>,
+    path: &str,
+    text: Option<Bound<'_, PyAny>>,
+) -> PyResult<Option<&'static str>> {
+    // The text as every call reads it: a lone surrogate is a ChunkingError naming `text`.
+    let text = text
+        .as_ref()
+        .map(|t| borrow_str(py, "text", t))
+        .transpose()?;
+    Ok(Syntax::for_file(path, text).map(|s| s.name))
 }
 
 /// The names CodeChunker takes for `language`, canonical ones only.
