@@ -169,7 +169,7 @@ class HierarchicalChunker(_Configured):
             out.append(level)
         if paged:
             # Pages of the whole document: a child's chunker saw only its parent's text.
-            breaks = [i for i, ch in enumerate(text) if ch == PAGE_BREAK]
+            breaks = _positions(text, PAGE_BREAK)
             for level in out:
                 for node in level:
                     node.meta["page_start"] = bisect_left(breaks, node.start) + 1
@@ -200,6 +200,16 @@ class _Node:
             c.start + shift, c.end + shift, c.size, c.level, dict(c.metadata), c.context, c.context_sep,
             c.token_count, parent,
         )
+
+
+def _positions(text: str, char: str) -> List[int]:
+    """Where ``char`` stands in ``text``, found by ``str.find`` (not a Python step per character)."""
+    out: List[int] = []
+    at = text.find(char)
+    while at >= 0:
+        out.append(at)
+        at = text.find(char, at + 1)
+    return out
 
 
 def _doc_key(metadata: Optional[dict], text: str) -> bytes:
