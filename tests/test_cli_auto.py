@@ -6,7 +6,6 @@ code columns hold a code chunk's symbol path, lines and node types); a big file 
 from __future__ import annotations
 
 import gzip
-import json
 from pathlib import Path
 from typing import Dict, List
 
