@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "render_elements", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -246,6 +246,11 @@ def tiktoken_windows(
     allowed_special: List[str],
     disallowed_special: List[str] = ...,
 ) -> Optional[List[str]]: ...
+def render_elements(
+    splitter: Splitter,
+    elements: Sequence[Tuple[str, str, int, Optional[List[List[str]]], Optional[str], str]],
+    size: int,
+) -> Tuple[str, List[Optional[Tuple[int, int]]], List[Tuple[int, List[Tuple[Tuple[int, int], List[int]]]]]]: ...
 def code_language(path: str, text: Optional[str] = None) -> Optional[str]: ...
 def code_languages() -> List[str]: ...
 def _splitter_from_config(config: Dict[str, Any]) -> Splitter:
