@@ -10,6 +10,7 @@ mod arrow;
 mod batch;
 mod build;
 mod chunk;
+mod detect;
 mod errors;
 mod interrupt;
 mod jsonl;
@@ -30,6 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(splitter::_splitter_from_config, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::code_language, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::code_languages, m)?)?;
+    m.add_function(wrap_pyfunction!(detect::detect, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::chunk_arrow, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;
