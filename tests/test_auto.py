@@ -137,6 +137,8 @@ ONE_LINK = "See [the docs](https://example.org/docs) for more.\n\nThat is all th
         (SCRIPT.replace("\n", "\r\n"), "code", "content: shebang", "python"),
         ("", "prose", "content: no lines", None),
         (" \n\t\r\n\u3000\n", "prose", "content: no lines", None),
+        ("\n" * 500 + MARKDOWN_TXT, "markdown", "content: Markdown (3 headings", None),
+        (MARKDOWN_TXT.replace("\n", "\r"), "markdown", "content: Markdown (3 headings", None),
         ("One line of text.", "prose", "content: prose", None),
         ("# Only a title", "prose", "content: prose", None),
         (CJK_PROSE, "prose", "content: prose", None),
