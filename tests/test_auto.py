@@ -140,7 +140,6 @@ ONE_LINK = "See [the docs](https://example.org/docs) for more.\n\nThat is all th
         ("\n" * 500 + MARKDOWN_TXT, "markdown", "content: Markdown (3 headings", None),
         (MARKDOWN_TXT.replace("\n", "\r"), "markdown", "content: Markdown (3 headings", None),
         ("One line of text.", "prose", "content: prose", None),
-        ("# Only a title", "prose", "content: prose", None),
         (CJK_PROSE, "prose", "content: prose", None),
         (CJK_MARKDOWN, "markdown", "content: Markdown (3 headings)", None),
         (QUOTED_CSV, "table", "content: 4 lines of the same number of csv fields", "csv"),

@@ -182,11 +182,7 @@ pub fn by_content(text: &str) -> Detection {
         .copied()
         .collect();
     let code_like = shape.iter().filter(|l| looks_like_code(l)).count();
-    // A `#` line is a comment in code and a title in Markdown: one alone is no code (a block of them is, such as
-    // a licence in a file with nothing else).
-    let comments = shape.iter().filter(|l| is_hash_comment(l)).count();
-    let code = code_like > comments || comments > 1;
-    if code && md.fenced == 0 && code_like * 10 >= shape.len() * 6 {
+    if !shape.is_empty() && md.fenced == 0 && code_like * 10 >= shape.len() * 6 {
         let mut d = Detection::new(
             Kind::Code,
             format!(
@@ -326,7 +322,9 @@ impl<'a> Markdown<'a> {
             let Event::Start(tag) = event else { continue };
             match tag {
                 Tag::Heading { .. } if is_atx(line_of(text, range.start)) => self.headings += 1,
-                Tag::CodeBlock(CodeBlockKind::Fenced(_)) => {
+                Tag::CodeBlock(CodeBlockKind::Fenced(info))
+                    if !(info.is_empty() && is_underline(text, range.start)) =>
+                {
                     self.fenced += 1;
                     fences.push(range);
                 }
@@ -399,6 +397,15 @@ fn line_of(text: &str, pos: usize) -> &str {
     lines(rest).next().unwrap_or("")
 }
 
+/// Whether the line at `pos` is a row of `~` right under a line of text: a title's underline in reStructuredText
+/// and plain text, which CommonMark reads as a fence; a Markdown fence of tildes has a blank line or a block
+/// before it.
+fn is_underline(text: &str, pos: usize) -> bool {
+    let start = line_start(text, pos);
+    let tildes = line_of(text, pos).trim();
+    start > 0 && tildes.bytes().all(|b| b == b'~') && !line_of(text, start - 1).trim().is_empty()
+}
+
 /// An ATX heading with a title: up to three spaces, one to six `#`, a space or tab, then text.
 fn is_atx(line: &str) -> bool {
     let rest = line.trim_start_matches(' ');
@@ -413,14 +420,7 @@ fn is_atx(line: &str) -> bool {
 /// A line shaped like code: a statement or definition keyword at its start, a bracket, comma or `:` ending it, an
 /// assignment, a call alone on its line, a quoted item of a list, or a comment.
 fn looks_like_code(line: &str) -> bool {
-    is_hash_comment(line) || code_pattern().is_match(line)
-}
-
-/// A comment of `#` (one: `##` is Markdown).
-fn is_hash_comment(line: &str) -> bool {
-    line.trim_start()
-        .strip_prefix('#')
-        .is_some_and(|rest| !rest.starts_with('#'))
+    code_pattern().is_match(line)
 }
 
 /// The patterns of [`looks_like_code`], one regex.
@@ -434,8 +434,8 @@ fn code_pattern() -> &'static Regex {
             r#"[;{}\[(,]\s*$|\)\s*:\s*$|=>\s*\{?\s*$|^\s*("""|''')|("""|''')\s*$"#,
             // An assignment (`name = value`, `x.y[k] += 1`, not `==`), a call alone, a quoted item of a list.
             r#"^\s*[A-Za-z_$][\w.$]*(\[[^\]]*\])?\s*[-+*/%|&^]?=([^=\s]|\s+\S)|^\s*[\w.$]+\(.*\)\s*;?$|^\s*["'].*["'],?\s*$"#,
-            // A comment (`#` ones: see `is_hash_comment`).
-            r"^\s*(//|/\*|\*/|\* )",
+            // A comment (one `#`: `##` is Markdown).
+            r"^\s*(#([^#]|$)|//|/\*|\*/|\* )",
         ];
         let joined = parts.map(|p| format!("(?:{p})")).join("|");
         // A constant pattern, compiled by every test that detects code.

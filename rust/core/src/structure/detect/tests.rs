@@ -80,8 +80,7 @@ fn code_by_the_shape_of_its_lines() {
     let licence = "This program is free software: you may share it\nunder the terms of the licence that came with it.\n".repeat(150);
     let body = "def f(x):\n    y = x + 1\n    return y\n\n".repeat(400);
     assert_eq!(by_content(&format!("{licence}\n{body}")).kind, Kind::Code);
-    // A `#` line alone is a Markdown title; a block of them is a comment (a licence in a file with no code).
-    assert_eq!(kind("# Only a title").0, Kind::Prose);
+    // `#` lines are comments to this test (Markdown's come after it): a licence in a file with nothing else.
     assert_eq!(kind("# one\n# two\n# three\n").0, Kind::Code);
     assert_eq!(kind("# one\n# two\nx = 1\n").0, Kind::Code);
     // Prose that mentions code is prose.
@@ -173,6 +172,17 @@ fn markdown_by_its_signals_and_prose_with_one_link() {
     md.read(listed);
     assert_eq!((md.fenced, md.items), (1, 2));
     assert_eq!(md.outside, ["Steps:", "1. Install:", "2. Run it."]);
+    // Titles underlined with `~` (reStructuredText, plain text) are no fences.
+    let rst = "Install\n~~~~~~~\n\nRun it.\n\nUse\n~~~\n\nCall it.\n\nMore\n~~~~~~~~~~~\n\nDone.\n";
+    assert_eq!(kind(rst).0, Kind::Prose);
+    let tilde_fences = "# Use\n\n~~~\nx = 1\n~~~\n\nText.\n\n~~~\ny = 2\n~~~\n";
+    assert_eq!(
+        kind(tilde_fences),
+        (
+            Kind::Markdown,
+            "content: Markdown (1 headings, 2 fenced blocks)".to_owned()
+        )
+    );
     // Tab-indented `#` lines are indented code in CommonMark, not headings.
     assert_eq!(
         kind("Run:\n\n\t# make it\n\tmake\n\n\t# install\n").0,
