@@ -5,7 +5,7 @@
 //! [`Syntax`] knows. Then by the content, the first decisive test in this order:
 //! - code: a shebang on the first line, or most lines (outside fenced blocks, taken from all over the sample so
 //!   a long licence at the head of a source file is not its shape) shaped like code;
-//! - a table: the first lines parse as CSV or TSV records of one width (see [`table_format`]);
+//! - a table: the first lines parse as CSV or TSV records of one width (see `table_format`);
 //! - Markdown, by [`pulldown_cmark`]: ATX headings, fenced blocks, GFM tables, inline links, list items;
 //! - provisions: numbered articles (第X条, Article N, Section N, §), as the provisions parser reads their markers,
 //!   on at least one line in a hundred;
@@ -136,8 +136,8 @@ pub fn by_name(path: &str, text: &str) -> Option<Detection> {
 pub fn by_content(text: &str) -> Detection {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let windows = sample(text);
-    let lines: Vec<&str> = windows.iter().flat_map(|w| lines(w)).collect();
-    let head: Vec<&str> = lines
+    let all: Vec<&str> = windows.iter().flat_map(|w| lines(w)).collect();
+    let head: Vec<&str> = all
         .iter()
         .copied()
         .filter(|l| !l.trim().is_empty())
@@ -199,8 +199,8 @@ pub fn by_content(text: &str) -> Detection {
             format!("content: Markdown ({})", md.signals()),
         );
     }
-    let nonblank = lines.iter().filter(|l| !l.trim().is_empty()).count();
-    let provisions = lines
+    let nonblank = all.iter().filter(|l| !l.trim().is_empty()).count();
+    let provisions = all
         .iter()
         .filter(|l| provisions::starts_with_article(l))
         .count();
