@@ -23,7 +23,7 @@ from .chunkers import (
     _text_or_pages,
 )
 
-__all__ = ["AutoChunker", "Choice", "STRATEGY_KEYS"]
+__all__ = ["AutoChunker", "Choice", "STRATEGY_KEYS", "choose"]
 
 #: The keys :class:`AutoChunker` sets in every chunk's metadata.
 STRATEGY_KEYS = ("strategy", "strategy_reason")
@@ -96,8 +96,9 @@ class AutoChunker(_Configured):
     # -- the choice ------------------------------------------------------------------------------------------------
 
     def choose(self, text: str, source: Union[str, os.PathLike, None] = None) -> Choice:
-        """The strategy for ``text`` (named ``source``, a file name or path, when known), and why."""
-        return Choice(*_core.detect(text, source))
+        """The strategy for ``text`` (named ``source``, a file name or path, when known), and why (see
+        :func:`choose`)."""
+        return choose(text, source)
 
     # -- calls -----------------------------------------------------------------------------------------------------
 
@@ -178,6 +179,12 @@ class AutoChunker(_Configured):
                 raise _core.ChunkingError(f"metadata key {taken[0]!r} is set by AutoChunker on every chunk: rename it")
         source = metadata.get("source") if metadata else None
         return self.choose(text, source if isinstance(source, (str, os.PathLike)) else None)
+
+
+def choose(text: str, source: Union[str, os.PathLike, None] = None) -> Choice:
+    """The strategy :class:`AutoChunker` picks for ``text`` (named ``source``, a file name or path, when known), and
+    why: by the name first, else by the content (a bounded sample of it), as the core's detector reads them."""
+    return Choice(*_core.detect(text, source))
 
 
 def _with_choice(metadata: Optional[dict], choice: Choice) -> dict:

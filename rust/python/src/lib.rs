@@ -11,6 +11,7 @@ mod batch;
 mod build;
 mod chunk;
 mod detect;
+mod elements;
 mod errors;
 mod interrupt;
 mod jsonl;
@@ -33,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(splitter::code_languages, m)?)?;
     m.add_function(wrap_pyfunction!(detect::detect, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::chunk_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(elements::render_elements, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;
     m.add_class::<jsonl::JsonLines>()?;
