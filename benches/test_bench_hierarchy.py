@@ -1,4 +1,5 @@
-"""HierarchicalChunker with three size levels against LlamaIndex's HierarchicalNodeParser, same text, same sizes.
+"""HierarchicalChunker with three size levels against LlamaIndex's HierarchicalNodeParser, same text, same sizes;
+and AutoChunker's choice of strategy (issue 19's other chunkers).
 
 LlamaIndex's sizes are tokens of its default tokenizer (tiktoken's cl100k_base, whose ranks llama-index-core ships),
 with its default splitter under each level (SentenceSplitter); chunkwise measures in the same encoding
@@ -63,3 +64,24 @@ def test_hierarchy_vs_llamaindex(benchmark, name, smoke):
     )
     if strict():
         assert ratio >= 10, f"{ratio:.1f}x LlamaIndex"
+
+
+@pytest.mark.parametrize("name, repeat", [("en.txt", 1), ("zh.txt", 1), ("mixed.md", 1), ("code.py", 1),
+                                          ("en.txt", 20)])
+def test_auto_choose(benchmark, name, repeat, smoke):
+    """AutoChunker.choose() by content: the core reads a bounded sample (256 KB whole, else 8 windows of 32 KB), so
+    its time does not grow with the text; ``repeat`` 20 makes en.txt 100 MB. CPU time, fastest of 5 rounds."""
+    import time
+
+    doc = load_doc(name)
+    text = doc.text * (1 if smoke else repeat)
+    auto = cw.AutoChunker()
+    benchmark.group = "auto: choose() by content"
+    choice = auto.choose(text)
+    if smoke:
+        benchmark.pedantic(auto.choose, args=(text,), rounds=1)
+        return
+    best = best_times({"choose": lambda: auto.choose(text)}, rounds=5, clock=time.process_time)["choose"]
+    benchmark.pedantic(auto.choose, args=(text,), rounds=5, iterations=1)
+    benchmark.extra_info.update(impl="chunkwise", bytes=len(text.encode()), cpu_ms=round(best * 1000, 2),
+                                strategy=choice.strategy)

@@ -120,3 +120,73 @@ def test_overrides_batch_pickle_and_bad_input():
         auto.choose(b"bytes")  # type: ignore[arg-type]
     with pytest.raises(ChunkingError, match=r"one entry per text \(2\), got 1"):
         auto.chunk_batch(["a", "b"], [None])
+
+
+CJK_MARKDOWN = "# 说明\n\n这是第一段，介绍本项目。\n\n## 安装\n\n运行安装程序。\n\n## 使用\n\n- 第一步\n- 第二步\n"
+CJK_PROSE = "这是一段很长的中文文字，讲述了一个故事。" * 30 + "\n\n" + "日本語の文章もここにあります。" * 20
+QUOTED_CSV = 'name,address,note\n"Ada","12, Lane","says ""hi"""\n"Alan","3, Road",x\n"Grace","",y\n'
+ONE_LINK = "See [the docs](https://example.org/docs) for more.\n\nThat is all there is to it, really.\n"
+
+
+@pytest.mark.parametrize(
+    "text, strategy, reason, detail",
+    [
+        (MARKDOWN_TXT.replace("\n", "\r\n"), "markdown", "content: Markdown (3 headings", None),
+        ("\ufeff" + MARKDOWN_TXT, "markdown", "content: Markdown (3 headings", None),
+        ("\ufeff" + SCRIPT, "code", "content: shebang #!/usr/bin/env python3", "python"),
+        (SCRIPT.replace("\n", "\r\n"), "code", "content: shebang", "python"),
+        ("", "prose", "content: no lines", None),
+        (" \n\t\r\n\u3000\n", "prose", "content: no lines", None),
+        ("\n" * 500 + MARKDOWN_TXT, "markdown", "content: Markdown (3 headings", None),
+        (MARKDOWN_TXT.replace("\n", "\r"), "markdown", "content: Markdown (3 headings", None),
+        ("One line of text.", "prose", "content: prose", None),
+        (CJK_PROSE, "prose", "content: prose", None),
+        (CJK_MARKDOWN, "markdown", "content: Markdown (3 headings)", None),
+        (QUOTED_CSV, "table", "content: 4 lines of the same number of csv fields", "csv"),
+        (QUOTED_CSV.replace("\n", "\r\n"), "table", "content: 4 lines of the same number of csv fields", "csv"),
+        (TSV, "table", "content: 13 lines of the same number of tsv fields", "tsv"),
+        (ONE_LINK, "prose", "content: prose", None),
+        ("a,b,c\n1,2\n3,4,5\n", "prose", "content: prose", None),
+        (STATUTE_ZH.replace("\n", "\r\n"), "clause", "content: 8 numbered provisions in 8 lines", None),
+        ("Article 5 of the Act applies.\nArticle 6 of the Act too.\nArticle 7 of the Act also.\n", "prose",
+         "content: prose", None),
+        ("#!/usr/bin/perl -w\nuse strict;\nprint 1;\n", "code", "content: shebang #!/usr/bin/perl -w", None),
+    ],
+)
+def test_content_edge_cases(text, strategy, reason, detail):
+    choice = AutoChunker(200).choose(text)
+    assert (choice.strategy, choice.table_format or choice.language) == (strategy, detail), choice
+    assert choice.reason.startswith(reason), choice
+    chunks = AutoChunker(200).chunk(text)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+    assert all(c.metadata["strategy"] == strategy for c in chunks)
+
+
+def test_names_paths_languages_and_bad_input():
+    auto = AutoChunker()
+    header = "#pragma once\n#include <vector>\nnamespace geo {\nclass A {\npublic:\n  std::vector<int> x;\n};\n}\n"
+    assert auto.choose(header, "geo/a.h") == ("code", "file name .h: cpp", None, "cpp")
+    assert auto.choose("int f(void);\n", Path("geo/a.h")) == ("code", "file name .h: c", None, "c")
+    assert auto.choose("", "x/Gemfile") == ("code", "file name Gemfile: ruby", None, "ruby")
+    assert auto.choose("", "NOTES.MKD") == ("markdown", "file name .mkd", None, None)
+    assert auto.choose("a\tb\n", "t.tab") == ("table", "file name .tab", "tsv", None)
+    # The code chunker's own choice of language agrees with the detector's.
+    code = (DATA / "code" / "itoa_lib.rs").read_text(encoding="utf-8")
+    assert auto.choose(code).language == "rust"
+    assert {c.metadata["language"] for c in auto.chunk(code)} == {"rust"}
+    with pytest.raises(TypeError, match="text must be a str, got bytes"):
+        auto.choose(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="source must be a str or a path, got int"):
+        auto.choose("text", 3)  # type: ignore[arg-type]
+    with pytest.raises(ChunkingError, match="text holds a lone surrogate"):
+        auto.choose("a\ud800b")
+
+
+def test_a_large_text_is_judged_by_a_sample_of_windows():
+    # Markdown past the first windows is still seen; a text of one long line is cut at char boundaries.
+    md = "Intro words.\n\n" * 40_000 + "## Part\n\nSome text.\n\n" * 40_000
+    assert AutoChunker().choose(md).strategy == "markdown"
+    assert AutoChunker().choose("é中" * 300_000).strategy == "prose"
+    statute = "第一条 规定。\n" * 100_000
+    assert AutoChunker().choose(statute).reason.startswith("content: ")
+    assert AutoChunker().choose(statute).strategy == "clause"

@@ -297,6 +297,26 @@ def test_whitespace_padding_does_not_change_cuts(kind, line, pad, ws):
     assert chunker.split(line + ws * pad) == chunker.split(line)
 
 
+# Shapes AutoChunker reads in content: shebangs, lines of code, CSV and TSV fields, links, besides STRUCTURE.
+DETECTED = ["\n#!/bin/sh\n", "\ndef f(x):\n", "\n    return x\n", "x = 1;\n", ",", "\t", '"', "[a](http://a.b)",
+            "\ufeff", "\n}\n", "{\n"]
+
+
+@given(text=st.lists(st.one_of(short_run, st.sampled_from(DETECTED)), max_size=120).map("".join),
+       size=st.integers(20, 300))
+def test_auto_chooses_a_kind_and_chunks_by_it(text, size):
+    """Whatever the content, AutoChunker picks one of its kinds, says why, and chunks as that kind's chunker."""
+    auto = chunkwise.AutoChunker(size)
+    choice = auto.choose(text)
+    assert choice.strategy in chunkwise.auto.KINDS and choice.reason.startswith("content: ")
+    assert (choice.table_format is not None) == (choice.strategy == "table")
+    assert choice.language is None or choice.strategy == "code"
+    chunks = auto.chunk(text)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+    if choice.strategy != "table":  # a table that does not parse falls back to prose
+        assert [c.text for c in chunks] == auto.chunker_for(choice).split(text)
+
+
 def test_bad_arguments_raise():
     for bad in [dict(size=0), dict(size=10, overlap=10), dict(size=10, overlap=-1), dict(size=-5)]:
         with pytest.raises(chunkwise.ChunkingError):

@@ -3,9 +3,7 @@ from the document's file name when it has one (``metadata["source"]``), else fro
 
 from __future__ import annotations
 
-import csv
 import os
-import re
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _core
@@ -33,33 +31,6 @@ STRATEGY_KEYS = ("strategy", "strategy_reason")
 #: The kinds of document, each with the chunker it gets unless overridden.
 KINDS = ("markdown", "code", "table", "clause", "prose")
 
-_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".mkd")
-_TABLE_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
-# How much of a text its content is judged by: its first lines (a decision costs nothing next to the chunking).
-_SAMPLE_LINES = 400
-
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-_ATX = re.compile(r"^\s{0,3}#{1,6}[ \t]+\S")
-_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
-_LINK = re.compile(r"\[[^\]\n]+\]\([^)\s]+\)")
-_LIST_ITEM = re.compile(r"^\s{0,3}([-*+]|\d{1,3}[.)])[ \t]+\S")
-# Provisions at article level (chapters alone make a book, not a statute).
-_PROVISION = re.compile(
-    r"^\s*(第[一二三四五六七八九十百千零〇两\d]+条|Article\s+\d+|ARTICLE\s+\d+|Section\s+\d+(\.\d+)*\b|§\s*\d+)"
-)
-_SHEBANG = re.compile(r"^#!\s*\S*(python|bash|sh|node|ruby|perl|php|env)\b")
-_CODE_START = re.compile(
-    r"^\s*(def |class |import |from \S+ import |return\b|if .*:$|elif |for .*:$|while .*:$|fn |let |const |var "
-    r"|function\b|public |private |protected |package |#include|using |namespace |func |struct |impl |enum "
-    r"|@\w+|try:|except\b|else:|[}\])]+;?$)"
-)
-_CODE_END = re.compile(r"[;{}\[(,]\s*$|\)\s*:\s*$|=>\s*\{?\s*$|^\s*(\"\"\"|\'\'\')|(\"\"\"|\'\'\')\s*$")
-# An assignment (`name = value`, `x.y[k] += 1`), a call on its own line, or a string item of a list.
-_CODE_LINE = re.compile(
-    r"^\s*[A-Za-z_$][\w.$]*(\[[^\]]*\])?\s*[-+*/%|&^]?=(?!=)\s*\S|^\s*[\w.$]+\(.*\)\s*;?$|^\s*[\"'].*[\"'],?\s*$"
-)
-_COMMENT = re.compile(r"^\s*(#(?!#)|//|/\*|\*/|\* )")
-
 
 class Choice(NamedTuple):
     """Which strategy a document gets (one of ``KINDS``), and why."""
@@ -68,6 +39,8 @@ class Choice(NamedTuple):
     reason: str
     #: The table format ("csv" or "tsv") for a table.
     table_format: Optional[str] = None
+    #: The language of code, when the file name, a shebang or the code's keywords say which.
+    language: Optional[str] = None
 
 
 class AutoChunker(_Configured):
@@ -78,7 +51,8 @@ class AutoChunker(_Configured):
     / ``.tsv`` a table, a source file of a language :class:`CodeChunker` knows is code); for a ``.txt``, a name
     without a known suffix, or no name, by the content: code (a shebang, or most lines shaped like code), a CSV or
     TSV table (every line of the same number of fields), Markdown (headings, fenced code, tables, links), legal
-    provisions (numbered articles, 第X条, §), else prose.
+    provisions (numbered articles, 第X条, §), else prose. The core decides (``chunkwise._core.detect``), from a
+    bounded sample of the text: the whole text up to 256 KB, else eight windows of 32 KB spread over it.
 
     Each kind has a chunker made with ``size``, ``overlap``, ``unit``, ``tokenizer`` and ``max_chars``
     (:class:`MarkdownChunker`, :class:`CodeChunker`, :class:`TableChunker`, :class:`ClauseChunker`,
@@ -209,101 +183,10 @@ class AutoChunker(_Configured):
 
 def choose(text: str, source: Union[str, os.PathLike, None] = None) -> Choice:
     """The strategy :class:`AutoChunker` picks for ``text`` (named ``source``, a file name or path, when known), and
-    why: by the name first, else by the content (its first lines)."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if source is not None:
-        if not isinstance(source, (str, os.PathLike)):
-            raise TypeError(f"source must be a str or a path, got {type(source).__name__}")
-        by_name = _by_name(os.fspath(source))
-        if by_name is not None:
-            return by_name
-    return _by_content(text)
+    why: by the name first, else by the content (a bounded sample of it), as the core's detector reads them."""
+    return Choice(*_core.detect(text, source))
 
 
 def _with_choice(metadata: Optional[dict], choice: Choice) -> dict:
     """The metadata with the choice and its reason."""
     return {**(metadata or {}), "strategy": choice.strategy, "strategy_reason": choice.reason}
-
-
-def _by_name(source: str) -> Optional[Choice]:
-    """The choice a file name makes, when it makes one."""
-    name = os.path.basename(source)
-    suffix = os.path.splitext(name)[1].lower()
-    if suffix in _MARKDOWN_SUFFIXES:
-        return Choice("markdown", f"file name {suffix}")
-    if suffix in _TABLE_SUFFIXES:
-        return Choice("table", f"file name {suffix}", _TABLE_SUFFIXES[suffix])
-    language = _core.code_language(source)
-    if language is not None:
-        return Choice("code", f"file name {suffix or name}: {language}")
-    return None
-
-
-def _by_content(text: str) -> Choice:
-    """The choice the content makes: the first decisive test of code, table, Markdown, provisions; else prose."""
-    lines = text.splitlines()
-    sample = [line for line in lines[:_SAMPLE_LINES] if line.strip()]
-    if not sample:
-        return Choice("prose", "content: no lines")
-    first = sample[0]
-    if _SHEBANG.match(first):
-        return Choice("code", f"content: shebang {first.strip()[:40]}")
-    table = _table_format(sample)
-    if table is not None:
-        return Choice("table", f"content: {len(sample)} lines of the same number of {table} fields", table)
-    # Lines inside fenced blocks are code of a Markdown document, not the document's own shape.
-    outside: List[str] = []
-    fences = 0
-    inside = False
-    for line in lines:
-        if _FENCE.match(line):
-            fences += 1
-            inside = not inside
-            continue
-        if not inside and line.strip():
-            outside.append(line)
-    # Lines from all over the text: a long licence or docstring at the head of a source file is not its shape.
-    head = outside[:: max(1, len(outside) // _SAMPLE_LINES)][:_SAMPLE_LINES]
-    code_like = sum(1 for line in head if _looks_like_code(line))
-    if head and fences < 2 and code_like >= 0.6 * len(head):
-        return Choice("code", f"content: {code_like} of {len(head)} lines shaped like code")
-    headings = sum(1 for line in outside if _ATX.match(line))
-    delimiters = sum(1 for line in outside if _TABLE_DELIMITER.match(line))
-    links = sum(1 for line in outside if _LINK.search(line))
-    items = sum(1 for line in outside if _LIST_ITEM.match(line))
-    signals = [
-        (headings, "headings"), (fences // 2, "fenced blocks"), (delimiters, "tables"), (links, "links with URLs"),
-    ]
-    if headings >= 2 or delimiters or (headings + fences // 2 >= 2) or (headings >= 1 and links + items >= 3):
-        said = ", ".join(f"{n} {what}" for n, what in signals if n)
-        return Choice("markdown", f"content: Markdown ({said})")
-    nonblank = sum(1 for line in lines if line.strip())
-    provisions = sum(1 for line in lines if _PROVISION.match(line))
-    if provisions >= 3 and provisions * 100 >= nonblank:
-        return Choice("clause", f"content: {provisions} numbered provisions in {nonblank} lines")
-    return Choice("prose", "content: prose")
-
-
-def _looks_like_code(line: str) -> bool:
-    return bool(_CODE_START.match(line) or _CODE_END.search(line) or _COMMENT.match(line) or _CODE_LINE.match(line))
-
-
-def _table_format(sample: List[str]) -> Optional[str]:
-    """"tsv" or "csv" when the lines parse to rows of one width (at least two fields; at least three rows, or five
-    when only two fields), else None."""
-    if len(sample) < 3:
-        return None
-    for fmt, delimiter in (("tsv", "\t"), ("csv", ",")):
-        if not any(delimiter in line for line in sample[:3]):
-            continue
-        try:
-            rows = list(csv.reader(sample[:100], delimiter=delimiter))
-        except csv.Error:
-            continue
-        widths = {len(r) for r in rows}
-        if len(widths) == 1:
-            width = widths.pop()
-            if width >= 3 or (width == 2 and len(rows) >= 5):
-                return fmt
-    return None

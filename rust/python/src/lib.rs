@@ -10,6 +10,7 @@ mod arrow;
 mod batch;
 mod build;
 mod chunk;
+mod detect;
 mod elements;
 mod errors;
 mod interrupt;
@@ -31,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(splitter::_splitter_from_config, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::code_language, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::code_languages, m)?)?;
+    m.add_function(wrap_pyfunction!(detect::detect, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::chunk_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(elements::render_elements, m)?)?;
     m.add_class::<splitter::PySplitter>()?;

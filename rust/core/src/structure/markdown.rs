@@ -72,16 +72,20 @@ struct Walk {
     heading: Option<Heading>,
 }
 
+/// The extensions of Markdown this parser reads (GFM tables, strikethrough, task lists, metadata blocks).
+pub(crate) fn options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS
+}
+
 /// Parses `text` and returns its structure.
 pub fn parse(text: &str) -> Structure {
     let mut s = Structure::default();
     let mut w = Walk::default();
-    let options = Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
-        | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS;
-    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+    for (event, range) in Parser::new_ext(text, options()).into_offset_iter() {
         match event {
             Event::Start(tag) => start(text, &mut s, &mut w, &tag, range),
             Event::End(tag) => end(text, &mut s, &mut w, tag, range),

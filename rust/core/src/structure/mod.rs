@@ -7,6 +7,8 @@
 //! - `rules`: what the engine asks, chunk by chunk: the cuts of a level, the cuts of other sources to drop, how far
 //!   a chunk may reach, where a merge of sections stops, the capacity a chunk's context leaves, table overlap.
 //! - `describe`: the description of each chunk ([`Description`]): title path, context, type, table rows.
+//! - [`detect`]: what kind of document a text is (Markdown, code, a table, provisions, prose), for a caller that
+//!   picks the strategy per document.
 //! - `cuts`: a structure made of a caller's cuts (a semantic chunker's), which no chunk runs past.
 //! - One file per parser: [`markdown`] (pulldown-cmark), [`table`] (Markdown, CSV, TSV), [`provisions`]
 //!   (numbered provisions of legal text), [`code`] (source code, tree-sitter). Each ends with a `Structure`.
@@ -21,6 +23,7 @@
 pub mod code;
 mod cuts;
 mod describe;
+pub mod detect;
 pub mod elements;
 pub mod markdown;
 mod model;

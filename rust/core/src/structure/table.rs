@@ -469,20 +469,7 @@ fn parse_delimited(text: &str, start: usize, dialect: Dialect) -> Result<Table, 
     let mut header_cells = Vec::new();
     let mut rows = Vec::new();
     let mut pos = start;
-    while pos < bytes.len() {
-        // Skip a blank line without looking past its first character of content.
-        let mut p = pos;
-        while p < bytes.len() && is_blank_byte(bytes[p]) && bytes[p] != dialect.delimiter {
-            p += 1;
-        }
-        if p == bytes.len() {
-            break;
-        }
-        if bytes[p] == b'\n' {
-            pos = p + 1;
-            continue;
-        }
-        let record_start = pos;
+    while let Some(record_start) = next_record(bytes, pos, dialect) {
         let cells = header.is_none().then_some(&mut header_cells);
         let (end, next) = scan_record(bytes, record_start, dialect, cells).map_err(|quote| {
             let line = 1 + memchr::memchr_iter(b'\n', &bytes[..quote]).count();
@@ -505,6 +492,51 @@ fn parse_delimited(text: &str, start: usize, dialect: Dialect) -> Result<Table, 
         rows,
         header_cells,
     })
+}
+
+/// The start of the next record from `pos`, past blank lines (read no further than their first character of
+/// content), or None at the end of the text.
+fn next_record(bytes: &[u8], mut pos: usize, dialect: Dialect) -> Option<usize> {
+    while pos < bytes.len() {
+        let mut p = pos;
+        while p < bytes.len() && is_blank_byte(bytes[p]) && bytes[p] != dialect.delimiter {
+            p += 1;
+        }
+        if p == bytes.len() {
+            return None;
+        }
+        if bytes[p] != b'\n' {
+            return Some(pos);
+        }
+        pos = p + 1;
+    }
+    None
+}
+
+/// The number of fields of each of the first `max` records of `text` in `format` (CSV or TSV; blank lines
+/// skipped), or None when a quote opened in them never closes: how a detector tells whether a text's head is a
+/// table, without parsing the rest.
+pub(crate) fn record_widths(text: &str, format: TableFormat, max: usize) -> Option<Vec<usize>> {
+    let dialect = match format {
+        TableFormat::Csv => Dialect::CSV,
+        TableFormat::Tsv => Dialect::TSV,
+        TableFormat::Markdown => return None,
+    };
+    let bytes = text.as_bytes();
+    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let mut widths = Vec::new();
+    let mut cells = Vec::new();
+    let mut pos = start;
+    while widths.len() < max {
+        let Some(record) = next_record(bytes, pos, dialect) else {
+            break;
+        };
+        cells.clear();
+        let (_, next) = scan_record(bytes, record, dialect, Some(&mut cells)).ok()?;
+        widths.push(cells.len());
+        pos = next;
+    }
+    Some(widths)
 }
 
 /// Scans the record starting at `start`: its end (before the line break) and the start of what follows. Pushes the

@@ -165,6 +165,16 @@ enum Before {
     Other,
 }
 
+/// Whether `line` starts with a provision marker at article level or below (第X条, "Article 5", "Section 1.01",
+/// "§ 101"), as the scan reads markers: what statutes are numbered by, where chapters alone make a book. The
+/// numbering is not checked, so a line of running text that starts so counts too.
+pub fn starts_with_article(line: &str) -> bool {
+    matches!(
+        scan(line, skip_spaces(line, 0)),
+        Some(Marker { kind: Kind::Fixed(Style::Keyword(rank)), .. }) if rank >= 4
+    )
+}
+
 /// All provisions of `text`, in order. Linear in the text length.
 pub fn provisions(text: &str) -> Vec<Provision> {
     let bytes = text.as_bytes();
