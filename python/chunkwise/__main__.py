@@ -780,10 +780,10 @@ class _Run:
         start of its content (``payload``), as :func:`chunkwise.auto.choose` picks."""
         if not self.auto or payload is None:
             return self._chunker_for(path, False), None
-        return self._chosen(_auto.choose(_sample(payload), _document_name(path)), path)
+        return self._chosen(_auto.choose(_sample(payload), _document_name(path)))
 
-    def _chosen(self, choice: _auto.Choice, path: Optional[Path]) -> Tuple[Any, _writers.Strategy]:
-        """The chunker of ``choice`` (code in the language the file's name says, else by content)."""
+    def _chosen(self, choice: _auto.Choice) -> Tuple[Any, _writers.Strategy]:
+        """The chunker of ``choice`` (code in the language the choice found, else found by the code chunker)."""
         strategy = (choice.strategy, choice.reason)
         if choice.strategy == "markdown" and self.markdown is not None:
             return self.markdown, strategy
@@ -792,7 +792,7 @@ class _Run:
         if choice.strategy == "clause" and self.clause is not None:
             return self.clause, strategy
         if choice.strategy == "code" and self.code is not None:
-            language = (_code_language(path, self.own) if path is not None else None) or "auto"
+            language = choice.language or "auto"  # by the name (a header's content too), a shebang or keywords
             if language not in self.code_chunkers:
                 self.code_chunkers[language] = self.code(language)
             return self.code_chunkers[language], strategy
@@ -839,7 +839,7 @@ class _Run:
         elif loaded.markdown:
             chunker, strategy = self.markdown, ("markdown", f"file name {_document_suffix(path)}: read as Markdown")
         else:  # a PDF's text: by its content
-            chunker, strategy = self._chosen(_auto.choose(_sample(text)), None)
+            chunker, strategy = self._chosen(_auto.choose(_sample(text)))
         self._batch([path], [text], [len(data)], chunker, paged=loaded.pages is not None,
                     strategies=[strategy] if self.auto else None)
 
