@@ -190,3 +190,18 @@ def test_a_large_text_is_judged_by_a_sample_of_windows():
     statute = "第一条 规定。\n" * 100_000
     assert AutoChunker().choose(statute).reason.startswith("content: ")
     assert AutoChunker().choose(statute).strategy == "clause"
+
+
+def test_the_core_judges_utf8_bytes_as_their_text():
+    """``chunkwise chunk --strategy auto`` hands the core a file's bytes undecoded: the same choice as its text, and
+    bytes that stop being UTF-8 are judged up to there (chunking then reports them)."""
+    from chunkwise import _core
+
+    for name in ("mixed.md", "zh.txt", "code.py"):
+        text = (DATA / name).read_text(encoding="utf-8")
+        assert _core.detect(text.encode("utf-8")) == _core.detect(text)
+        assert _core.detect(text.encode("utf-8"), name) == _core.detect(text, name)
+    head = "# Title\n\nSome words.\n\n## Part\n\nMore.\n"
+    assert _core.detect(head.encode() + b"\xff\xfe tail") == _core.detect(head)
+    with pytest.raises(TypeError, match="text must be a str \\(or UTF-8 bytes\\), got int"):
+        _core.detect(3)  # type: ignore[arg-type]

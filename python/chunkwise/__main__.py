@@ -203,7 +203,8 @@ def _document_suffix(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-#: ``--strategy auto``: how much of the start of a text its content is judged by (AutoChunker reads its first lines).
+#: ``--strategy auto``: how much of the start of a big file is read to choose its chunker (a file the prose chunker
+#: streams is judged by its start; AutoChunker's detector reads a text up to this size whole).
 AUTO_SAMPLE_BYTES = 256 << 10
 
 
@@ -214,12 +215,10 @@ def _document_name(path: Path) -> str:
     return name[: len(name) - len(suffix)] if suffix in _OPENERS or suffix == ".zst" else name
 
 
-def _sample(payload: Union[str, bytes]) -> str:
-    """The start of a text, as ``--strategy auto`` judges its content: the first ``AUTO_SAMPLE_BYTES`` of UTF-8
-    bytes (a character cut at the end left out), or as many characters of a decoded text."""
-    if isinstance(payload, str):
-        return payload[:AUTO_SAMPLE_BYTES]
-    return payload[:AUTO_SAMPLE_BYTES].decode("utf-8", errors="ignore")
+def _auto_choice(payload: Union[str, bytes], name: Optional[str] = None) -> _auto.Choice:
+    """What ``--strategy auto`` takes for a text (a ``str``, or UTF-8 bytes read as they are: the core judges them up
+    to a byte that is not UTF-8, which chunking then reports), named ``name``: AutoChunker's choice."""
+    return _auto.Choice(*_core.detect(payload, name))
 
 
 def _code_language(path: Path, own: Optional[Set[Identity]] = None) -> Optional[str]:
@@ -780,7 +779,7 @@ class _Run:
         start of its content (``payload``), as :func:`chunkwise.auto.choose` picks."""
         if not self.auto or payload is None:
             return self._chunker_for(path, False), None
-        return self._chosen(_auto.choose(_sample(payload), _document_name(path)))
+        return self._chosen(_auto_choice(payload, _document_name(path)))
 
     def _chosen(self, choice: _auto.Choice) -> Tuple[Any, _writers.Strategy]:
         """The chunker of ``choice`` (code in the language the choice found, else found by the code chunker)."""
@@ -839,7 +838,7 @@ class _Run:
         elif loaded.markdown:
             chunker, strategy = self.markdown, ("markdown", f"file name {_document_suffix(path)}: read as Markdown")
         else:  # a PDF's text: by its content
-            chunker, strategy = self._chosen(_auto.choose(_sample(text)))
+            chunker, strategy = self._chosen(_auto_choice(text))
         self._batch([path], [text], [len(data)], chunker, paged=loaded.pages is not None,
                     strategies=[strategy] if self.auto else None)
 

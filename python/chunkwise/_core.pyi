@@ -254,7 +254,7 @@ def render_elements(
 def code_language(path: str, text: Optional[str] = None) -> Optional[str]: ...
 def code_languages() -> List[str]: ...
 def detect(
-    text: str, source: Union[str, PathLike[str], None] = None
+    text: Union[str, bytes], source: Union[str, PathLike[str], None] = None
 ) -> Tuple[str, str, Optional[str], Optional[str]]:
     """What kind of document ``text`` is (named ``source`` when known): ``(kind, reason, table format, language)``,
     the kind one of "markdown", "code", "table", "clause", "prose"."""

@@ -184,6 +184,8 @@ class AutoChunker(_Configured):
 def choose(text: str, source: Union[str, os.PathLike, None] = None) -> Choice:
     """The strategy :class:`AutoChunker` picks for ``text`` (named ``source``, a file name or path, when known), and
     why: by the name first, else by the content (a bounded sample of it), as the core's detector reads them."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     return Choice(*_core.detect(text, source))
 
 

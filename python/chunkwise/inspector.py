@@ -461,10 +461,10 @@ def add_parser(commands: Any, integer: Any) -> None:
 def command(args: Any) -> int:
     """``chunkwise inspect``: one file cut by each ``--strategy``, side by side on an HTML page, its chunkers built
     and its file read as ``chunkwise chunk`` builds and reads them."""
-    from . import auto, join_pages, loaders
+    from . import join_pages, loaders
     from .__main__ import (
         TABLE_FORMATS, UsageError, _code_language, _decode, _document_name, _document_suffix, _make_chunker,
-        _output_target, _read, _sample, _Skip,
+        _auto_choice, _output_target, _read, _Skip,
     )
 
     path = Path(args.file)
@@ -495,7 +495,7 @@ def command(args: Any) -> int:
             if suffix in loaders.SUFFIXES and suffix != ".pdf":
                 strategy, table_format = "markdown", None  # HTML and DOCX are read as Markdown
             else:
-                choice = auto.choose(_sample(text), _document_name(path) if suffix not in loaders.SUFFIXES else None)
+                choice = _auto_choice(text, _document_name(path) if suffix not in loaders.SUFFIXES else None)
                 strategy = "recursive" if choice.strategy == "prose" else choice.strategy
                 table_format = choice.table_format
             name = f"auto ({strategy})"

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use chunkwise_core::structure::detect::detect as detect_kind;
 use chunkwise_core::TableFormat;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyBytes, PyString};
 
 use crate::errors::{run, wrong_type, DETACH_BYTES};
 use crate::text::borrow_str;
 
-/// The kind of the document `text` (named `source`, a file name or path, when known): `(kind, reason, table
-/// format, language)`, the kind one of "markdown", "code", "table", "clause", "prose".
+/// The kind of the document `text` (a `str`, or UTF-8 `bytes`; named `source`, a file name or path, when known):
+/// `(kind, reason, table format, language)`, the kind one of "markdown", "code", "table", "clause", "prose".
 #[pyfunction]
 #[pyo3(signature = (text, source=None))]
 pub(crate) fn detect(
@@ -24,10 +24,19 @@ pub(crate) fn detect(
     Option<&'static str>,
     Option<&'static str>,
 )> {
-    if !text.is_instance_of::<PyString>() {
-        return Err(wrong_type("text", "a str", text));
-    }
-    let text = borrow_str(py, "text", text)?;
+    let text = match text.cast::<PyBytes>() {
+        // UTF-8 bytes (the command line's files, not decoded): judged up to the first byte that is not UTF-8, the
+        // error being the chunker's to report.
+        Ok(bytes) => {
+            let bytes = bytes.as_bytes();
+            match simdutf8::compat::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+            }
+        }
+        Err(_) if text.is_instance_of::<PyString>() => borrow_str(py, "text", text)?,
+        Err(_) => return Err(wrong_type("text", "a str (or UTF-8 bytes)", text)),
+    };
     let name = source.map(source_name).transpose()?;
     let d = run(
         py,
