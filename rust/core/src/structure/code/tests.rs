@@ -78,11 +78,11 @@ fn definitions_are_symbols_with_signatures_and_levels_by_depth() {
     // Module nodes cut at the strongest level, the class's at the next; no cut between a comment and its node.
     let at = |needle: &str| PY.find(needle).expect(needle);
     let level_at = |pos: usize| s.bounds.iter().find(|b| b.pos == pos).map(|b| b.level);
-    assert_eq!(level_at(at("# The parser.")), Some(level(1)));
+    assert_eq!(level_at(at("# The parser.")), Some(Level::code(1)));
     assert_eq!(level_at(at("class Parser")), None);
-    assert_eq!(level_at(at("def main")), Some(level(1)));
-    assert_eq!(level_at(at("    @property")), Some(level(2)));
-    assert_eq!(level_at(at("        return x")), Some(level(3)));
+    assert_eq!(level_at(at("def main")), Some(Level::code(1)));
+    assert_eq!(level_at(at("    @property")), Some(Level::code(2)));
+    assert_eq!(level_at(at("        return x")), Some(Level::code(3)));
 }
 
 #[test]
@@ -125,7 +125,7 @@ fn errors_unknown_languages_and_deep_nesting_fall_back_to_lines() {
     }
     deep.push_str(&format!("{}pass\n", "    ".repeat(1000)));
     let s = parse(&deep, Syntax::named("python").ok());
-    assert!(s.bounds.iter().all(|b| b.level >= level(CUT_DEPTHS)));
+    assert!(s.bounds.iter().all(|b| b.level >= Level::code(CUT_DEPTHS)));
     let mut nested = "function f() {".repeat(1000);
     nested.push_str(&"}".repeat(1000));
     let s = parse(&nested, Syntax::named("javascript").ok());
@@ -207,7 +207,7 @@ fn a_minified_bundle_is_cut_between_its_modules() {
         let at = text.find(module).expect(module);
         let cut = s.bounds.iter().find(|b| b.pos == at).map(|b| b.level);
         assert!(
-            cut.is_some_and(|l| l >= level(CUT_DEPTHS)),
+            cut.is_some_and(|l| l >= Level::code(CUT_DEPTHS)),
             "{module}: {cut:?}"
         );
     }
