@@ -73,7 +73,8 @@ impl Pending {
             Cow::Owned(self.pieces.iter().map(|(_, r)| &text[r.clone()]).collect())
         };
         let mut parsed = super::parse(&code, Some(self.syntax));
-        let Some(mut code) = parsed.code.take() else {
+        // Not parsed after all (long, and not code of its language: see `guard`): cut at its lines as before.
+        let Some(mut code) = parsed.code.take().filter(|c| c.language.is_some()) else {
             return;
         };
         let map = Map {

@@ -12,6 +12,7 @@
 //!   around its start, and its context the signatures of those it starts inside.
 
 mod fence;
+mod guard;
 mod kinds;
 mod languages;
 mod nodes;
@@ -25,6 +26,7 @@ use kinds::Kinds;
 use nodes::{body_children, body_of, collapse, keyword, name_of, Def, NEEDS_BODY};
 
 pub use fence::{Fenced, Pending};
+pub use guard::GUARD_BYTES;
 pub use languages::{Syntax, LANGUAGES};
 pub(in crate::structure) use paths::line_numbers;
 
@@ -79,6 +81,8 @@ pub struct Code {
     pub errors: Vec<Range<usize>>,
     /// The symbol that holds each symbol, if any.
     parents: Vec<Option<usize>>,
+    /// Why a text of a known language was not parsed (see [`NOT_CODE`]), when it was not.
+    fallback: Option<&'static str>,
 }
 
 /// What a chunk of code learns besides its symbol path and context.
@@ -98,6 +102,9 @@ pub struct CodeSpan {
 
 /// The note of a text of no known language.
 pub const UNKNOWN_LANGUAGE: &str = "language not recognised: cut at blank lines and lines";
+/// The note of a long text that most of its samples show is not code of its language (see `guard`).
+pub const NOT_CODE: &str =
+    "not code: most of the text does not parse as its language; cut at blank lines and lines";
 /// The note of a chunk that overlaps an error region.
 pub const SYNTAX_ERROR: &str = "syntax error in this chunk: cut at lines around it";
 
@@ -111,6 +118,10 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     let tree = syntax.and_then(|syn| {
         let mut parser = Parser::new();
         parser.set_language(&syn.language()).ok()?;
+        if guard::not_code(&mut parser, text) {
+            code.fallback = Some(NOT_CODE);
+            return None;
+        }
         parser.parse(text, None)
     });
     match (syntax, &tree) {

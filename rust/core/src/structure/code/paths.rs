@@ -126,7 +126,7 @@ impl Code {
             self.errors.get(i).is_some_and(|r| r.start < end)
         };
         let note = match self.language {
-            None => Some(UNKNOWN_LANGUAGE),
+            None => Some(self.fallback.unwrap_or(UNKNOWN_LANGUAGE)),
             Some(_) if overlaps_error => Some(SYNTAX_ERROR),
             Some(_) => None,
         };

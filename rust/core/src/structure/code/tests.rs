@@ -218,3 +218,37 @@ fn a_minified_bundle_is_cut_between_its_modules() {
         "{out:?}"
     );
 }
+
+#[test]
+fn long_prose_is_not_parsed_and_long_code_is() {
+    let python = Syntax::named("python").ok();
+    let sentence =
+        "这是一段很长的中文文字，不是代码。It is prose, (not code): no grammar fits it!\n";
+    let mut prose = String::new();
+    while prose.len() <= GUARD_BYTES + 1000 {
+        prose.push_str(sentence);
+        prose.push_str(if prose.len().is_multiple_of(3) {
+            "\n"
+        } else {
+            ""
+        });
+    }
+    let s = parse(&prose, python);
+    let code = s.code.as_ref().expect("code");
+    assert!(code.language.is_none() && code.symbols.is_empty());
+    let line = |_: usize| 1;
+    assert_eq!(code.span(0, 10, &line).note, Some(NOT_CODE));
+    // Short prose is parsed still; long code too, a generated table (an array longer than a sample) included.
+    let short = &prose[..crate::offsets::floor_char_boundary(&prose, GUARD_BYTES / 2)];
+    assert!(parse(short, python).code.unwrap().language.is_some());
+    let table: String = std::iter::once("LOGS = [\n".to_owned())
+        .chain((0..30_000).map(|i| format!("    {:.10},\n", f64::from(i) / 7.0)))
+        .chain(std::iter::once("]\n".to_owned()))
+        .collect();
+    let functions = PY.repeat(GUARD_BYTES / PY.len() + 1);
+    for text in [table, functions] {
+        assert!(text.len() > GUARD_BYTES);
+        let s = parse(&text, python);
+        assert_eq!(s.code.unwrap().language.map(|l| l.name), Some("python"));
+    }
+}
