@@ -80,7 +80,8 @@ COMPOSITE = {"AutoChunker": chunkwise.AutoChunker(100), "HierarchicalChunker": c
 def test_every_chunker_is_covered():
     exported = {name for name in chunkwise.__all__ if name.endswith("Chunker")}
     # SemanticChunker embeds its units in Python; chunk_arrow refuses it (see tests/test_semantic.py), and
-    # CodeChunker until its metadata has columns; the chunkers made of others are refused (below).
+    # CodeChunker's columns are its own keys (test_code_chunker_columns_equal_its_metadata); the chunkers made of
+    # others are refused (below).
     assert exported - {"SemanticChunker", "CodeChunker"} - set(COMPOSITE) == set(CHARS)
 
 
@@ -90,9 +91,35 @@ def test_chunkers_made_of_others_are_refused_with_the_reason(name):
         chunk_arrow(pa.table({"text": ["x y z"]}), COMPOSITE[name])
 
 
-def test_code_chunker_is_refused_until_its_metadata_has_columns():
-    with pytest.raises(chunkwise.ChunkingError, match="does not take a CodeChunker yet"):
-        chunk_arrow(pa.table({"text": ["x = 1"]}), chunkwise.CodeChunker(100))
+CODE_COLUMNS = ["language", "symbol_path", "start_line", "end_line", "node_types", "chunk_type", "note",
+                "context_shortened"]
+CODE_TEXTS = [
+    "import os\n\n\nclass Parser:\n    def feed(self, data):\n        return data\n\n\ndef main():\n    pass\n",
+    "fn main() {\n    println!(\"hi\");\n}\n\nstruct A { x: i32 }\n\nimpl A {\n    fn get(&self) -> i32 { self.x }\n}\n",
+    "中文注释 = 1  # 注释：😀\n\ndef f():\n    return '字'\n",
+    None,
+    "",
+    "no language here, just words\n\nand more words\n",
+]
+
+
+@pytest.mark.parametrize("language", ["auto", "python"])
+def test_code_chunker_columns_equal_its_metadata(language):
+    chunker = chunkwise.CodeChunker(40, language=language)
+    table = chunk_arrow(pa.array(CODE_TEXTS, pa.string()), chunker)
+    base = [c for c in expected_columns(chunker) if c not in ("page_start", "page_end")]
+    assert table.column_names == base + CODE_COLUMNS + ["page_start", "page_end"]
+    rows = table.to_pylist()
+    present = [i for i, t in enumerate(CODE_TEXTS) if t is not None]
+    want = [(r, c) for r, chunks in zip(present, chunker.chunk_batch([CODE_TEXTS[i] for i in present])) for c in chunks]
+    assert len(rows) == len(want) > 6
+    for got, (r, c) in zip(rows, want):
+        assert got["row"] == r and got["text"] == c.text == CODE_TEXTS[r][got["start"] : got["end"]]
+        assert (got["context"], got["embedding_text"], got["id"]) == (c.context, c.embedding_text, c.id)
+        md = dict(c.metadata)
+        for key in CODE_COLUMNS:
+            assert got[key] == md.pop(key, None if key in ("note", "language") else False), key
+        assert md == {}
 
 
 def _tokenizer(kind):

@@ -52,9 +52,9 @@ def batches_call(monkeypatch, hook) -> None:
     """Runs ``hook(payloads)`` before each batch the command line writes (its one seam into the core)."""
     real = cli._writers.JsonlWriter.batch
 
-    def batch(self, chunker, payloads, sources, paged=False):
+    def batch(self, chunker, payloads, sources, paged=False, strategies=None):
         hook(payloads)
-        return real(self, chunker, payloads, sources, paged)
+        return real(self, chunker, payloads, sources, paged, strategies)
 
     monkeypatch.setattr(cli._writers.JsonlWriter, "batch", batch)
 

@@ -1,6 +1,6 @@
 """``chunkwise chunk --strategy code`` and ``--strategy auto`` on source files: each file cut by CodeChunker in the
 language its name says (content detection for the others), the JSON lines carrying the chunks' code metadata
-exactly as ``chunk.metadata`` holds it; Parquet refuses code (no columns for it yet); ``inspect`` takes code too."""
+exactly as ``chunk.metadata`` holds it (Parquet in columns of their own); ``inspect`` takes code too."""
 
 from __future__ import annotations
 
@@ -73,7 +73,9 @@ def test_strategy_auto_takes_code_for_source_files_only(tmp_path) -> None:
     assert {r["metadata"]["language"] for r in got["list.h"]} == {"c"}
     assert all(r["metadata"]["chunk_type"] == "code" for n in ("a.py", "b.sql", "c.rb.gz", "list.h") for r in got[n])
     # Markdown and plain text as before.
-    md = MarkdownChunker(200).chunk("# Title\n\nSome text.\n", {"source": str(tmp_path / "notes.md")})
+    md = MarkdownChunker(200).chunk("# Title\n\nSome text.\n", {"source": str(tmp_path / "notes.md"),
+                                                                "strategy": "markdown",
+                                                                "strategy_reason": "file name .md"})
     assert [r["metadata"] for r in got["notes.md"]] == [dict(c.metadata) for c in md]
     plain = RecursiveChunker(200).chunk("Some words.\n\nMore words.\n")
     assert [r["text"] for r in got["plain.txt"]] == [c.text for c in plain]
@@ -94,20 +96,17 @@ def test_code_takes_its_options_and_names_them_in_errors(tmp_path, capsys) -> No
     assert "--restart applies to --strategy fixed, not to code" in capsys.readouterr().err
 
 
-def test_parquet_refuses_code_and_auto_cuts_source_files_as_text(tmp_path, capsys) -> None:
-    pytest.importorskip("pyarrow")
+def test_parquet_takes_code_under_auto(tmp_path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
     write_files(tmp_path / "src", {"a.py": PY})
-    assert main(["chunk", str(tmp_path / "src"), "--strategy", "code", "--out", str(tmp_path / "o.parquet"),
-                 "--no-progress"]) == 2
-    assert "--format parquet does not take --strategy code yet" in capsys.readouterr().err
-    assert not (tmp_path / "o.parquet").exists()
     out = tmp_path / "auto.parquet"
     assert main(["chunk", str(tmp_path / "src"), "--strategy", "auto", "--size", "40", "--out", str(out),
                  "--no-progress"]) == 0
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(out)
-    assert table.column("text").to_pylist() == RecursiveChunker(40).split(PY)
+    rows = pq.read_table(out).to_pylist()
+    want = CodeChunker(40).chunk(PY)
+    assert [r["text"] for r in rows] == [c.text for c in want]
+    assert [r["symbol_path"] for r in rows] == [c.metadata["symbol_path"] for c in want]
+    assert {r["strategy"] for r in rows} == {"code"}
 
 
 def test_inspect_takes_code(tmp_path) -> None:

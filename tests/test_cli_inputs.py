@@ -182,9 +182,9 @@ def test_a_big_file_is_streamed_with_the_same_lines(tmp_path, capsys, monkeypatc
     streamed_calls = []
     real = cli._writers.JsonlWriter.stream
 
-    def spy(self, chunker, reader, source, advance):
+    def spy(self, chunker, reader, source, advance, strategy=None):
         streamed_calls.append(source)
-        return real(self, chunker, reader, source, advance)
+        return real(self, chunker, reader, source, advance, strategy)
 
     monkeypatch.setattr(cli, "STREAM_BYTES", 1000)
     monkeypatch.setattr(cli._writers.JsonlWriter, "stream", spy)

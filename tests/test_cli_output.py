@@ -176,8 +176,9 @@ def test_parquet_holds_the_values_of_the_json_lines(tmp_path):
             if field == "metadata":
                 meta = record["metadata"]
                 assert meta.pop("source") == row["source"]
-                for key in ("title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
-                            "page_start", "page_end"):
+                for key in ("strategy", "strategy_reason", "title_path", "headings", "chunk_type", "row_start",
+                            "row_end", "total_rows", "language", "page_start", "page_end", "symbol_path",
+                            "start_line", "end_line", "node_types", "note"):
                     assert meta.pop(key, None) == row[key]
                 assert meta.pop("context_shortened", False) == row["context_shortened"]
                 assert meta == {}

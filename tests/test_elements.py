@@ -140,9 +140,41 @@ def test_unstructured_elements():
     assert table.metadata["title_path"] == ["Intro", "Details"]
     assert "Table 2: measures" in table.text or "Table 2: measures" in table.context
     assert chunks[-1].metadata["page_end"] == 3
-    unstructured = pytest.importorskip("unstructured.documents.elements")
-    objects = [unstructured.Title("Intro"), unstructured.NarrativeText("Body text.")]
-    assert [e["type"] for e in from_unstructured(objects)] == ["heading", "paragraph"]
+
+
+def test_unstructured_element_objects():
+    """Real unstructured ``Element`` objects (unstructured is in the test extras), as ``partition_pdf`` gives them:
+    the same parsed elements as their ``to_dict()`` form, title paths by ``category_depth``, the caption in the
+    table's context, a table from ``text_as_html`` split by rows with its header, pages kept."""
+    el = pytest.importorskip("unstructured.documents.elements")
+    staging = pytest.importorskip("unstructured.staging.base")
+    meta = el.ElementMetadata
+    rows = "".join(f"<tr><td>Region {i}</td><td>{10 + i}</td><td>{12 + i}</td></tr>" for i in range(25))
+    html = f"<table><thead><tr><th>Region</th><th>2023</th><th>2024</th></tr></thead><tbody>{rows}</tbody></table>"
+    objects = [
+        el.Title("年度报告", metadata=meta(page_number=1, category_depth=0)),
+        el.NarrativeText("本报告说明各地区的收入。每个地区都有增长。", metadata=meta(page_number=1)),
+        el.Title("Results", metadata=meta(page_number=2, category_depth=1)),
+        el.FigureCaption("表 3：各地区收入", metadata=meta(page_number=2)),
+        el.Table("Region 2023 2024 ...", metadata=meta(page_number=2, text_as_html=html)),
+        el.ListItem("A closing remark", metadata=meta(page_number=3)),
+        el.Footer("page 3", metadata=meta(page_number=3)),
+    ]
+    parsed = from_unstructured(objects)
+    assert parsed == from_unstructured(staging.elements_to_dicts(objects))
+    assert [e["type"] for e in parsed] == ["heading", "paragraph", "heading", "caption", "table", "list_item",
+                                           "paragraph"]
+    assert parsed[2]["level"] == 2 and parsed[4]["rows"][0] == ["Region", "2023", "2024"]
+    assert len(parsed[4]["rows"]) == 26
+    chunks = ElementsChunker(200).chunk(parsed)
+    table = [c for c in chunks if c.metadata["element_types"] == ["table"]]
+    assert len(table) > 1  # 25 rows do not fit 200 characters: split by rows
+    for c in table:
+        assert c.metadata["title_path"] == ["年度报告", "Results"]
+        assert c.metadata["page_start"] == c.metadata["page_end"] == 2
+        assert "表 3：各地区收入" in c.context and "| Region | 2023 | 2024 |" in c.context + c.text
+    assert chunks[0].metadata["title_path"] == ["年度报告"] and chunks[0].metadata["page_start"] == 1
+    assert chunks[-1].metadata["page_end"] == 3
 
 
 def test_batch_pickle_and_bad_input():

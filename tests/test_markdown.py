@@ -1137,15 +1137,21 @@ def test_a_table_keeps_its_caption_with_it_and_in_the_context_of_its_pieces(capt
     holder = [c for c in chunks if caption in c.text]
     assert len(holder) == 1 and holder[0].text.startswith(caption) and table in holder[0].text
     assert holder[0].metadata["chunk_type"] == "table"
-    # Cut into pieces: every piece after the first carries the caption and the header.
+    # The table alone fits, not with its caption: the table stays whole, the caption in its context.
+    chunks = MarkdownChunker(len(table) + 5, size_includes_context=False).chunk(text)
+    whole_table = [c for c in chunks if c.text == table]
+    assert len(whole_table) == 1 and whole_table[0].context == f"Report\n\n{caption}"
+    # Cut into pieces: the first piece is the caption, the header and the first rows (never the caption alone);
+    # every piece after it carries the caption and the header.
     chunks = MarkdownChunker(200).chunk(text)
+    header = "| region | 2023 | 2024 |\n|---|---|---|"
+    first = [c for c in chunks if caption in c.text]
+    assert len(first) == 1 and first[0].text.startswith(f"{caption}\n\n{header}\n| region 0 |"), first
+    assert first[0].context == "Report" and first[0].metadata["chunk_type"] == "table"
     pieces = [c for c in chunks if c.metadata.get("chunk_type") == "table" and c.text.startswith("| region ")]
     assert len(pieces) >= 3
-    header = "| region | 2023 | 2024 |\n|---|---|---|"
-    for c in pieces:
-        if c.text.startswith(header):
-            assert c.context == f"Report\n\n{caption}", c
-        else:
+    for c in [*first, *pieces]:
+        if c is not first[0]:
             assert c.context == f"Report\n\n{caption}\n\n{header}", c
         assert len(c.context) + len(c.context_sep) + len(c.text) <= 200
     assert all(text[c.start : c.end] == c.text for c in chunks)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -16,15 +17,16 @@ import pytest
 import chunkwise
 from chunkwise import _core
 from chunkwise import __main__ as cli
-from chunkwise._writers import FIELDS, PAGE_COLUMNS, STRUCTURE_COLUMNS
+from chunkwise._writers import CODE_COLUMNS, FIELDS, PAGE_COLUMNS, STRATEGY_COLUMNS, STRUCTURE_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data"
 
 STRINGS = {"text", "source", "id", "prev_id", "next_id", "level", "context", "embedding_text", "chunk_type",
-           "language", "change"}
+           "language", "change", "note", "strategy", "strategy_reason"}
 NULLABLE = {"prev_id", "next_id", "row_start", "row_end", "total_rows", "language", "page_start", "page_end",
-            "change", "token_count", "title_path", "headings", "chunk_type", "context_shortened"}
+            "change", "token_count", "title_path", "headings", "chunk_type", "context_shortened", *CODE_COLUMNS,
+            *STRATEGY_COLUMNS}
 
 
 def expected_schema(pa, columns, tokens=False):
@@ -32,7 +34,7 @@ def expected_schema(pa, columns, tokens=False):
     def kind(c):
         if c in STRINGS:
             return pa.string()
-        if c == "title_path":
+        if c in ("title_path", "symbol_path", "node_types"):
             return pa.list_(pa.string())
         if c == "headings":
             return pa.list_(pa.int64())
@@ -73,7 +75,9 @@ def test_the_schema_is_the_one_pyarrow_wrote(tmp_path, args, tokens):
     structural = "auto" in args
     columns = []
     for f in fields:
-        columns += [*(STRUCTURE_COLUMNS if structural else ()), *PAGE_COLUMNS] if f == "metadata" else [f]
+        # auto: what chose each document's chunker, the structure, and the code columns (source files are code)
+        auto = (*STRATEGY_COLUMNS, *STRUCTURE_COLUMNS, *CODE_COLUMNS) if structural else ()
+        columns += [*auto, *PAGE_COLUMNS] if f == "metadata" else [f]
     schema = pq.read_schema(out).remove_metadata()
     assert schema.equals(expected_schema(pa, columns, tokens)), schema
     table = pq.read_table(out)
@@ -95,6 +99,23 @@ def test_the_columns_of_the_fields():
     assert names == [*FIELDS[:-1], *STRUCTURE_COLUMNS, *PAGE_COLUMNS]
     rows = _core.ParquetRows(io.BytesIO(), ["text", "metadata", "change"], ["0" * 16], False, False)
     assert rows.columns == ["text", *PAGE_COLUMNS, "change"]
+    rows = _core.ParquetRows(io.BytesIO(), ["text", "metadata"], code=True, strategies=True)
+    assert rows.columns == ["text", *STRATEGY_COLUMNS, *STRUCTURE_COLUMNS, *CODE_COLUMNS, *PAGE_COLUMNS]
+
+
+@pytest.mark.parametrize("strategies, message", [
+    ([("prose", "why")], "strategies must have one entry per text (2), got 1"),
+    ([("prose", "why"), "prose"], "strategies[1] must be a (strategy, reason) pair of str, or None"),
+    ([("prose", "why"), ("prose", 3)], "strategies[1] must be a (strategy, reason) pair of str, or None"),
+])
+def test_bad_strategies_are_named(strategies, message):
+    splitter = chunkwise.RecursiveChunker(40)._splitter
+    rows = _core.ParquetRows(io.BytesIO(), ["text", "metadata"], strategies=True)
+    with pytest.raises((TypeError, ValueError), match=re.escape(message)):
+        rows.write_batch(splitter, ["a", "b"], ["a", "b"], strategies=strategies)
+    lines = _core.JsonLines(["text", "metadata"])
+    with pytest.raises((TypeError, ValueError), match=re.escape(message)):
+        lines.write_batch(splitter, ["a", "b"], ["a", "b"], io.BytesIO(), strategies=strategies)
     with pytest.raises(ValueError, match="'change' needs the ids of a previous run"):
         _core.ParquetRows(io.BytesIO(), ["text", "change"])
     with pytest.raises(ValueError, match=r'fields\[1\]: unknown field "nope"'):

@@ -50,7 +50,7 @@ from collections import Counter
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple, Union
 
-from . import _core, _writers, benchmark, inspector, loaders
+from . import _core, _writers, auto as _auto, benchmark, inspector, loaders
 from ._progress import Progress
 from ._writers import FIELDS
 from .evaluation import cli as evaluation_cli
@@ -201,6 +201,25 @@ def _document_suffix(path: Path) -> str:
     if suffixes and (suffixes[-1] in _OPENERS or suffixes[-1] == ".zst"):
         suffixes = suffixes[:-1]
     return suffixes[-1] if suffixes else ""
+
+
+#: ``--strategy auto``: how much of the start of a text its content is judged by (AutoChunker reads its first lines).
+AUTO_SAMPLE_BYTES = 256 << 10
+
+
+def _document_name(path: Path) -> str:
+    """A file's name without a compression suffix (``guide.md.gz`` -> ``guide.md``)."""
+    name = path.name
+    suffix = path.suffix.lower()
+    return name[: len(name) - len(suffix)] if suffix in _OPENERS or suffix == ".zst" else name
+
+
+def _sample(payload: Union[str, bytes]) -> str:
+    """The start of a text, as ``--strategy auto`` judges its content: the first ``AUTO_SAMPLE_BYTES`` of UTF-8
+    bytes (a character cut at the end left out), or as many characters of a decoded text."""
+    if isinstance(payload, str):
+        return payload[:AUTO_SAMPLE_BYTES]
+    return payload[:AUTO_SAMPLE_BYTES].decode("utf-8", errors="ignore")
 
 
 def _code_language(path: Path, own: Optional[Set[Identity]] = None) -> Optional[str]:
@@ -489,19 +508,21 @@ class _Output:
 # -- chunking -----------------------------------------------------------------------------------------------------
 
 
-def _write_batch(writer: Any, chunker: Any, paths: Sequence[Path], payloads: Sequence[Any], paged: bool = False) -> List[Any]:
+def _write_batch(writer: Any, chunker: Any, paths: Sequence[Path], payloads: Sequence[Any], paged: bool = False,
+                 strategies: Optional[Sequence[_writers.Strategy]] = None) -> List[Any]:
     """Chunks and writes every document, in parallel; per document its number of chunks or the exception it raised.
     Should the whole batch fail (an internal error), one document at a time, so that the document at fault costs
-    only itself. KeyboardInterrupt is not an Exception: it still stops."""
+    only itself. KeyboardInterrupt is not an Exception: it still stops. ``strategies``: per document, what chose its
+    chunker (``--strategy auto``)."""
     sources = [_source(p) for p in paths]
     try:
-        return writer.batch(chunker, payloads, sources, paged)
+        return writer.batch(chunker, payloads, sources, paged, strategies)
     except Exception as exc:
         if len(paths) == 1:
             return [exc]
     results: List[Any] = []
-    for path, payload in zip(paths, payloads):
-        results += _write_batch(writer, chunker, [path], [payload], paged)
+    for k, (path, payload) in enumerate(zip(paths, payloads)):
+        results += _write_batch(writer, chunker, [path], [payload], paged, strategies[k : k + 1] if strategies else None)
     return results
 
 
@@ -589,20 +610,18 @@ def _chunk_command(args: argparse.Namespace) -> int:
     """Options first (a bad one costs nothing), then the walk, then the files; --out is replaced only at the end."""
     auto = args.strategy == "auto"
     chunker = _make_chunker(args, "recursive" if auto else None)
+    # Auto: the chunkers of Markdown documents and of legal provisions (the prose chunker takes the rest)
     markdown = _make_chunker(args, "markdown") if auto else None
+    clause = _make_chunker(args, "clause") if auto else None
     # CSV and TSV files: a table chunker of their format (auto and table)
     tables = ({fmt: _make_chunker(args, "table", fmt) for fmt in TABLE_FORMATS.values()}
               if auto or args.strategy == "table" else {})
     fields = _fields(args.fields)
     form = _format(args)
     code: Optional[Callable[[str], Any]] = None
-    if args.strategy == "code" and form == "parquet":
-        raise UsageError("--format parquet does not take --strategy code yet (its symbol_path, start_line, end_line "
-                         "and node_types have no columns): use jsonl")
-    # Source files: a CodeChunker of the language their name says (auto and code), made when first needed; one made
-    # now checks the options.
-    # (Auto with Parquet: source files are cut as text, for the same reason.)
-    if args.strategy == "code" or auto and form != "parquet":
+    # Source files: a CodeChunker of the language their name (or, with auto, their content) says, made when first
+    # needed; one made now checks the options.
+    if args.strategy == "code" or auto:
         _make_chunker(args, "code")
         code = lambda language: _make_chunker(args, "code", language=language)  # noqa: E731
     if args.encoding is not None:
@@ -635,10 +654,10 @@ def _chunk_command(args: argparse.Namespace) -> int:
         if form == "parquet":
             structural = any(c is not None and c._splitter.is_structural() for c in (chunker, markdown, *tables.values()))
             writer = _writers.ParquetWriter(out.file, fields, previous_ids, structural, args.tokenizer is not None,
-                                            args.compression)
+                                            args.compression, code=code is not None, strategies=auto)
         else:
             writer = _writers.JsonlWriter(out.file, fields, previous_ids)
-        run = _Run(chunker, writer, out.own, problems, args.encoding, markdown, tables, code)
+        run = _Run(chunker, writer, out.own, problems, args.encoding, markdown, tables, code, clause, auto)
         try:
             run.files(files, progress)
         finally:
@@ -687,8 +706,15 @@ class _Run:
         markdown: Optional[Any] = None,
         tables: Optional[Dict[str, Any]] = None,
         code: Optional[Callable[[str], Any]] = None,
+        clause: Optional[Any] = None,
+        auto: bool = False,
     ) -> None:
         self.chunker, self.writer, self.own, self.problems, self.encoding = chunker, writer, own, problems, encoding
+        #: ``--strategy auto``: each document's chunker is chosen by its name, else its content (see
+        #: :func:`chunkwise.auto.choose`), and its chunks' metadata say which and why.
+        self.auto = auto
+        #: ``--strategy auto``: the chunker of legal provisions.
+        self.clause = clause
         #: ``--strategy auto`` and ``code``: makes the CodeChunker of a language, for files whose name says it.
         self.code = code
         self.code_chunkers: Dict[str, Any] = {}
@@ -707,14 +733,15 @@ class _Run:
         paths: List[Path] = []
         payloads: List[Any] = []
         sizes: List[int] = []
+        strategies: List[_writers.Strategy] = []
         kind: Any = None  # the chunker of the batch being gathered
         seen = seen_bytes = 0  # files (and their bytes on disk) handled since the last batch was written
 
         def flush() -> None:
-            nonlocal paths, payloads, sizes, seen, seen_bytes
-            self._batch(paths, payloads, sizes, kind)
+            nonlocal paths, payloads, sizes, strategies, seen, seen_bytes
+            self._batch(paths, payloads, sizes, kind, strategies=strategies if self.auto else None)
             progress.advance(seen, seen_bytes)
-            paths, payloads, sizes, seen, seen_bytes = [], [], [], 0, 0
+            paths, payloads, sizes, strategies, seen, seen_bytes = [], [], [], [], 0, 0
 
         low, high = BATCH_BYTES
         budget = min(max(max(map(_disk_size, files), default=0), low), high)
@@ -730,22 +757,46 @@ class _Run:
                     self._stream(path, progress)
                     progress.advance(1, _disk_size(path))
                     continue
-                chunker = self._chunker_for(path, False)
+                read = self._payload(path)
+                chunker, strategy = self._choose(path, read[0] if read is not None else None)
                 if chunker is not kind or (paths and sum(sizes) + _disk_size(path) > budget):
                     flush()
                     kind = chunker
                 seen += 1
                 seen_bytes += _disk_size(path)
-                read = self._payload(path)
                 if read is not None:
                     paths.append(path)
                     payloads.append(read[0])
                     sizes.append(read[1])
+                    strategies.append(strategy)
                 if len(paths) >= BATCH_FILES or sum(sizes) >= budget:
                     flush()
             flush()
         finally:
             progress.close()
+
+    def _choose(self, path: Path, payload: Union[str, bytes, None]) -> Tuple[Any, _writers.Strategy]:
+        """The chunker of a text file, and with ``--strategy auto`` what chose it and why: by its name, else by the
+        start of its content (``payload``), as :func:`chunkwise.auto.choose` picks."""
+        if not self.auto or payload is None:
+            return self._chunker_for(path, False), None
+        return self._chosen(_auto.choose(_sample(payload), _document_name(path)), path)
+
+    def _chosen(self, choice: _auto.Choice, path: Optional[Path]) -> Tuple[Any, _writers.Strategy]:
+        """The chunker of ``choice`` (code in the language the file's name says, else by content)."""
+        strategy = (choice.strategy, choice.reason)
+        if choice.strategy == "markdown" and self.markdown is not None:
+            return self.markdown, strategy
+        if choice.strategy == "table" and choice.table_format in self.tables:
+            return self.tables[choice.table_format], strategy
+        if choice.strategy == "clause" and self.clause is not None:
+            return self.clause, strategy
+        if choice.strategy == "code" and self.code is not None:
+            language = (_code_language(path, self.own) if path is not None else None) or "auto"
+            if language not in self.code_chunkers:
+                self.code_chunkers[language] = self.code(language)
+            return self.code_chunkers[language], strategy
+        return self.chunker, strategy
 
     def _chunker_for(self, path: Path, markdown: bool) -> Any:
         table_format = TABLE_FORMATS.get(_document_suffix(path))
@@ -777,13 +828,20 @@ class _Run:
         except Exception as exc:  # a file its loader cannot parse: named, and the run goes on
             self.problems.add(UNREADABLE, path, f"cannot read as {_document_suffix(path)[1:].upper()}: {exc}")
             return
-        chunker = self._chunker_for(path, loaded.markdown)
         try:
             text = join_pages(loaded.pages) if loaded.pages is not None else loaded.text
         except Exception as exc:
             self.problems.add(FAILED, path, exc)
             return
-        self._batch([path], [text], [len(data)], chunker, paged=loaded.pages is not None)
+        strategy: _writers.Strategy = None
+        if not self.auto:
+            chunker = self._chunker_for(path, loaded.markdown)
+        elif loaded.markdown:
+            chunker, strategy = self.markdown, ("markdown", f"file name {_document_suffix(path)}: read as Markdown")
+        else:  # a PDF's text: by its content
+            chunker, strategy = self._chosen(_auto.choose(_sample(text)), None)
+        self._batch([path], [text], [len(data)], chunker, paged=loaded.pages is not None,
+                    strategies=[strategy] if self.auto else None)
 
     def _is_big(self, path: Path) -> bool:
         if not self.streams or str(path) == "-" or self.encoding is not None:
@@ -819,12 +877,20 @@ class _Run:
         return None
 
     def _batch(self, paths: List[Path], payloads: List[Any], sizes: List[int], chunker: Any = None,
-               paged: bool = False) -> None:
+               paged: bool = False, strategies: Optional[List[_writers.Strategy]] = None) -> None:
         if not paths:
             return
-        results = _write_batch(self.writer, chunker or self.chunker, paths, payloads, paged)
+        results = _write_batch(self.writer, chunker or self.chunker, paths, payloads, paged, strategies)
         _core._release_memory()
-        for path, size, result in zip(paths, sizes, results):
+        for k, (path, size, result) in enumerate(zip(paths, sizes, results)):
+            strategy = strategies[k] if strategies else None
+            if (isinstance(result, ValueError) and not isinstance(result, UnicodeDecodeError) and strategy
+                    and strategy[0] == "table"):
+                # Auto: named as a table, or shaped like one at its start, but not one: prose, and the reason says so
+                # (as AutoChunker does).
+                fmt = "tsv" if chunker is self.tables.get("tsv") else "csv"
+                prose = ("prose", f"{strategy[1]}, but not a {fmt} table ({result})")
+                result = _write_batch(self.writer, self.chunker, [path], [payloads[k]], paged, [prose])[0]
             if isinstance(result, UnicodeDecodeError):
                 self.problems.add(NOT_DECODED if self.encoding else NOT_TEXT, path, result)
             elif isinstance(result, BaseException):
@@ -850,10 +916,22 @@ class _Run:
                     # UTF-16/32: the core streams UTF-8 only; such a file is read whole.
                     read = self._payload(path)
                     if read is not None:
-                        self._batch([path], [read[0]], [read[1]])
+                        chunker, chosen = self._choose(path, read[0])
+                        self._batch([path], [read[0]], [read[1]], chunker, strategies=[chosen] if self.auto else None)
                     return
                 if head.startswith(codecs.BOM_UTF8):
                     reader.read(len(codecs.BOM_UTF8))  # not part of the text, as in a file read whole
+                strategy: _writers.Strategy = None
+                body: Any = reader
+                if self.auto:
+                    # Its start says which chunker: the prose chunker streams; the others read the whole document.
+                    start = reader.read(AUTO_SAMPLE_BYTES)
+                    chunker, strategy = self._choose(path, start)
+                    if chunker is not self.chunker:
+                        data = start + reader.read()
+                        self._batch([path], [data], [len(data)], chunker, strategies=[strategy])
+                        return
+                    body = _Prefixed(start, reader)
                 source = _source(path)
                 raw = getattr(f, "fileobj", None) or getattr(f, "_fp", None) or f
                 done = 0
@@ -866,7 +944,7 @@ class _Run:
                         pass
                     progress.within(done)
 
-                n = self.writer.stream(self.chunker, reader, source, advance)
+                n = self.writer.stream(self.chunker, body, source, advance, strategy)
                 self.nbytes += os.stat(path).st_size
                 self.sources.add(source)
                 self.documents += 1
@@ -880,6 +958,22 @@ class _Run:
             self.problems.add(UNREADABLE, path, exc.strerror or exc)
         except ValueError as exc:  # ChunkingError: not UTF-8, a page break in a stream, ...
             self.problems.add(FAILED, path, exc)
+
+
+class _Prefixed:
+    """A binary reader that gives ``start`` (bytes already read from ``rest``), then the rest of ``rest``."""
+
+    def __init__(self, start: bytes, rest: Any) -> None:
+        self.start, self.rest = start, rest
+
+    def read(self, size: int = -1) -> bytes:
+        if self.start:
+            if size is None or size < 0:
+                out, self.start = self.start + self.rest.read(), b""
+                return out
+            out, self.start = self.start[:size], self.start[size:]
+            return out
+        return bytes(self.rest.read(size))
 
 
 def _source(path: Path) -> str:
@@ -917,9 +1011,10 @@ def _parser() -> argparse.ArgumentParser:
         "--strategy",
         choices=sorted([*STRATEGIES, "auto"]),
         default="recursive",
-        help="auto: markdown for Markdown, HTML and DOCX files (title paths), table for CSV and TSV files, code for "
-        "source files by their name (.py, .rs, .go, .c, .sh, ...; not with --format parquet), recursive "
-        "for the rest; table: CSV and TSV files by their suffix, other files as Markdown tables",
+        help="auto: per file, by its name, else its content (as AutoChunker): markdown for Markdown, HTML and DOCX "
+        "(title paths), table for CSV and TSV, code for source files (.py, .rs, .go, .c, .sh, ...), clause for "
+        "legal provisions, recursive for prose; each chunk's metadata says which and why (strategy, "
+        "strategy_reason); table: CSV and TSV files by their suffix, other files as Markdown tables",
     )
     chunk.add_argument("--size", type=_integer, default=512, help="largest chunk, in characters (default 512)")
     chunk.add_argument("--overlap", type=_integer, default=0, help="overlap between chunks, in characters (default 0)")

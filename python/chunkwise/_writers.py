@@ -20,11 +20,17 @@ FIELDS = (
     "context", "embedding_text", "metadata",
 )
 
-#: In Parquet, the ``metadata`` field is these columns (null where a chunk's metadata has no such key; the
-#: structure columns only when a structural strategy runs).
+#: In Parquet, the ``metadata`` field is these columns (null where a chunk's metadata has no such key): the strategy
+#: that chose each document's chunker and why (``--strategy auto``), the structure columns (when a structural
+#: strategy runs), a code chunk's (when source files are chunked as code), then the pages.
+STRATEGY_COLUMNS = ("strategy", "strategy_reason")
 STRUCTURE_COLUMNS = ("title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
                      "context_shortened")
+CODE_COLUMNS = ("symbol_path", "start_line", "end_line", "node_types", "note")
 PAGE_COLUMNS = ("page_start", "page_end")
+
+#: What chose a document's chunker: a ``(strategy, reason)`` pair, or None.
+Strategy = Optional[Tuple[str, str]]
 
 #: How many bytes a streamed file is read by.
 READ_SIZE = 4 << 20
@@ -53,21 +59,24 @@ class JsonlWriter:
         #: The chunks written against the previous run's (``added``, ``kept``, ``written(id)``).
         self.changes = self.lines.changes
 
-    def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False) -> List[Result]:
-        """Writes the chunks of every document; per document its number of chunks, or the exception it raised."""
-        return self.lines.write_batch(chunker._splitter, payloads, sources, self.file, paged)
+    def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False,
+              strategies: Optional[Sequence[Strategy]] = None) -> List[Result]:
+        """Writes the chunks of every document; per document its number of chunks, or the exception it raised.
+        ``strategies``: per document, what chose its chunker (in its chunks' metadata)."""
+        return self.lines.write_batch(chunker._splitter, payloads, sources, self.file, paged, strategies)
 
-    def stream(self, chunker: Any, reader: IO[bytes], source: str, advance: Callable[[], None]) -> int:
+    def stream(self, chunker: Any, reader: IO[bytes], source: str, advance: Callable[[], None],
+               strategy: Strategy = None) -> int:
         """A big file, chunked as it is read; its lines are written once the whole file is chunked."""
         stream = _core.ChunkStream(chunker._splitter, {"source": source})
         n = 0
         with tempfile.TemporaryFile() as spool:
             for block in iter(lambda: reader.read(READ_SIZE), b""):
-                lines, k = stream.push_lines(block, self.lines, source)
+                lines, k = stream.push_lines(block, self.lines, source, strategy)
                 spool.write(lines)
                 n += k
                 advance()
-            lines, k = stream.finish_lines(self.lines, source)
+            lines, k = stream.finish_lines(self.lines, source, strategy)
             spool.write(lines)
             n += k
             spool.seek(0)
@@ -82,22 +91,26 @@ class JsonlWriter:
 class ParquetWriter:
     """Parquet rows (one per chunk), written by the core (``_core.ParquetRows``: split in parallel, the rows of a
     batch encoded as its documents are split; no pyarrow). The ``metadata`` field is flattened into columns
-    (``STRUCTURE_COLUMNS`` when a structural strategy runs, ``PAGE_COLUMNS``)."""
+    (``STRATEGY_COLUMNS`` with ``strategies``, ``STRUCTURE_COLUMNS`` when a structural strategy runs,
+    ``CODE_COLUMNS`` with ``code``, ``PAGE_COLUMNS``)."""
 
     format = "parquet"
 
     def __init__(self, file: IO[bytes], fields: Sequence[str], previous: Optional[Iterable[str]],
-                 structural: bool, tokens: bool, compression: str = "snappy") -> None:
+                 structural: bool, tokens: bool, compression: str = "snappy", code: bool = False,
+                 strategies: bool = False) -> None:
         names = list(fields) + (["change"] if previous is not None else [])
-        self.rows = _core.ParquetRows(file, names, previous, structural, tokens, compression)
+        self.rows = _core.ParquetRows(file, names, previous, structural, tokens, compression, code, strategies)
         #: The chunks written against the previous run's (``added``, ``kept``, ``written(id)``).
         self.changes = self.rows.changes
 
-    def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False) -> List[Result]:
+    def batch(self, chunker: Any, payloads: Sequence[Payload], sources: Sequence[str], paged: bool = False,
+              strategies: Optional[Sequence[Strategy]] = None) -> List[Result]:
         """Writes the rows of every document; per document its number of chunks, or the exception it raised."""
-        return self.rows.write_batch(chunker._splitter, payloads, sources, paged)
+        return self.rows.write_batch(chunker._splitter, payloads, sources, paged, strategies)
 
-    def stream(self, chunker: Any, reader: IO[bytes], source: str, advance: Callable[[], None]) -> int:
+    def stream(self, chunker: Any, reader: IO[bytes], source: str, advance: Callable[[], None],
+               strategy: Strategy = None) -> int:
         """A big file, chunked as it is read; its rows are spooled (their values and texts) and written once the
         whole file is chunked."""
         stream = _core.ChunkStream(chunker._splitter, {"source": source})
@@ -112,7 +125,7 @@ class ParquetWriter:
             spool.write(records)
             n += k
             spool.seek(0)
-            self.rows.write_spooled(chunker._splitter, spool, source)
+            self.rows.write_spooled(chunker._splitter, spool, source, strategy)
         return n
 
     def close(self) -> None:

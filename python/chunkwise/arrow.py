@@ -12,7 +12,7 @@ import importlib
 from typing import Any, Optional, Sequence
 
 from . import _core
-from .chunkers import BaseChunker, CodeChunker, _one_strategy
+from .chunkers import BaseChunker, _one_strategy
 
 __all__ = ["chunk_arrow", "OUTPUT_COLUMNS"]
 
@@ -60,7 +60,10 @@ def chunk_arrow(
     ``prev_id`` and ``next_id``; ``context`` and ``embedding_text``; for a structural chunker (Markdown, Clause,
     Table) the keys it adds to a chunk's metadata: ``title_path`` (a list of strings), ``headings`` (their depths),
     ``chunk_type``, ``row_start``, ``row_end``, ``total_rows`` and ``language`` (null where a chunk's metadata has
-    no such key, and for a code block without a language), ``context_shortened`` (false where absent); and
+    no such key, and for a code block without a language), ``context_shortened`` (false where absent); for
+    :class:`CodeChunker` its keys instead: ``language``, ``symbol_path`` (a list of strings), ``start_line``,
+    ``end_line``, ``node_types`` (a list of strings), ``chunk_type``, ``note`` (null unless the chunk was cut at
+    lines) and ``context_shortened``; and
     ``page_start``/``page_end``, null unless the document holds form feeds (the pages of ``chunk()``). Every value
     is the one ``chunker.chunk_batch`` gives for the same texts, but for the keys a chunk of a Markdown code block
     of a known language also has (``symbol_path``, ``start_line``, ``end_line``, ``node_types``, ``note``), which
@@ -77,11 +80,6 @@ def chunk_arrow(
     if getattr(chunker, "_embeds", False):
         raise _core.ChunkingError(
             "chunk_arrow does not take a SemanticChunker yet (its units are embedded in Python): use its chunk_batch"
-        )
-    if isinstance(chunker, CodeChunker):
-        raise _core.ChunkingError(
-            "chunk_arrow does not take a CodeChunker yet (its symbol_path, start_line, end_line and node_types have "
-            "no columns): use its chunk_batch"
         )
     pa = _pyarrow()
     _one_strategy(chunker)

@@ -25,7 +25,7 @@ from .chunkers import (
     _text_or_pages,
 )
 
-__all__ = ["AutoChunker", "Choice", "STRATEGY_KEYS"]
+__all__ = ["AutoChunker", "Choice", "STRATEGY_KEYS", "choose"]
 
 #: The keys :class:`AutoChunker` sets in every chunk's metadata.
 STRATEGY_KEYS = ("strategy", "strategy_reason")
@@ -122,16 +122,9 @@ class AutoChunker(_Configured):
     # -- the choice ------------------------------------------------------------------------------------------------
 
     def choose(self, text: str, source: Union[str, os.PathLike, None] = None) -> Choice:
-        """The strategy for ``text`` (named ``source``, a file name or path, when known), and why."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
-        if source is not None:
-            if not isinstance(source, (str, os.PathLike)):
-                raise TypeError(f"source must be a str or a path, got {type(source).__name__}")
-            by_name = _by_name(os.fspath(source))
-            if by_name is not None:
-                return by_name
-        return _by_content(text)
+        """The strategy for ``text`` (named ``source``, a file name or path, when known), and why (see
+        :func:`choose`)."""
+        return choose(text, source)
 
     # -- calls -----------------------------------------------------------------------------------------------------
 
@@ -212,6 +205,20 @@ class AutoChunker(_Configured):
                 raise _core.ChunkingError(f"metadata key {taken[0]!r} is set by AutoChunker on every chunk: rename it")
         source = metadata.get("source") if metadata else None
         return self.choose(text, source if isinstance(source, (str, os.PathLike)) else None)
+
+
+def choose(text: str, source: Union[str, os.PathLike, None] = None) -> Choice:
+    """The strategy :class:`AutoChunker` picks for ``text`` (named ``source``, a file name or path, when known), and
+    why: by the name first, else by the content (its first lines)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if source is not None:
+        if not isinstance(source, (str, os.PathLike)):
+            raise TypeError(f"source must be a str or a path, got {type(source).__name__}")
+        by_name = _by_name(os.fspath(source))
+        if by_name is not None:
+            return by_name
+    return _by_content(text)
 
 
 def _with_choice(metadata: Optional[dict], choice: Choice) -> dict:

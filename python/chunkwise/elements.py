@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _core
 from ._core import Tokenizer
@@ -40,8 +40,6 @@ for _kind, _names in {
 }.items():
     for _name in _names:
         _KINDS[_name] = _kind
-
-_BLOCK_START = re.compile(r"^(\s*)(#|>|[-*+](\s|$)|\d{1,9}[.)](\s|$)|`{3}|~{3}|\||={3,}\s*$|[-*_]{3,}\s*$)")
 
 
 class RenderedElements(NamedTuple):
@@ -95,11 +93,10 @@ class ElementsChunker(_Configured):
             min_size=min_size, unit=unit, tokenizer=tokenizer, max_chars=max_chars,
         )
         self._size = size
-        self._measure: Callable[[str], int] = tokenizer.count if tokenizer is not None and unit != "chars" else len
 
     def render(self, elements: Sequence[Mapping[str, Any]]) -> RenderedElements:
         """The Markdown source text of ``elements`` and where each is in it."""
-        return _render(_normalize(elements), self._size, self._measure)
+        return _render(_normalize(elements), self._size, self._markdown._splitter)
 
     def chunk(self, elements: Sequence[Mapping[str, Any]], metadata: Optional[Mapping[str, Any]] = None) -> List[Chunk]:
         """The chunks of the document ``elements`` make (offsets in :meth:`render`'s text); ``metadata`` is
@@ -134,13 +131,15 @@ def chunk_elements(elements: Sequence[Mapping[str, Any]], size: int = 512, **kwa
 
 
 class _Element(NamedTuple):
+    """An element as the core takes it (its first six fields), and its page."""
+
     kind: str
     text: str
     level: int
-    page: Optional[int]
     rows: Optional[List[List[str]]]
     caption: Optional[str]
     language: str
+    page: Optional[int]
 
 
 def _normalize(elements: Sequence[Mapping[str, Any]]) -> List[_Element]:
@@ -180,130 +179,19 @@ def _normalize(elements: Sequence[Mapping[str, Any]]) -> List[_Element]:
         language = e.get("language") or ""
         if not isinstance(language, str):
             raise TypeError(f"{name}['language'] must be a str, got {type(language).__name__}")
-        out.append(_Element(kind, text, level, page, rows, caption, language))
+        out.append(_Element(kind, text, level, rows, caption, language, page))
     return out
 
 
 def _cell(value: Any) -> str:
-    """A table cell as one line of a Markdown table."""
-    text = "" if value is None else str(value)
-    return " ".join(text.split()).replace("|", "\\|")
+    """A table cell's text (its whitespace collapsed and pipes escaped by the core)."""
+    return "" if value is None else str(value)
 
 
-def _paragraph(text: str) -> str:
-    """Text as a paragraph: no line of it read as Markdown structure (a heading, a list, a fence, a table...)."""
-    lines = []
-    for line in text.strip("\n").split("\n"):
-        line = line.strip()
-        if _BLOCK_START.match(line):
-            line = "\\" + line
-        lines.append(line)
-    return "\n".join(line for line in lines if line)
-
-
-def _table_lines(rows: List[List[str]], cols: List[int]) -> List[str]:
-    width = max(len(r) for r in rows)
-    padded = [r + [""] * (width - len(r)) for r in rows]
-    line = lambda r: "| " + " | ".join(r[c] for c in cols) + " |"  # noqa: E731
-    return [line(padded[0]), "|" + "|".join("---" for _ in cols) + "|", *(line(r) for r in padded[1:])]
-
-
-def _column_groups(rows: List[List[str]], size: int, measure: Callable[[str], int]) -> List[List[int]]:
-    """The columns of each part of a table: all of them when a row, the header and the delimiter fit in half the
-    size; else the key column and as many next columns as fit, part after part."""
-    width = max(len(r) for r in rows)
-
-    def need(cols: List[int]) -> int:
-        lines = _table_lines(rows, cols)
-        return measure(lines[0]) + measure(lines[1]) + max((measure(x) for x in lines[2:]), default=0)
-
-    budget = max(1, size // 2)
-    every = list(range(width))
-    if width <= 2 or need(every) <= budget:
-        return [every]
-    groups: List[List[int]] = []
-    cols = [0]
-    for c in range(1, width):
-        if len(cols) > 1 and need(cols + [c]) > budget:
-            groups.append(cols)
-            cols = [0]
-        cols.append(c)
-    groups.append(cols)
-    return groups
-
-
-def _render(elements: List[_Element], size: int, measure: Callable[[str], int]) -> RenderedElements:
-    parts: List[str] = []
-    spans: List[Optional[Tuple[int, int]]] = []
-    table_parts: Dict[int, List[Tuple[Tuple[int, int], List[int]]]] = {}
-    pos = 0
-    prev_kind = ""
-
-    def add(block: str, sep: str) -> Tuple[int, int]:
-        nonlocal pos
-        if parts:
-            parts.append(sep)
-            pos += len(sep)
-        parts.append(block)
-        start = pos
-        pos += len(block)
-        return start, pos
-
-    pending_caption: Optional[str] = None
-    for i, e in enumerate(elements):
-        span: Optional[Tuple[int, int]] = None
-        if e.kind == "caption" and i + 1 < len(elements) and elements[i + 1].kind == "table":
-            # The next table's caption: written with it.
-            pending_caption = _paragraph(e.text)
-            spans.append(None)
-            prev_kind = "caption"
-            continue
-        if e.kind == "heading":
-            title = " ".join(e.text.split())
-            if title:
-                span = add("#" * min(max(e.level, 1), 6) + " " + title, "\n\n")
-        elif e.kind in ("paragraph", "caption"):
-            body = _paragraph(e.text)
-            if body:
-                span = add(body, "\n\n")
-        elif e.kind == "list_item":
-            body = " ".join(e.text.split())
-            if body:
-                indent = "  " * max(e.level - 1, 0)
-                # Items in a row make one list.
-                span = add(f"{indent}- {body}", "\n" if prev_kind == "list_item" else "\n\n")
-        elif e.kind == "code":
-            body = e.text.strip("\n")
-            if body:
-                fence = "````" if "```" in body else "```"
-                span = add(f"{fence}{e.language}\n{body}\n{fence}", "\n\n")
-        else:  # table
-            caption = e.caption if e.caption is not None else pending_caption
-            caption = _paragraph(caption) if caption else ""
-            if e.rows:
-                groups = _column_groups(e.rows, size, measure)
-                start = None
-                for cols in groups:
-                    lines = _table_lines(e.rows, cols)
-                    if caption:
-                        s, _ = add(caption, "\n\n")
-                        start = s if start is None else start
-                    s, t = add("\n".join(lines), "\n\n")
-                    start = s if start is None else start
-                    table_parts.setdefault(i, []).append(((s, t), cols))
-                span = (start, pos) if start is not None else None
-            elif e.text.strip():
-                if caption:
-                    s, _ = add(caption, "\n\n")
-                    _, t = add(e.text.strip("\n"), "\n\n")
-                    span = (s, t)
-                else:
-                    span = add(e.text.strip("\n"), "\n\n")
-        pending_caption = None
-        spans.append(span)
-        prev_kind = e.kind if span is not None else prev_kind
-    text = "".join(parts) + ("\n" if parts else "")
-    return RenderedElements(text, spans, [e.kind for e in elements], [e.page for e in elements], table_parts)
+def _render(elements: List[_Element], size: int, splitter: Any) -> RenderedElements:
+    """The Markdown text of ``elements``, written by the core (``_core.render_elements``)."""
+    text, spans, parts = _core.render_elements(splitter, [e[:6] for e in elements], size)
+    return RenderedElements(text, spans, [e.kind for e in elements], [e.page for e in elements], dict(parts))
 
 
 def _annotate(rendered: RenderedElements, chunks: List[Chunk]) -> List[Chunk]:

@@ -461,29 +461,19 @@ def add_parser(commands: Any, integer: Any) -> None:
 def command(args: Any) -> int:
     """``chunkwise inspect``: one file cut by each ``--strategy``, side by side on an HTML page, its chunkers built
     and its file read as ``chunkwise chunk`` builds and reads them."""
-    from . import join_pages, loaders
+    from . import auto, join_pages, loaders
     from .__main__ import (
-        MARKDOWN_SUFFIXES, TABLE_FORMATS, UsageError, _code_language, _decode, _document_suffix, _make_chunker,
-        _output_target, _read, _Skip,
+        TABLE_FORMATS, UsageError, _code_language, _decode, _document_name, _document_suffix, _make_chunker,
+        _output_target, _read, _sample, _Skip,
     )
 
     path = Path(args.file)
     suffix = _document_suffix(path)
-    chunkers: Dict[str, Any] = {}
     code = _code_language(path)
-    for name in args.strategy or ["recursive"]:
-        strategy = name
-        if name == "auto":  # what ``chunk --strategy auto`` takes for this file
-            markdown = suffix in MARKDOWN_SUFFIXES or (suffix in loaders.SUFFIXES and suffix != ".pdf")
-            strategy = ("table" if suffix in TABLE_FORMATS else "markdown" if markdown else
-                        "code" if code is not None else "recursive")
-            name = f"auto ({strategy})"
-        label, n = name, 2
-        while label in chunkers:
-            label, n = f"{name} #{n}", n + 1
-        # Code: in the language the file's name says (the page chunks the text alone, without its name).
-        chunkers[label] = _make_chunker(args, strategy, TABLE_FORMATS.get(suffix, "markdown"),
-                                        language=code or "auto")
+    names = args.strategy or ["recursive"]
+    # The chunkers of the strategies given (auto's once the text is read): their options checked before the read.
+    made = {name: _make_chunker(args, name, TABLE_FORMATS.get(suffix, "markdown"), language=code or "auto")
+            for name in names if name != "auto"}
     target = _output_target(args.out)
     try:
         data = _read(path, set())
@@ -498,6 +488,23 @@ def command(args: Any) -> int:
         raise UsageError(f"FILE {args.file}: {skip}") from None
     except (ValueError, ImportError) as exc:  # not UTF-8, no loader installed, a file its loader cannot parse
         raise UsageError(f"FILE {args.file}: cannot read as text: {exc}") from None
+    chunkers: Dict[str, Any] = {}
+    for name in names:
+        chunker = made.get(name)
+        if name == "auto":  # what ``chunk --strategy auto`` takes for this file: by its name, else its content
+            if suffix in loaders.SUFFIXES and suffix != ".pdf":
+                strategy, table_format = "markdown", None  # HTML and DOCX are read as Markdown
+            else:
+                choice = auto.choose(_sample(text), _document_name(path) if suffix not in loaders.SUFFIXES else None)
+                strategy = "recursive" if choice.strategy == "prose" else choice.strategy
+                table_format = choice.table_format
+            name = f"auto ({strategy})"
+            chunker = _make_chunker(args, strategy, table_format or "markdown", language=code or "auto")
+        label, n = name, 2
+        while label in chunkers:
+            label, n = f"{name} #{n}", n + 1
+        # Code: in the language the file's name says (the page chunks the text alone, without its name).
+        chunkers[label] = chunker
     title = "standard input" if str(path) == "-" else path.name
     try:
         if target is None:

@@ -87,6 +87,7 @@ pub(crate) fn chunk_arrow<'py>(
     let shape = Shape {
         tokens: splitter.has_tokenizer(),
         structural: splitter.inner.is_structural(),
+        code: splitter.inner.config().strategy == chunkwise_core::Strategy::Code,
     };
     let level_name = |l| splitter.inner.level_name(l);
     let build = || {
@@ -236,6 +237,8 @@ struct Shape {
     tokens: bool,
     /// The description of each chunk (title path, type, rows...), for a structural chunker.
     structural: bool,
+    /// A code chunk's description instead (language, symbol path, lines, node types...), for the code chunker.
+    code: bool,
 }
 
 /// An Arrow C stream of `batches` (at least one: it carries the schema), in a PyCapsule.
@@ -259,8 +262,12 @@ fn needs_large(texts: &[&str], prepared: &[Prepared]) -> bool {
         if let Some(d) = p.structure() {
             for info in &d.chunks {
                 let titles: usize = d.title_path(info).map(str::len).sum();
+                let nodes: usize = info
+                    .code
+                    .as_ref()
+                    .map_or(0, |c| c.node_types.iter().map(String::len).sum());
                 let embedding = info.embedding.as_ref().map_or(0, String::len);
-                total += 2 * info.context.len() + titles + embedding + 2;
+                total += 2 * info.context.len() + titles + nodes + embedding + 2;
             }
         }
     }
@@ -360,7 +367,9 @@ fn columns<O: OffsetSizeTrait>(
     };
     fields.push((Field::new("context", string_type.clone(), false), context));
     fields.push((Field::new("embedding_text", string_type, false), embedding));
-    if shape.structural {
+    if shape.code {
+        fields.extend(code_columns::<O>(prepared, n));
+    } else if shape.structural {
         fields.extend(description_columns::<O>(prepared, n));
     }
     fields.push((
@@ -530,4 +539,58 @@ fn description_columns<O: OffsetSizeTrait>(
         Arc::new(shortened.finish()),
     ));
     out
+}
+
+/// The columns of a code chunk's description, named and ordered as the keys of its `Chunk.metadata`: `language`
+/// (null for a text of no known language), `symbol_path` (list of strings), `start_line`, `end_line`, `node_types`
+/// (list of strings), `chunk_type`, `note` (null unless the chunk was cut at lines), `context_shortened`.
+fn code_columns<O: OffsetSizeTrait>(prepared: &[Prepared], n: usize) -> Vec<(Field, ArrayRef)> {
+    let mut language = GenericStringBuilder::<O>::new();
+    let mut symbol_path = ListBuilder::new(GenericStringBuilder::<O>::new());
+    let mut lines: [Int64Builder; 2] = std::array::from_fn(|_| Int64Builder::with_capacity(n));
+    let mut node_types = ListBuilder::new(GenericStringBuilder::<O>::new());
+    let mut chunk_type = GenericStringBuilder::<O>::with_capacity(n, n * 4);
+    let mut note = GenericStringBuilder::<O>::new();
+    let mut shortened = BooleanBuilder::with_capacity(n);
+    for p in prepared {
+        for i in 0..p.count() {
+            let described = p.structure().map(|d| (d, &d.chunks[i]));
+            let code = described.and_then(|(_, info)| info.code.as_ref());
+            language.append_option(
+                described
+                    .and_then(|(_, info)| info.language.as_ref())
+                    .and_then(|l| l.as_deref()),
+            );
+            if let Some((d, info)) = described {
+                for symbol in d.title_path(info) {
+                    symbol_path.values().append_value(symbol);
+                }
+            }
+            symbol_path.append(true);
+            lines[0].append_value(code.map_or(0, |c| c.lines.0 as i64));
+            lines[1].append_value(code.map_or(0, |c| c.lines.1 as i64));
+            for node in code.into_iter().flat_map(|c| &c.node_types) {
+                node_types.values().append_value(node);
+            }
+            node_types.append(true);
+            chunk_type.append_value(described.map_or("", |(_, info)| info.kind.as_str()));
+            note.append_option(code.and_then(|c| c.note));
+            shortened.append_value(described.is_some_and(|(_, info)| info.context_shortened));
+        }
+    }
+    let [start_line, end_line] = lines.map(|mut b| Arc::new(b.finish()) as ArrayRef);
+    let arrays: [(&str, ArrayRef, bool); 8] = [
+        ("language", Arc::new(language.finish()), true),
+        ("symbol_path", Arc::new(symbol_path.finish()), false),
+        ("start_line", start_line, false),
+        ("end_line", end_line, false),
+        ("node_types", Arc::new(node_types.finish()), false),
+        ("chunk_type", Arc::new(chunk_type.finish()), false),
+        ("note", Arc::new(note.finish()), true),
+        ("context_shortened", Arc::new(shortened.finish()), false),
+    ];
+    arrays
+        .into_iter()
+        .map(|(name, a, nullable)| (Field::new(name, a.data_type().clone(), nullable), a))
+        .collect()
 }

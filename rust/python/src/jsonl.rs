@@ -141,8 +141,11 @@ impl JsonLines {
     /// fails leaves no line. One item per text: its number of chunks, or the exception it raised (a
     /// `UnicodeDecodeError` for bytes that are not UTF-8, a `ChunkingError`), so that one bad text costs only
     /// itself. `paged`: number the pages of every text, also of one without a form feed (a document given as
-    /// pages, see `chunk(pages=...)`).
-    #[pyo3(signature = (splitter, texts, sources, file, paged=false))]
+    /// pages, see `chunk(pages=...)`). `strategies`: per text, the strategy that chose its chunker and why (a
+    /// `(strategy, reason)` pair of `str`, or None), written into its chunks' metadata after the source, as
+    /// `AutoChunker` sets them.
+    #[pyo3(signature = (splitter, texts, sources, file, paged=false, strategies=None))]
+    #[allow(clippy::too_many_arguments)]
     fn write_batch<'py>(
         &self,
         py: Python<'py>,
@@ -151,6 +154,7 @@ impl JsonLines {
         sources: &Bound<'py, PyAny>,
         file: &Bound<'py, PyAny>,
         paged: bool,
+        strategies: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let write = file
             .getattr(pyo3::intern!(py, "write"))
@@ -161,12 +165,13 @@ impl JsonLines {
             splitter.get(),
             texts,
             sources,
+            strategies,
             paged,
-            |text, source, prepared| {
+            |text, document, prepared| {
                 let ids = self.write(
                     &mut piece,
                     &shape,
-                    source,
+                    document,
                     prepared,
                     0,
                     |c| &text[c.start..c.end],
@@ -214,7 +219,8 @@ pub(crate) fn parse_fields(fields: &Bound<'_, PyAny>, changes: &Changes) -> PyRe
 
 /// Splits every text of `texts` (each a `str`, or UTF-8 `bytes`; `sources` are their sources, which name the
 /// documents and so their chunk ids) in parallel with the GIL released, and hands each one that splits to `emit`,
-/// in order, as soon as it and those before it are split: `emit(text, source, chunks)`. One item per text: its
+/// in order, as soon as it and those before it are split: `emit(text, document, chunks)`, the document named by its
+/// source and its item of `strategies` (see `JsonLines.write_batch`). One item per text: its
 /// number of chunks, or the exception it raised (a `UnicodeDecodeError` for bytes that are not UTF-8, a
 /// `ChunkingError`), so that one bad text costs only itself and a text that fails is never handed to `emit`.
 /// `paged`: number the pages of every text, also of one without a form feed.
@@ -222,8 +228,9 @@ pub(crate) fn each_document<'py>(
     splitter: &PySplitter,
     texts: &Bound<'py, PyAny>,
     sources: &Bound<'py, PyAny>,
+    strategies: Option<&Bound<'py, PyAny>>,
     paged: bool,
-    mut emit: impl FnMut(&str, &str, &Prepared) -> PyResult<()>,
+    mut emit: impl FnMut(&str, Document<'_>, &Prepared) -> PyResult<()>,
 ) -> PyResult<Bound<'py, PyList>> {
     let py = texts.py();
     let items = collect("texts", texts)?;
@@ -240,6 +247,7 @@ pub(crate) fn each_document<'py>(
         .enumerate()
         .map(|(i, s)| borrow_item(py, || format!("sources[{i}]"), s))
         .collect::<PyResult<Vec<&str>>>()?;
+    let strategies = strategies_arg(strategies, items.len())?;
     let mut raw: Vec<&[u8]> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         raw.push(match item.cast::<PyBytes>() {
@@ -287,7 +295,8 @@ pub(crate) fn each_document<'py>(
                     .into_bound(py)
                     .into_any(),
                 Some(Ok(p)) => {
-                    emit(strs[i], sources[i], &p)?;
+                    let strategy = strategies.get(i).and_then(Option::as_ref);
+                    emit(strs[i], Document::new(sources[i], strategy), &p)?;
                     p.count().into_pyobject(py)?.into_any()
                 }
             });
@@ -343,6 +352,60 @@ impl<'a> Shape<'a> {
     fn level_name(&self, level: Level) -> &'static str {
         self.splitter.level_name(level)
     }
+}
+
+/// A document as its lines name it: its source, and the strategy that chose its chunker and why, when one did
+/// (`chunkwise chunk --strategy auto`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Document<'a> {
+    pub(crate) source: &'a str,
+    pub(crate) strategy: Option<(&'a str, &'a str)>,
+}
+
+impl<'a> Document<'a> {
+    pub(crate) fn new(source: &'a str, strategy: Option<&'a (String, String)>) -> Self {
+        Self {
+            source,
+            strategy: strategy.map(|(s, r)| (s.as_str(), r.as_str())),
+        }
+    }
+}
+
+/// The `strategies` argument of a batch of `n` texts: None, or one item per text, each None or a `(strategy,
+/// reason)` pair of `str`.
+fn strategies_arg(
+    strategies: Option<&Bound<'_, PyAny>>,
+    n: usize,
+) -> PyResult<Vec<Option<(String, String)>>> {
+    let Some(strategies) = strategies.filter(|s| !s.is_none()) else {
+        return Ok(Vec::new());
+    };
+    let items = collect("strategies", strategies)?;
+    if items.len() != n {
+        return Err(ChunkingError::new_err(format!(
+            "strategies must have one entry per text ({n}), got {}",
+            items.len()
+        )));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| strategy_arg(&format!("strategies[{i}]"), item))
+        .collect()
+}
+
+/// One `(strategy, reason)` pair of `str`, or None; `arg` names it in an error.
+pub(crate) fn strategy_arg(
+    arg: &str,
+    item: &Bound<'_, PyAny>,
+) -> PyResult<Option<(String, String)>> {
+    if item.is_none() {
+        return Ok(None);
+    }
+    let pair: (String, String) = item
+        .extract()
+        .map_err(|_| wrong_type(arg, "a (strategy, reason) pair of str, or None", item))?;
+    Ok(Some(pair))
 }
 
 impl Changes {
@@ -435,14 +498,23 @@ impl JsonLines {
         &self,
         out: &mut Vec<u8>,
         shape: &Shape<'_>,
-        source: &str,
+        document: Document<'_>,
         prepared: &Prepared,
         first: usize,
         text_of: impl Fn(&Chunk) -> &'t str,
         mut flush: impl FnMut(&mut Vec<u8>) -> Result<(), E>,
     ) -> Result<Vec<u64>, E> {
-        let mut source_json = Vec::with_capacity(source.len() + 2);
-        string(&mut source_json, source);
+        let mut source_json = Vec::with_capacity(document.source.len() + 2);
+        string(&mut source_json, document.source);
+        // The metadata's keys that are the same for every chunk of the document: the source, and the strategy.
+        let mut head_json = b"{\"source\": ".to_vec();
+        head_json.extend_from_slice(&source_json);
+        if let Some((strategy, reason)) = document.strategy {
+            head_json.extend_from_slice(b", \"strategy\": ");
+            string(&mut head_json, strategy);
+            head_json.extend_from_slice(b", \"strategy_reason\": ");
+            string(&mut head_json, reason);
+        }
         let structure = prepared.structure();
         let mut ids = Vec::new();
         for (i, c) in prepared.chunks().iter().enumerate() {
@@ -488,7 +560,7 @@ impl JsonLines {
                             None => string(out, text),
                         },
                     },
-                    Field::Metadata => metadata(out, &source_json, info, c.pages),
+                    Field::Metadata => metadata(out, &head_json, info, c.pages),
                     Field::Change => {
                         let kept = self.changes.get().kept_id(c.id);
                         out.extend_from_slice(if kept { b"\"kept\"" } else { b"\"added\"" });
@@ -507,16 +579,16 @@ impl JsonLines {
     }
 }
 
-/// A chunk's metadata as `chunk.metadata` holds it in the command line: the source, then the keys of a structural
+/// A chunk's metadata as `chunk.metadata` holds it in the command line: `head`, the opening brace and the keys the
+/// document gives every chunk (the source, then the strategy that chose its chunker), then the keys of a structural
 /// chunker's description (in the order `build::describe` sets them), then the pages of a paged text.
 fn metadata(
     out: &mut Vec<u8>,
-    source_json: &[u8],
+    head: &[u8],
     info: Option<(&Description, &chunkwise_core::SpanInfo)>,
     pages: Option<(usize, usize)>,
 ) {
-    out.extend_from_slice(b"{\"source\": ");
-    out.extend_from_slice(source_json);
+    out.extend_from_slice(head);
     if let Some((d, s)) = info.filter(|(_, s)| s.code.as_ref().is_some_and(|c| c.symbols.is_none()))
     {
         code_metadata(out, d, s);

@@ -10,6 +10,7 @@ mod arrow;
 mod batch;
 mod build;
 mod chunk;
+mod elements;
 mod errors;
 mod interrupt;
 mod jsonl;
@@ -31,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(splitter::code_language, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::code_languages, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::chunk_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(elements::render_elements, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;
     m.add_class::<jsonl::JsonLines>()?;

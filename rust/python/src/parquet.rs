@@ -5,7 +5,8 @@
 //! and no Python object per chunk.
 //!
 //! The columns, their types and their nullability are those of the JSON lines' fields, with `metadata` flattened
-//! into the columns of `STRUCTURE_COLUMNS` and `PAGE_COLUMNS` (see `chunkwise._writers`).
+//! into the columns of `STRUCTURE_COLUMNS`, `CODE_COLUMNS`, `STRATEGY_COLUMNS` and `PAGE_COLUMNS` (see
+//! `chunkwise._writers`).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -35,7 +36,9 @@ use pyo3::types::{PyBytes, PyList};
 use crate::build::context_sep;
 use crate::chunk::hash_id;
 use crate::errors::{internal, wrong_type, ChunkingError, Panic};
-use crate::jsonl::{each_document, parse_fields, write_piece, Changes, Field};
+use crate::jsonl::{
+    each_document, parse_fields, strategy_arg, write_piece, Changes, Document, Field,
+};
 use crate::splitter::PySplitter;
 
 /// Rows of a row group at most, and about how many bytes it holds encoded: the encoder holds a row group's pages
@@ -82,6 +85,13 @@ enum Column {
     TotalRows,
     Language,
     ContextShortened,
+    SymbolPath,
+    StartLine,
+    EndLine,
+    NodeTypes,
+    Note,
+    Strategy,
+    StrategyReason,
     PageStart,
     PageEnd,
 }
@@ -98,6 +108,16 @@ const STRUCTURE: [Column; 8] = [
     Column::Language,
     Column::ContextShortened,
 ];
+/// A code chunk's description, beyond the structure's columns (`code`).
+const CODE: [Column; 5] = [
+    Column::SymbolPath,
+    Column::StartLine,
+    Column::EndLine,
+    Column::NodeTypes,
+    Column::Note,
+];
+/// The strategy that chose a document's chunker, and why (`strategies`).
+const STRATEGY: [Column; 2] = [Column::Strategy, Column::StrategyReason];
 const PAGES: [Column; 2] = [Column::PageStart, Column::PageEnd];
 
 impl Column {
@@ -112,6 +132,13 @@ impl Column {
             Column::TotalRows => "total_rows",
             Column::Language => "language",
             Column::ContextShortened => "context_shortened",
+            Column::SymbolPath => "symbol_path",
+            Column::StartLine => "start_line",
+            Column::EndLine => "end_line",
+            Column::NodeTypes => "node_types",
+            Column::Note => "note",
+            Column::Strategy => "strategy",
+            Column::StrategyReason => "strategy_reason",
             Column::PageStart => "page_start",
             Column::PageEnd => "page_end",
         }
@@ -127,9 +154,13 @@ impl Column {
             | Column::RowStart
             | Column::RowEnd
             | Column::TotalRows
+            | Column::StartLine
+            | Column::EndLine
             | Column::PageStart
             | Column::PageEnd => DataType::Int64,
-            Column::TitlePath => DataType::new_list(DataType::Utf8, true),
+            Column::TitlePath | Column::SymbolPath | Column::NodeTypes => {
+                DataType::new_list(DataType::Utf8, true)
+            }
             Column::Headings => DataType::new_list(DataType::Int64, true),
             Column::ContextShortened => DataType::Boolean,
             _ => DataType::Utf8,
@@ -137,7 +168,8 @@ impl Column {
     }
 
     /// Whether the column can hold nulls: a chunk may have no such value (`token_count` in characters; the
-    /// description's columns of a chunker that has none).
+    /// description's columns of a chunker that has none, the code columns of a chunk that is not code, the strategy
+    /// of a document no strategy was chosen for).
     fn nullable(self, tokens: bool) -> bool {
         match self {
             Column::Field(Field::TokenCount) => !tokens,
@@ -146,7 +178,7 @@ impl Column {
             | Column::Field(Field::Change)
             | Column::PageStart
             | Column::PageEnd => true,
-            c => STRUCTURE.contains(&c),
+            c => STRUCTURE.contains(&c) || CODE.contains(&c) || STRATEGY.contains(&c),
         }
     }
 
@@ -158,6 +190,9 @@ impl Column {
                 | Column::Field(Field::Level)
                 | Column::ChunkType
                 | Column::Language
+                | Column::Note
+                | Column::Strategy
+                | Column::StrategyReason
                 | Column::Field(Field::Change)
         )
     }
@@ -194,6 +229,9 @@ impl Column {
                 | Column::Field(Field::NextId)
                 | Column::TitlePath
                 | Column::Headings
+                | Column::SymbolPath
+                | Column::NodeTypes
+                | Column::StrategyReason
         )
     }
 }
@@ -728,9 +766,13 @@ impl ParquetRows {
     /// Rows to `file` (a binary file: its `write` takes `bytes`). `fields`: the names of the fields of each row, in
     /// order (as `JsonLines` takes them; `metadata` stands for the description's columns when `structural`, then
     /// the pages); `previous`: the chunk ids of a previous run, which make `change` available; `tokens`: sizes are
-    /// token counts (`token_count` holds no null); `compression`: the codec of the pages.
+    /// token counts (`token_count` holds no null); `compression`: the codec of the pages. `metadata` also stands
+    /// for the code columns (symbol path, lines, node types, note) with `code`, and for the strategy that chose each
+    /// document's chunker and why with `strategies` (see `write_batch`).
     #[new]
-    #[pyo3(signature = (file, fields, previous=None, structural=false, tokens=false, compression="snappy"))]
+    #[pyo3(signature = (file, fields, previous=None, structural=false, tokens=false, compression="snappy",
+                        code=false, strategies=false))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         file: &Bound<'_, PyAny>,
         fields: &Bound<'_, PyAny>,
@@ -738,14 +780,22 @@ impl ParquetRows {
         structural: bool,
         tokens: bool,
         compression: &str,
+        code: bool,
+        strategies: bool,
     ) -> PyResult<Self> {
         let changes = Changes::new(previous)?;
         let mut columns = Vec::new();
         for field in parse_fields(fields, &changes)? {
             match field {
                 Field::Metadata => {
-                    if structural {
+                    if strategies {
+                        columns.extend(STRATEGY);
+                    }
+                    if structural || code {
                         columns.extend(STRUCTURE);
+                    }
+                    if code {
+                        columns.extend(CODE);
                     }
                     columns.extend(PAGES);
                 }
@@ -834,8 +884,9 @@ impl ParquetRows {
 
     /// Writes the rows of every text of `texts` (each a `str`, or UTF-8 `bytes`; `sources` are their sources), as
     /// `JsonLines.write_batch` writes lines: split in parallel, a text's rows written only once it is split, one item
-    /// per text (its number of chunks, or the exception it raised).
-    #[pyo3(signature = (splitter, texts, sources, paged=false))]
+    /// per text (its number of chunks, or the exception it raised). `strategies`: as `JsonLines.write_batch` takes
+    /// them (the `strategy` and `strategy_reason` columns).
+    #[pyo3(signature = (splitter, texts, sources, paged=false, strategies=None))]
     fn write_batch<'py>(
         &self,
         py: Python<'py>,
@@ -843,34 +894,47 @@ impl ParquetRows {
         texts: &Bound<'py, PyAny>,
         sources: &Bound<'py, PyAny>,
         paged: bool,
+        strategies: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let splitter = splitter.get();
         let mut piece = self.piece(splitter, splitter.inner.is_structural());
-        let results = each_document(splitter, texts, sources, paged, |text, source, prepared| {
-            let structure = prepared.structure();
-            for (i, c) in prepared.chunks().iter().enumerate() {
-                let info = structure.map(|d| (d, &d.chunks[i]));
-                piece.push(&text[c.start..c.end], source, i, c, info);
-                if piece.is_full() {
-                    self.encode(py, &mut piece)?;
+        let results = each_document(
+            splitter,
+            texts,
+            sources,
+            strategies,
+            paged,
+            |text, document, prepared| {
+                let structure = prepared.structure();
+                for (i, c) in prepared.chunks().iter().enumerate() {
+                    let info = structure.map(|d| (d, &d.chunks[i]));
+                    piece.push(&text[c.start..c.end], document, i, c, info);
+                    if piece.is_full() {
+                        self.encode(py, &mut piece)?;
+                    }
                 }
-            }
-            self.record(prepared.chunks());
-            Ok(())
-        })?;
+                self.record(prepared.chunks());
+                Ok(())
+            },
+        )?;
         self.encode(py, &mut piece)?;
         Ok(results)
     }
 
     /// Writes the rows of a streamed document, read back from `spool` (a binary file positioned at its start: its
-    /// `read` takes a size) where `ChunkStream.push_rows` and `finish_rows` left them; `source` is the document's.
+    /// `read` takes a size) where `ChunkStream.push_rows` and `finish_rows` left them; `source` is the document's,
+    /// `strategy` the `(strategy, reason)` that chose its chunker, or None.
+    #[pyo3(signature = (splitter, spool, source, strategy=None))]
     fn write_spooled(
         &self,
         py: Python<'_>,
         splitter: &Bound<'_, PySplitter>,
         spool: &Bound<'_, PyAny>,
         source: &str,
+        strategy: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<usize> {
+        let strategy = strategy.map_or(Ok(None), |s| strategy_arg("strategy", s))?;
+        let document = Document::new(source, strategy.as_ref());
         let read = spool
             .getattr(pyo3::intern!(py, "read"))
             .map_err(|_| wrong_type("spool", "a binary file (with a read method)", spool))?;
@@ -888,7 +952,7 @@ impl ParquetRows {
             let mut ids = Vec::new();
             while let Some((record, next)) = Record::read(&held[at..]) {
                 let text = std::str::from_utf8(record.text).map_err(|_| spool_error())?;
-                piece.push(text, source, record.index, &record.chunk, None);
+                piece.push(text, document, record.index, &record.chunk, None);
                 ids.push(record.chunk.id);
                 at += next;
                 n += 1;
@@ -1041,6 +1105,12 @@ struct Piece<'a> {
     table_rows: [Int64Builder; 3],
     language: StringBuilder,
     shortened: BooleanBuilder,
+    symbol_path: ListBuilder<StringBuilder>,
+    lines: [Int64Builder; 2],
+    node_types: ListBuilder<StringBuilder>,
+    note: StringBuilder,
+    /// The strategy and its reason.
+    strategy: [StringBuilder; 2],
     pages: [Int64Builder; 2],
     change: StringBuilder,
 }
@@ -1083,6 +1153,11 @@ impl<'a> Piece<'a> {
             table_rows: std::array::from_fn(|_| Int64Builder::with_capacity(described_rows)),
             language: StringBuilder::new(),
             shortened: BooleanBuilder::with_capacity(described_rows),
+            symbol_path: ListBuilder::new(StringBuilder::new()),
+            lines: std::array::from_fn(|_| Int64Builder::new()),
+            node_types: ListBuilder::new(StringBuilder::new()),
+            note: StringBuilder::new(),
+            strategy: std::array::from_fn(|_| StringBuilder::new()),
             pages: std::array::from_fn(|_| ints()),
             change: strings(5),
         }
@@ -1097,7 +1172,7 @@ impl<'a> Piece<'a> {
     fn push(
         &mut self,
         text: &str,
-        source: &str,
+        document: Document<'_>,
         index: usize,
         c: &Chunk,
         info: Option<(&Description, &SpanInfo)>,
@@ -1134,7 +1209,10 @@ impl<'a> Piece<'a> {
                 }
             }
         }
-        self.source.append_value(source);
+        self.source.append_value(document.source);
+        let (strategy, reason) = document.strategy.unzip();
+        self.strategy[0].append_option(strategy);
+        self.strategy[1].append_option(reason);
         self.level
             .append_value(self.splitter.inner.level_name(c.level));
         for (b, id) in self.ids.iter_mut().zip([Some(c.id), c.prev_id, c.next_id]) {
@@ -1153,16 +1231,35 @@ impl<'a> Piece<'a> {
         if self.described {
             match info {
                 Some((d, s)) => {
-                    for title in d.title_path(s) {
+                    // A chunk of source code has its symbol path in place of a title path (as `chunk.metadata`
+                    // has it); a chunk of a Markdown code block of a known language has both.
+                    let source_code = s.code.as_ref().is_some_and(|c| c.symbols.is_none());
+                    for title in d.title_path(s).filter(|_| !source_code) {
                         self.title_path.values().append_value(title);
                     }
-                    self.title_path.append(true);
-                    for &h in &s.path {
+                    self.title_path.append(!source_code);
+                    for &h in s.path.iter().filter(|_| !source_code) {
                         self.headings
                             .values()
                             .append_value(i64::from(d.headings[h].depth));
                     }
-                    self.headings.append(true);
+                    self.headings.append(!source_code);
+                    match &s.code {
+                        Some(code) => {
+                            for symbol in d.symbol_path(s) {
+                                self.symbol_path.values().append_value(symbol);
+                            }
+                            self.symbol_path.append(true);
+                            self.lines[0].append_value(code.lines.0 as i64);
+                            self.lines[1].append_value(code.lines.1 as i64);
+                            for node in &code.node_types {
+                                self.node_types.values().append_value(node);
+                            }
+                            self.node_types.append(true);
+                            self.note.append_option(code.note);
+                        }
+                        None => self.code_nulls(),
+                    }
                     self.chunk_type.append_value(s.kind.as_str());
                     for (k, b) in self.table_rows.iter_mut().enumerate() {
                         b.append_option(s.rows.map(|r| [r.0, r.1, r.2][k] as i64));
@@ -1180,6 +1277,7 @@ impl<'a> Piece<'a> {
                     }
                     self.language.append_null();
                     self.shortened.append_value(false);
+                    self.code_nulls();
                 }
             }
         }
@@ -1190,6 +1288,16 @@ impl<'a> Piece<'a> {
             self.change
                 .append_value(if kept { "kept" } else { "added" });
         }
+    }
+
+    /// A row of no code: nulls in the code columns.
+    fn code_nulls(&mut self) {
+        self.symbol_path.append(false);
+        for b in &mut self.lines {
+            b.append_null();
+        }
+        self.node_types.append(false);
+        self.note.append_null();
     }
 
     /// The embedding texts' builder, made (with the texts of the rows before, which were their own embedding
@@ -1245,6 +1353,17 @@ impl<'a> Piece<'a> {
             .map(|b| Some(Arc::new(b.finish()) as ArrayRef));
         let mut language: Option<ArrayRef> = Some(Arc::new(self.language.finish()));
         let mut shortened: Option<ArrayRef> = Some(Arc::new(self.shortened.finish()));
+        let mut symbol_path: Option<ArrayRef> = Some(Arc::new(self.symbol_path.finish()));
+        let mut lines = self
+            .lines
+            .each_mut()
+            .map(|b| Some(Arc::new(b.finish()) as ArrayRef));
+        let mut node_types: Option<ArrayRef> = Some(Arc::new(self.node_types.finish()));
+        let mut note: Option<ArrayRef> = Some(Arc::new(self.note.finish()));
+        let mut strategy = self
+            .strategy
+            .each_mut()
+            .map(|b| Some(Arc::new(b.finish()) as ArrayRef));
         let mut pages = self
             .pages
             .each_mut()
@@ -1281,6 +1400,13 @@ impl<'a> Piece<'a> {
                 Column::TotalRows => description(take(&mut table_rows[2]), c),
                 Column::Language => description(take(&mut language), c),
                 Column::ContextShortened => description(take(&mut shortened), c),
+                Column::SymbolPath => description(take(&mut symbol_path), c),
+                Column::StartLine => description(take(&mut lines[0]), c),
+                Column::EndLine => description(take(&mut lines[1]), c),
+                Column::NodeTypes => description(take(&mut node_types), c),
+                Column::Note => description(take(&mut note), c),
+                Column::Strategy => take(&mut strategy[0]),
+                Column::StrategyReason => take(&mut strategy[1]),
                 Column::PageStart => take(&mut pages[0]),
                 Column::PageEnd => take(&mut pages[1]),
                 // `metadata` is never a column of its own: it stands for the description's columns above.

@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use crate::build::{Prepared, Texts};
 use crate::errors::{run, DETACH_BYTES};
 use crate::interrupt::Interrupt;
-use crate::jsonl::{JsonLines, Shape};
+use crate::jsonl::{strategy_arg, Document, JsonLines, Shape};
 use crate::metadata;
 use crate::splitter::{metadata_arg, PySplitter};
 use crate::text::borrow_str;
@@ -71,17 +71,26 @@ impl PyChunkStream {
         self.build(py, &prepared)
     }
 
-    /// `push`, the chunks written as JSON lines by `lines` (see `JsonLines`) with `source` as their source:
-    /// `(lines, number of chunks)`.
+    /// `push`, the chunks written as JSON lines by `lines` (see `JsonLines`) with `source` as their source and
+    /// `strategy` (a `(strategy, reason)` pair, or None) as the strategy that chose the chunker: `(lines, number of
+    /// chunks)`.
+    #[pyo3(signature = (piece, lines, source, strategy=None))]
     fn push_lines<'py>(
         &mut self,
         py: Python<'py>,
         piece: &Bound<'py, PyAny>,
         lines: &JsonLines,
         source: &str,
+        strategy: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
+        let strategy = strategy.map_or(Ok(None), |s| strategy_arg("strategy", s))?;
         let prepared = self.push_prepared(py, piece)?;
-        Ok(self.write(py, &prepared, lines, source))
+        Ok(self.write(
+            py,
+            &prepared,
+            lines,
+            Document::new(source, strategy.as_ref()),
+        ))
     }
 
     /// `push`, the chunks spooled for `ParquetRows.write_spooled` (records of their values and texts, written
@@ -102,14 +111,22 @@ impl PyChunkStream {
     }
 
     /// `finish`, the chunks written as JSON lines (see `push_lines`).
+    #[pyo3(signature = (lines, source, strategy=None))]
     fn finish_lines<'py>(
         &mut self,
         py: Python<'py>,
         lines: &JsonLines,
         source: &str,
+        strategy: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
+        let strategy = strategy.map_or(Ok(None), |s| strategy_arg("strategy", s))?;
         let prepared = self.finish_prepared(py)?;
-        Ok(self.write(py, &prepared, lines, source))
+        Ok(self.write(
+            py,
+            &prepared,
+            lines,
+            Document::new(source, strategy.as_ref()),
+        ))
     }
 }
 
@@ -195,7 +212,7 @@ impl PyChunkStream {
         py: Python<'py>,
         prepared: &Prepared,
         lines: &JsonLines,
-        source: &str,
+        document: Document<'_>,
     ) -> (Bound<'py, PyBytes>, usize) {
         let shape = Shape::of(self.splitter.get());
         let mut out = Vec::new();
@@ -206,7 +223,7 @@ impl PyChunkStream {
             .write(
                 &mut out,
                 &shape,
-                source,
+                document,
                 prepared,
                 self.made,
                 |c| inner.text(c),

@@ -440,8 +440,7 @@ fn top_level_cuts(text: &str, s: &mut Structure, w: &Walk) {
                     if prev_top == Top::Paragraph && leads_in(text, &s.blocks[p], pos) =>
                 {
                     // A caption ("Table 3: ...", "表 3：…") or a line leading into the table: kept with it when
-                    // they fit together (when not, the cut between them comes first), and in the context of
-                    // every piece of the table.
+                    // they fit together, and in the context of every piece of the table after the first.
                     let lead = s.blocks[p].range.clone();
                     // The table alone stays whole too when it fits, even if its caption does not fit with it.
                     let alone = Block {
@@ -456,7 +455,10 @@ fn top_level_cuts(text: &str, s: &mut Structure, w: &Walk) {
                     }
                     s.blocks[i].range.start = lead.start;
                     absorbed.push(p);
-                    Level::ITEM
+                    // Cut as the table's rows are: a table that does not fit whole takes its caption into its
+                    // first piece (caption, header, first rows), as a list takes its lead-in into its first items;
+                    // a caption alone would be a chunk that says nothing on its own.
+                    Level::LINE
                 }
                 _ => Level::BLOCK,
             };

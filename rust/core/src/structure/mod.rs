@@ -14,13 +14,14 @@
 //! The engine sees only a `Structure`, and a strategy declares the levels it reports as
 //! [`Source::Structure`](crate::levels::Source) rows of its level table. So the next two members are one file and
 //! one table each, the engine untouched, as the code-syntax parser was (its definitions are blocks, its symbols
-//! the chunks' title paths, their signatures the context); a structured-elements input (typed
-//! elements: headings with levels, paragraphs, tables, pages) that fills the same model from the elements' ranges
-//! in the joined text instead of parsing it, with form feeds between pages as page numbering reads them.
+//! the chunks' title paths, their signatures the context). A parsed document's typed elements (headings with
+//! levels, paragraphs, tables with captions, code) are not a parser of their own: [`elements`] writes them as one
+//! Markdown text, with each element's range, for the Markdown parser.
 
 pub mod code;
 mod cuts;
 mod describe;
+pub mod elements;
 pub mod markdown;
 mod model;
 pub mod provisions;

@@ -119,8 +119,9 @@ pub struct Structure {
     pub(super) next_not_deeper: Vec<usize>,
     /// For each heading, the last heading of the run that follows it with nothing but whitespace in between.
     pub(super) chain: Vec<usize>,
-    /// Positions where the only cut is the structure's own weak one (between a heading and its content): other
-    /// emitters' cuts there are dropped. Filled by [`Structure::seal`].
+    /// Positions where the only cut is the structure's own (a weak one between a heading and its content; the
+    /// one between a table's caption and its header): other emitters' cuts there are dropped. Filled by
+    /// [`Structure::seal`].
     pub(super) weak: Vec<usize>,
     /// The indices of the top-level blocks (sorted, disjoint). Filled by [`Structure::seal`].
     pub(super) top: Vec<usize>,

@@ -177,6 +177,20 @@ impl Structure {
             ranges.push((h.end, after));
             under_heading.push((after, h.content));
         }
+        // The cut between a table's caption and its header is the structure's own (as the rows' cuts): a blank-line
+        // cut there would part them before the rows are tried.
+        for b in &self.blocks {
+            if let BlockKind::Table {
+                caption: Some(_),
+                header,
+                ..
+            } = &b.kind
+            {
+                self.weak.push(header.start);
+            }
+        }
+        self.weak.sort_unstable();
+        self.weak.dedup();
         for b in self.blocks.iter().filter(|b| b.keep_whole) {
             if b.range.end - b.range.start < 2 {
                 continue;
@@ -398,6 +412,35 @@ mod tests {
             chunks(config("csv", 1 << 40, 100, 3), csv),
             [t("a,b\n1,2\n3,4\n5,6", 0, 3), t("3,4\n5,6\n7,8", 1, 4)]
         );
+    }
+
+    #[test]
+    fn a_table_too_big_takes_its_caption_into_its_first_piece() {
+        let rows: String = (0..12).map(|i| format!("| r{i} | {i} |\n")).collect();
+        let table = format!("| k | v |\n|---|---|\n{rows}");
+        let text = format!("Intro words here.\n\nTable 3: values by key.\n\n{table}\nAfter.\n");
+        let split = |size: usize| {
+            let mut c = SplitterConfig::new(Strategy::Markdown, size);
+            c.size_includes_context = false;
+            let splitter = Splitter::new(c).expect("valid config");
+            let spans = splitter.split(&text).expect("splits");
+            spans
+                .iter()
+                .map(|s| text[s.start..s.end].to_owned())
+                .collect::<Vec<_>>()
+        };
+        // Too big for one chunk: the caption, the header and the first rows together; never the caption alone.
+        let small = split(60);
+        assert!(
+            small.iter().all(|c| c != "Table 3: values by key."),
+            "{small:?}"
+        );
+        assert!(small
+            .iter()
+            .any(|c| c.starts_with("Table 3: values by key.\n\n| k | v |\n|---|---|\n| r0 |")));
+        // The table alone fits, not with its caption: the table whole, the caption before it.
+        let fits = split(table.len() + 2);
+        assert!(fits.contains(&table.trim_end().to_owned()), "{fits:?}");
     }
 
     #[test]

@@ -1,0 +1,117 @@
+//! `chunkwise._core.render_elements`: a parsed document's elements written as one Markdown text (see
+//! `chunkwise_core::structure::elements`), for `ElementsChunker`, with `str` offsets.
+
+use chunkwise_core::structure::elements::{render, Element, ElementKind};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::errors::wrong_type;
+use crate::splitter::PySplitter;
+use crate::text::collect;
+
+/// An element as `ElementsChunker` hands it over: `(kind, text, level, rows, caption, language)`.
+type Item = (
+    String,
+    String,
+    usize,
+    Option<Vec<Vec<String>>>,
+    Option<String>,
+    String,
+);
+
+/// A span or a table part's range in `str` offsets.
+type CharRange = (usize, usize);
+
+/// The Markdown text of `elements` (each `(kind, text, level, rows, caption, language)`, `kind` one of heading,
+/// paragraph, list_item, table, caption, code), with per element its `(start, end)` in the text (None when it has
+/// none), and per table written in column groups its parts: `{index: [((start, end), columns), ...]}`. `size` and
+/// `splitter` (its unit) decide a wide table's column groups.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn render_elements(
+    py: Python<'_>,
+    splitter: &Bound<'_, PySplitter>,
+    elements: &Bound<'_, PyAny>,
+    size: usize,
+) -> PyResult<(
+    String,
+    Vec<Option<CharRange>>,
+    Vec<(usize, Vec<(CharRange, Vec<usize>)>)>,
+)> {
+    let items: Vec<Item> = collect("elements", elements)?
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            e.extract().map_err(|_| {
+                wrong_type(
+                    &format!("elements[{i}]"),
+                    "a (kind, text, level, rows, caption, language) tuple",
+                    e,
+                )
+            })
+        })
+        .collect::<PyResult<_>>()?;
+    let mut parsed = Vec::with_capacity(items.len());
+    for (i, (kind, text, level, rows, caption, language)) in items.iter().enumerate() {
+        let kind = ElementKind::parse(kind).ok_or_else(|| {
+            PyValueError::new_err(format!("elements[{i}]: unknown kind {kind:?}"))
+        })?;
+        parsed.push(Element {
+            kind,
+            text,
+            level: *level,
+            rows: rows.as_ref().map(|r| {
+                r.iter()
+                    .map(|row| row.iter().map(String::as_str).collect())
+                    .collect()
+            }),
+            caption: caption.as_deref(),
+            language,
+        });
+    }
+    let splitter = &splitter.get().inner;
+    let rendered = py.detach(|| render(&parsed, size, &|s| splitter.size_of(s)));
+    // Every offset, as a `str` index: counted once along the text.
+    let mut bytes: Vec<usize> = rendered
+        .spans
+        .iter()
+        .flatten()
+        .chain(
+            rendered
+                .table_parts
+                .iter()
+                .flat_map(|(_, p)| p.iter().map(|(r, _)| r)),
+        )
+        .flat_map(|r| [r.start, r.end])
+        .collect();
+    bytes.sort_unstable();
+    bytes.dedup();
+    let mut chars = Vec::with_capacity(bytes.len());
+    let (mut at, mut count) = (0, 0);
+    for &b in &bytes {
+        count += chunkwise_core::size::count_chars(&rendered.text[at..b]);
+        at = b;
+        chars.push(count);
+    }
+    let to_char = |b: usize| bytes.binary_search(&b).map_or(0, |k| chars[k]);
+    let range = |r: &std::ops::Range<usize>| (to_char(r.start), to_char(r.end));
+    let spans = rendered
+        .spans
+        .iter()
+        .map(|s| s.as_ref().map(range))
+        .collect();
+    let parts = rendered
+        .table_parts
+        .iter()
+        .map(|(i, parts)| {
+            (
+                *i,
+                parts
+                    .iter()
+                    .map(|(r, cols)| (range(r), cols.clone()))
+                    .collect(),
+            )
+        })
+        .collect();
+    Ok((rendered.text, spans, parts))
+}
