@@ -1,6 +1,6 @@
 """CodeChunker on adversarial source: a 50,000-line function, a thousand-deep nesting (Python blocks, JavaScript
 functions, braces and brackets a hundred thousand deep), a 5 MB minified one-line JavaScript bundle, binary files
-named .py. Correctness only: every call returns (no stack overflow: the walk of the syntax tree is iterative), the
+named .py, long prose forced to a language. Correctness only: every call returns (no stack overflow: the walk of the syntax tree is iterative), the
 chunks are exact slices within the size, and the metadata stays bounded. Linear time is shown in
 benches/test_bench_code.py (no timing here).
 """
@@ -15,6 +15,12 @@ import pytest
 
 from chunkwise import ChunkingError, CodeChunker
 from code_sources import long_function, minified_js, nested_braces_js, nested_js, nested_python
+from test_cjk import load
+from test_code import corpus
+
+# chunkwise's bound below which a text is parsed whatever it is, and the note of a longer one that is not code.
+GUARD_BYTES = 128 * 1024
+NOT_CODE = "not code: most of the text does not parse as its language; cut at blank lines and lines"
 
 SIZE = 1000
 MAX_SYMBOL_DEPTH = 32  # chunkwise's bound on a symbol path
@@ -131,3 +137,36 @@ def test_binary_bytes_that_are_not_text_get_a_clear_error() -> None:
         CodeChunker(SIZE).chunk(text, {"source": "image.py"})
     with pytest.raises(TypeError, match="text must be str"):
         CodeChunker(SIZE).chunk(b"def f(): pass")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["zh.txt", "en.txt", "mixed.md"])
+@pytest.mark.parametrize("language", ["python", "javascript", "rust"])
+def test_prose_parsed_as_code_is_cut_at_lines_with_a_note(name: str, language: str) -> None:
+    # Long prose forced to a language: not parsed (tree-sitter's error recovery over prose takes time that grows
+    # faster than the text; a few samples show it is no code), cut at blank lines and lines, with a note. The
+    # time is in benches/test_bench_code.py (prose_as_python).
+    text = load(name)
+    while len(text.encode()) <= GUARD_BYTES * 2:
+        text += "\n\n" + text
+    chunks = CodeChunker(SIZE, language=language).chunk(text)
+    check(text, chunks)
+    assert {c.metadata["language"] for c in chunks} == {None}
+    assert {c.metadata["note"] for c in chunks} == {NOT_CODE}
+    assert all(c.metadata["symbol_path"] == [] for c in chunks)
+    # Short prose is parsed still: the guard looks only at texts longer than GUARD_BYTES.
+    head = text[: GUARD_BYTES // 8]
+    assert CodeChunker(SIZE, language=language).chunk(head)[0].metadata["language"] == language
+
+
+def test_long_real_code_passes_the_guard() -> None:
+    # The corpus's code.py (2 MB), a generated table of numbers in Rust (an array far longer than a sample: a
+    # sample inside it is an unclosed construct), and Chinese comments and strings in Python: all parsed.
+    text = corpus()
+    table = "pub static LOGS: [f32; 40000] = [\n" + "".join(f"    {i / 7:.10f},\n" for i in range(40_000)) + "];\n"
+    zh = "".join(f"# 第{i}个函数：计算总和。\ndef 函数{i}(值):\n    return 值 + {i}  # 返回结果\n\n\n" for i in range(4000))
+    for text, language in ((text, "python"), (table, "rust"), (zh, "python")):
+        assert len(text.encode()) > GUARD_BYTES
+        chunks = CodeChunker(SIZE, language=language).chunk(text)
+        check(text, chunks)
+        assert {c.metadata["language"] for c in chunks} == {language}
+        assert not any(c.metadata.get("note", "").startswith("not code") for c in chunks)

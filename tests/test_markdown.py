@@ -17,7 +17,7 @@ wrong ones. The rules, for every chunk ``c`` of a text (overlap 0, trim on):
   context + "\\n\\n" + text otherwise, and the bare text without a context. With ``size_includes_context=True`` a
   context whose full form takes more than half of ``size`` may be shortened (see :func:`shortened_contexts`);
 * a boundary inside a table falls between data rows, one inside a code block between lines, unless no such cut
-  exists (see :meth:`Ref.cut_problem`);
+  exists (see :meth:`Ref.cut_problem`) or the block is code of a language CodeChunker knows (cut by its syntax);
 * a code block, table or document-level list that fits in a chunk is never cut by a chunk boundary;
 * ``chunk_type`` of a chunk lying inside one block is that block's kind (the innermost: a fence inside a list is
   "code"), with ``language`` for code and ``row_start`` / ``row_end`` / ``total_rows`` for tables (a row the chunk
@@ -127,6 +127,10 @@ class Ref:
         if leaf is None:
             return None
         lo, hi = self.line_bounds(offset)
+        if lo < offset < hi and leaf.fence is not None and code_language(leaf.language) is not None:
+            # Code of a language CodeChunker knows is cut by its syntax, as CodeChunker cuts it (a string's
+            # content kept whole, say, apart from its quotes): test_markdown_fences checks those cuts.
+            return None
         if lo < offset < hi:  # inside a line's text
             return None if not self.line_fits(offset, size, measure, with_context) else f"inside a {leaf.kind} line"
         if chunk_start is None:
@@ -297,9 +301,56 @@ def cut_context(ctx: str, exp: dict, size: int, measure: Measure) -> Optional[st
     return None
 
 
-def expected_fields(ref: Ref, start: int, end: int, title_path: List[str]) -> dict:
+def code_language(word: Optional[str]) -> Optional[str]:
+    """The name CodeChunker gives the language a fence's info string names, if it knows it."""
+    if word is None:
+        return None
+    if word not in _LANGUAGES:
+        from chunkwise import ChunkingError, CodeChunker
+
+        try:
+            _LANGUAGES[word] = CodeChunker(100, language=word).chunk("x")[0].metadata["language"]
+        except ChunkingError:
+            _LANGUAGES[word] = None
+    return _LANGUAGES[word]
+
+
+_LANGUAGES: dict = {}
+
+
+def signature_lines(ref: Ref, start: int, context: str) -> Optional[str]:
+    """The lines a chunk starting at ``start`` inside a fence of a known language carries in its context under the
+    fence line (the signatures of the definitions it starts inside, which CodeChunker's tests check exactly), if
+    they read as such: each the start of a line of the block above the chunk's first line, further down and more
+    indented than the one before, the last one possibly cut short with an ellipsis. None if the chunk is not in
+    such a fence or the lines are not such."""
+    leaf = ref.leaf_inside(start)
+    if leaf is None or leaf.fence is None or code_language(leaf.language) is None:
+        return None
+    lines = context.split("\n")
+    fence = leaf.fence.strip()
+    if fence not in lines:
+        return None
+    extra = lines[lines.index(fence) + 1 :]
+    if not extra:
+        return None
+    body = [oracle.line_text(ref.text, ref.starts, k) for k in range(leaf.first_line + 1, ref.line(start))]
+    k, indent = -1, -1
+    for n, line in enumerate(extra):
+        cut = n == len(extra) - 1 and line.endswith("…")
+        stem = line[:-1].rstrip() if cut else line
+        k = next((j for j in range(k + 1, len(body)) if stem and body[j].lstrip(" >").startswith(stem.lstrip())), -1)
+        width = len(stem) - len(stem.lstrip())
+        if k < 0 or (width <= indent and not cut):
+            return None
+        indent = width
+    return "\n".join(extra)
+
+
+def expected_fields(ref: Ref, start: int, end: int, title_path: List[str], signatures: Optional[str] = None) -> dict:
     """What a chunk spanning [start, end) must carry, its title path aside (taken as given: it is checked against the
-    reference separately, so that one wrong title does not also fail every other field)."""
+    reference separately, so that one wrong title does not also fail every other field). ``signatures``: the lines
+    under the fence line of a chunk inside a fence of a known language (see :func:`signature_lines`)."""
     text = ref.text
     path = list(title_path)
     heading = ref.heading_starting(start)
@@ -314,7 +365,7 @@ def expected_fields(ref: Ref, start: int, end: int, title_path: List[str]) -> di
         if caption is not None:
             extra = f"{caption}\n\n{extra}"
     elif leaf is not None and leaf.fence is not None:
-        extra = leaf.fence
+        extra = leaf.fence if signatures is None else f"{leaf.fence}\n{signatures}"
     elif caption is not None:
         # A table's piece that starts at its header: the caption above it.
         extra, inline = caption, False
@@ -327,7 +378,8 @@ def expected_fields(ref: Ref, start: int, end: int, title_path: List[str]) -> di
     if block is not None and block.kind in ("code", "table", "list", "quote"):
         out["chunk_type"] = block.kind
         if block.kind == "code":
-            out["language"] = block.language
+            # A language CodeChunker knows goes by its name there ("py" fences are "python" code).
+            out["language"] = code_language(block.language) or block.language
         if block.kind == "table":
             # Data rows the chunk holds at least part of; when it starts (ends) inside a row, that row may count
             # or not: either is accepted.
@@ -393,7 +445,7 @@ def problems(
         ] != [(level, collapse(t)) for level, t in want]:
             bad(i, c, f"title_path {md.get('title_path')} / headings {md.get('headings')} != {want}")
 
-        exp = expected_fields(ref, c.start, c.end, md.get("title_path", []))
+        exp = expected_fields(ref, c.start, c.end, md.get("title_path", []), signature_lines(ref, c.start, c.context))
         join = exp["join"]
         if lines_stripped(c.context) != lines_stripped(exp["context"]):
             allowed = shortened_contexts(exp, size, measure) if size_includes_context else []

@@ -227,8 +227,9 @@ def test_deterministic_and_picklable(kind, text, p):
     for c in a:
         extra = {k: v for k, v in c.metadata.items() if k not in {"k"}}
         assert c.metadata["k"] == [1] and (kind in STRUCTURAL or not extra)
+        # (The code keys: a chunk of a Markdown code block whose fence names a language CodeChunker knows.)
         assert set(extra) <= {"title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
-                              "context_shortened"}
+                              "context_shortened", "symbol_path", "start_line", "end_line", "node_types", "note"}
     for c in a:
         back = pickle.loads(pickle.dumps(c))
         assert back.to_dict() == c.to_dict()

@@ -65,7 +65,9 @@ def chunk_arrow(
     ``end_line``, ``node_types`` (a list of strings), ``chunk_type``, ``note`` (null unless the chunk was cut at
     lines) and ``context_shortened``; and
     ``page_start``/``page_end``, null unless the document holds form feeds (the pages of ``chunk()``). Every value
-    is the one ``chunker.chunk_batch`` gives for the same texts. The columns depend on the chunker only, never on
+    is the one ``chunker.chunk_batch`` gives for the same texts, but for the code keys a chunk of a Markdown code
+    block of a known language also has (``symbol_path``, ``start_line``, ``end_line``, ``node_types``, ``note``),
+    which a structural chunker's table has no columns for yet. The columns depend on the chunker only, never on
     the data, so the batches of a dataset share one schema. Text columns are ``large_string`` when the input is,
     or when they would not fit in a ``string`` column (2 GiB), else ``string``.
 

@@ -461,7 +461,10 @@ class MarkdownChunker(_SectionChunker):
     ``merge_sections`` it may take in the sibling sections after it when they fit. Tables, code blocks and lists
     (tables and lists with the paragraph that leads into them, e.g. a caption) that fit are never cut; larger ones
     are cut between rows, lines or items, and each piece's ``context`` carries the table's caption and header, the
-    fence line or the lead-in. Every chunk's
+    fence line or the lead-in. A code block whose fence names a language :class:`CodeChunker` knows is cut as
+    CodeChunker cuts it (definitions whole when they fit), and its chunks also carry CodeChunker's ``language``,
+    ``symbol_path``, ``start_line``/``end_line`` (lines of the document) and ``node_types``, with the signatures
+    of the definitions they start inside after the fence line in ``context``. Every chunk's
     metadata has ``title_path`` (the headings above its first line), ``headings`` (their levels) and
     ``chunk_type``; its ``context`` holds the rendered path. With ``size_includes_context`` the context counts
     toward ``size``.

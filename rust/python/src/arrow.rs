@@ -562,7 +562,7 @@ fn code_columns<O: OffsetSizeTrait>(prepared: &[Prepared], n: usize) -> Vec<(Fie
                     .and_then(|l| l.as_deref()),
             );
             if let Some((d, info)) = described {
-                for symbol in d.title_path(info) {
+                for symbol in d.symbol_path(info) {
                     symbol_path.values().append_value(symbol);
                 }
             }

@@ -142,9 +142,9 @@ pub(crate) fn build<'py>(
                 if prepared
                     .structure
                     .as_ref()
-                    .is_some_and(|d| d.chunks.first().is_some_and(|c| c.code.is_some()))
+                    .is_some_and(|d| d.chunks.iter().any(|c| c.code.is_some()))
                 {
-                    let why = "on the chunks of the code strategy";
+                    let why = "on the chunks of code (the code strategy, a code block of a known language)";
                     metadata::check_keys(&arg, m, &metadata::CODE_KEYS, why)?;
                 }
             }
@@ -300,16 +300,13 @@ fn describe(
 ) -> PyResult<()> {
     use pyo3::intern;
     let path = pyo3::types::PyList::new(py, info.path.iter().map(|&h| &titles[h]))?;
-    if let Some(code) = &info.code {
+    if let Some(code) = info.code.as_ref().filter(|c| c.symbols.is_none()) {
         // Code: the symbol path instead of a title path, and where the chunk is in the file.
         meta.set_item(
             intern!(py, "language"),
             info.language.as_ref().and_then(|l| l.as_deref()),
         )?;
-        meta.set_item(intern!(py, "symbol_path"), path)?;
-        meta.set_item(intern!(py, "start_line"), code.lines.0)?;
-        meta.set_item(intern!(py, "end_line"), code.lines.1)?;
-        meta.set_item(intern!(py, "node_types"), &code.node_types)?;
+        code_keys(py, meta, code, path)?;
         meta.set_item(intern!(py, "chunk_type"), chunk_type_string(py, info.kind))?;
         if let Some(note) = code.note {
             meta.set_item(intern!(py, "note"), note)?;
@@ -333,9 +330,33 @@ fn describe(
     if let Some(language) = &info.language {
         meta.set_item(intern!(py, "language"), language.as_deref())?;
     }
+    if let Some(code) = &info.code {
+        // A Markdown code block parsed as code: the code chunker's keys too.
+        let symbols = code.symbols.as_deref().unwrap_or_default();
+        let symbols = pyo3::types::PyList::new(py, symbols.iter().map(|&h| &titles[h]))?;
+        code_keys(py, meta, code, symbols)?;
+        if let Some(note) = code.note {
+            meta.set_item(intern!(py, "note"), note)?;
+        }
+    }
     if info.context_shortened {
         meta.set_item(intern!(py, "context_shortened"), true)?;
     }
+    Ok(())
+}
+
+/// A chunk of code's `symbol_path`, `start_line`, `end_line` and `node_types`.
+fn code_keys(
+    py: Python<'_>,
+    meta: &Bound<'_, PyDict>,
+    code: &chunkwise_core::structure::CodeSpan,
+    symbols: Bound<'_, pyo3::types::PyList>,
+) -> PyResult<()> {
+    use pyo3::intern;
+    meta.set_item(intern!(py, "symbol_path"), symbols)?;
+    meta.set_item(intern!(py, "start_line"), code.lines.0)?;
+    meta.set_item(intern!(py, "end_line"), code.lines.1)?;
+    meta.set_item(intern!(py, "node_types"), &code.node_types)?;
     Ok(())
 }
 

@@ -589,7 +589,8 @@ fn metadata(
     pages: Option<(usize, usize)>,
 ) {
     out.extend_from_slice(head);
-    if let Some((d, s)) = info.filter(|(_, s)| s.code.is_some()) {
+    if let Some((d, s)) = info.filter(|(_, s)| s.code.as_ref().is_some_and(|c| c.symbols.is_none()))
+    {
         code_metadata(out, d, s);
     } else if let Some((d, s)) = info {
         out.extend_from_slice(b", \"title_path\": ");
@@ -620,6 +621,14 @@ fn metadata(
                 None => out.extend_from_slice(b"null"),
             }
         }
+        if let Some(code) = &s.code {
+            // A Markdown code block parsed as code: the code chunker's keys too.
+            code_keys(out, d, s, code);
+            if let Some(note) = code.note {
+                out.extend_from_slice(b", \"note\": ");
+                string(out, note);
+            }
+        }
         if s.context_shortened {
             out.extend_from_slice(b", \"context_shortened\": true");
         }
@@ -642,14 +651,7 @@ fn code_metadata(out: &mut Vec<u8>, d: &Description, s: &chunkwise_core::SpanInf
         Some(l) => string(out, l),
         None => out.extend_from_slice(b"null"),
     }
-    out.extend_from_slice(b", \"symbol_path\": ");
-    strings(out, d.title_path(s));
-    out.extend_from_slice(b", \"start_line\": ");
-    int(out, code.lines.0);
-    out.extend_from_slice(b", \"end_line\": ");
-    int(out, code.lines.1);
-    out.extend_from_slice(b", \"node_types\": ");
-    strings(out, code.node_types.iter().map(String::as_str));
+    code_keys(out, d, s, code);
     out.extend_from_slice(b", \"chunk_type\": ");
     string(out, s.kind.as_str());
     if let Some(note) = code.note {
@@ -659,6 +661,23 @@ fn code_metadata(out: &mut Vec<u8>, d: &Description, s: &chunkwise_core::SpanInf
     if s.context_shortened {
         out.extend_from_slice(b", \"context_shortened\": true");
     }
+}
+
+/// A chunk of code's symbol path, lines and node types.
+fn code_keys(
+    out: &mut Vec<u8>,
+    d: &Description,
+    s: &chunkwise_core::SpanInfo,
+    code: &chunkwise_core::structure::CodeSpan,
+) {
+    out.extend_from_slice(b", \"symbol_path\": ");
+    strings(out, d.symbol_path(s));
+    out.extend_from_slice(b", \"start_line\": ");
+    int(out, code.lines.0);
+    out.extend_from_slice(b", \"end_line\": ");
+    int(out, code.lines.1);
+    out.extend_from_slice(b", \"node_types\": ");
+    strings(out, code.node_types.iter().map(String::as_str));
 }
 
 /// A JSON list of strings.

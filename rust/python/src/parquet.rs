@@ -1230,42 +1230,36 @@ impl<'a> Piece<'a> {
             .append_option(self.splitter.has_tokenizer().then_some(c.size as i64));
         if self.described {
             match info {
-                Some((d, s)) if s.code.is_some() => {
-                    // A code chunk: its symbol path in place of a title path (as `chunk.metadata` has it).
-                    self.title_path.append(false);
-                    self.headings.append(false);
-                    for symbol in d.title_path(s) {
-                        self.symbol_path.values().append_value(symbol);
-                    }
-                    self.symbol_path.append(true);
-                    let code = s.code.as_ref();
-                    self.lines[0].append_option(code.map(|c| c.lines.0 as i64));
-                    self.lines[1].append_option(code.map(|c| c.lines.1 as i64));
-                    for node in code.into_iter().flat_map(|c| &c.node_types) {
-                        self.node_types.values().append_value(node);
-                    }
-                    self.node_types.append(true);
-                    self.note.append_option(code.and_then(|c| c.note));
-                    self.chunk_type.append_value(s.kind.as_str());
-                    for b in &mut self.table_rows {
-                        b.append_null();
-                    }
-                    self.language
-                        .append_option(s.language.as_ref().and_then(|l| l.as_deref()));
-                    self.shortened.append_value(s.context_shortened);
-                }
                 Some((d, s)) => {
-                    for title in d.title_path(s) {
+                    // A chunk of source code has its symbol path in place of a title path (as `chunk.metadata`
+                    // has it); a chunk of a Markdown code block of a known language has both.
+                    let source_code = s.code.as_ref().is_some_and(|c| c.symbols.is_none());
+                    for title in d.title_path(s).filter(|_| !source_code) {
                         self.title_path.values().append_value(title);
                     }
-                    self.title_path.append(true);
-                    for &h in &s.path {
+                    self.title_path.append(!source_code);
+                    for &h in s.path.iter().filter(|_| !source_code) {
                         self.headings
                             .values()
                             .append_value(i64::from(d.headings[h].depth));
                     }
-                    self.headings.append(true);
-                    self.code_nulls();
+                    self.headings.append(!source_code);
+                    match &s.code {
+                        Some(code) => {
+                            for symbol in d.symbol_path(s) {
+                                self.symbol_path.values().append_value(symbol);
+                            }
+                            self.symbol_path.append(true);
+                            self.lines[0].append_value(code.lines.0 as i64);
+                            self.lines[1].append_value(code.lines.1 as i64);
+                            for node in &code.node_types {
+                                self.node_types.values().append_value(node);
+                            }
+                            self.node_types.append(true);
+                            self.note.append_option(code.note);
+                        }
+                        None => self.code_nulls(),
+                    }
                     self.chunk_type.append_value(s.kind.as_str());
                     for (k, b) in self.table_rows.iter_mut().enumerate() {
                         b.append_option(s.rows.map(|r| [r.0, r.1, r.2][k] as i64));

@@ -44,22 +44,36 @@ impl Level {
     pub const PARAGRAPH: Level = Level(7);
     /// Document structure (Markdown, numbered provisions), above the text levels. User separators reuse the same
     /// numbers: a strategy has either separators or structure, never both.
-    /// A top-level definition in a code block (`def`, `class`, `fn`, a closing `}` at column 0).
-    pub const DEFINITION: Level = Level(8);
+    /// The nodes of the deepest body of code that cuts (see [`Level::code`]): levels 8 to 11 are the bodies below
+    /// the top level, deepest first, so that code cuts by its syntax above its blank lines and below every block
+    /// of a Markdown document.
+    pub const CODE_DEEPEST: Level = Level(8);
+    /// A top-level definition in a code block (`def`, `class`, `fn`, a closing `}` at column 0), or a node of a
+    /// module (the top level of a body of code).
+    pub const DEFINITION: Level = Level(12);
     /// Blocks inside a container (a paragraph of a list item, a nested list's items, a quote's paragraphs).
-    pub const NESTED: Level = Level(9);
+    pub const NESTED: Level = Level(13);
     /// The items of a top-level list, and the cut between a list and the paragraph that leads into it.
-    pub const ITEM: Level = Level(10);
+    pub const ITEM: Level = Level(14);
     /// Top-level blocks: paragraphs, lists, tables, code blocks, quotes.
-    pub const BLOCK: Level = Level(11);
+    pub const BLOCK: Level = Level(15);
     /// After a thematic break (`---`).
-    pub const THEMATIC: Level = Level(12);
+    pub const THEMATIC: Level = Level(16);
     /// The weakest heading level (H6); H1 is `SECTION + 5`.
-    pub const SECTION: Level = Level(13);
+    pub const SECTION: Level = Level(17);
     /// The first level given to user separators (the last separator gets this one; earlier ones rank higher).
     pub const SEPARATOR_BASE: Level = Level(10);
     /// The end of the text: the strongest boundary of all.
     pub const END: Level = Level(u8::MAX);
+
+    /// How many levels of bodies of code cut: depth 1 (a module's nodes) to 5.
+    pub const CODE_DEPTHS: u8 = Level::DEFINITION.0 - Level::CODE_DEEPEST.0 + 1;
+
+    /// The level of a cut before a node of a body of code at `depth` (1, a module's nodes, the strongest, to
+    /// [`Level::CODE_DEPTHS`]): between blank lines and the blocks of a document.
+    pub fn code(depth: u8) -> Level {
+        Level(Level::DEFINITION.0 + 1 - depth.clamp(1, Level::CODE_DEPTHS))
+    }
 
     /// The level of a cut before a heading (or numbered provision) of `depth` 1 (H1) to 6 (deeper ones count as 6).
     pub fn heading(depth: u8) -> Level {

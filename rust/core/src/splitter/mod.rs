@@ -84,6 +84,19 @@ fn sections() -> impl Iterator<Item = Row> {
     (1..=6).map(|d| parsed(Level::heading(d), Name::Section))
 }
 
+/// The cuts of code by its syntax (see [`structure::code`]): before the nodes of a module, then of the bodies
+/// below, down to the cut depths.
+fn code_rows() -> impl Iterator<Item = Row> {
+    (1..=Level::CODE_DEPTHS).map(|d| {
+        let name = if d == 1 {
+            Name::Definition
+        } else {
+            Name::NestedBlock
+        };
+        parsed(Level::code(d), name)
+    })
+}
+
 /// The markdown strategy's levels: sections by heading depth, then the blocks, then the text levels.
 fn markdown_rows() -> impl Iterator<Item = Row> {
     sections()
@@ -92,8 +105,11 @@ fn markdown_rows() -> impl Iterator<Item = Row> {
             parsed(Level::BLOCK, Name::Block),
             parsed(Level::ITEM, Name::Item),
             parsed(Level::NESTED, Name::NestedBlock),
-            parsed(Level::DEFINITION, Name::Definition),
-            // Blank lines, lines and soft wraps of code blocks.
+        ])
+        // The bodies of a code block, by its syntax when its language is known (by the words a definition starts
+        // with when not: the first only); its blank lines, lines and soft wraps.
+        .chain(code_rows())
+        .chain([
             parsed(Level::PARAGRAPH, Name::Paragraph),
             parsed(Level::LINE, Name::Line),
             parsed(Level::WRAP, Name::Wrap),
@@ -339,15 +355,7 @@ impl Splitter {
             .collect(),
             // Blank lines, lines and words are the fallback inside a node too large for a chunk and deeper than the
             // cut depths, in error regions, and everywhere in a text of no known language.
-            (Strategy::Code, _) => (1..=structure::code::CUT_DEPTHS)
-                .map(|d| {
-                    let name = if d == 1 {
-                        Name::Definition
-                    } else {
-                        Name::NestedBlock
-                    };
-                    parsed(structure::code::level(d), name)
-                })
+            (Strategy::Code, _) => code_rows()
                 .chain([
                     scan(Paragraph, Level::PARAGRAPH),
                     scan(Line, Level::LINE),

@@ -72,6 +72,16 @@ impl Description {
     pub fn title_path<'a>(&'a self, info: &'a SpanInfo) -> impl Iterator<Item = &'a str> + 'a {
         info.path.iter().map(|&h| self.headings[h].title.as_str())
     }
+
+    /// The labels of a chunk's symbol path, outermost first: its own path for a chunk of source code, the symbols
+    /// of its code block for a chunk of a Markdown code block parsed as code, none for another chunk.
+    pub fn symbol_path<'a>(&'a self, info: &'a SpanInfo) -> impl Iterator<Item = &'a str> + 'a {
+        let path = match &info.code {
+            Some(code) => code.symbols.as_deref().unwrap_or(&info.path),
+            None => &[],
+        };
+        path.iter().map(|&h| self.headings[h].title.as_str())
+    }
 }
 
 /// What a chunk learns from the structure.
@@ -261,6 +271,14 @@ impl Structure {
                     ..
                 } if start > *body => {
                     block = text[opener.clone()].trim_start().to_owned();
+                    // Code of a known language: the signatures of the definitions the chunk starts inside, one a
+                    // line under the fence line, so that the context is still the start of a code block.
+                    if let Some((_, f)) = self.fence_at(b.range.start, b.range.end) {
+                        for signature in f.code.signatures(text, start, &f.code.path_at(start)) {
+                            block.push('\n');
+                            block.push_str(signature);
+                        }
+                    }
                     (inline, is_table) = (true, false);
                 }
                 BlockKind::List {
@@ -370,6 +388,14 @@ impl Structure {
         if let Some(code) = &self.code {
             return code.describe(text, spans, budget);
         }
+        // The symbols of the code blocks parsed as code follow the headings: where each block's begin.
+        let mut headings = self.headings.clone();
+        let mut symbols_at = Vec::with_capacity(self.fences.len());
+        for f in &self.fences {
+            symbols_at.push(headings.len());
+            headings.extend(f.code.symbol_headings());
+        }
+        let line = (!self.fences.is_empty()).then(|| super::code::line_numbers(text));
         let mut out = Vec::with_capacity(spans.len());
         let mut stack = Vec::new();
         let mut next_heading = 0;
@@ -400,11 +426,23 @@ impl Structure {
                 .iter()
                 .take_while(|b| b.range.start < span.end)
                 .filter(|b| b.range.end > start);
-            let (kind, rows, language) = match self.verbatim_block(start, span.end) {
+            let (kind, rows, mut language) = match self.verbatim_block(start, span.end) {
                 // Inside one code block or table (nested in a list, say): that block decides.
                 Some(b) => classify(std::iter::once(&b), start, span.end),
                 None => classify(inside, start, span.end),
             };
+            // A chunk of a code block parsed as code: what a chunk of the code chunker learns, its symbol path
+            // read at its first line of code.
+            let fence = (kind == ChunkType::Code)
+                .then(|| self.fence_at(start, span.end))
+                .flatten();
+            let code = fence.zip(line.as_ref()).map(|((k, f), line)| {
+                language = Some(f.code.language.map(|l| l.name.to_owned()));
+                let path = f.code.path_at(start.max(f.body));
+                let mut code = f.code.span(start, span.end, line);
+                code.symbols = Some(path.into_iter().map(|i| symbols_at[k] + i).collect());
+                code
+            });
             let embedding = rows.and_then(|(first, past, _)| {
                 let table = top.get(first_block)?;
                 match &table.kind {
@@ -425,11 +463,11 @@ impl Structure {
                 rows,
                 language,
                 embedding,
-                code: None,
+                code,
             });
         }
         Description {
-            headings: self.headings.clone(),
+            headings,
             chunks: out,
         }
     }

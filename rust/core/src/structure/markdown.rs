@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+use super::code::{Pending, Syntax};
 use super::{Block, BlockKind, Heading, Structure};
 use crate::boundary::{starts_with_pause, Boundary, Level};
 
@@ -70,6 +71,8 @@ struct Walk {
     top: Vec<(usize, Top)>,
     /// The heading being read (its title so far), if any.
     heading: Option<Heading>,
+    /// The code block of a known language being read, if any: its code goes to the code parser.
+    fence: Option<Pending>,
 }
 
 /// The extensions of Markdown this parser reads (GFM tables, strikethrough, task lists, metadata blocks).
@@ -100,6 +103,11 @@ pub fn parse(text: &str) -> Structure {
                 w.top.push((s.blocks.len() - 1, Top::ThematicBreak));
             }
             Event::Rule => nested_child(text, &mut s, &w, range.start, Level::NESTED),
+            Event::Text(t) if w.fence.is_some() => {
+                if let Some(f) = w.fence.as_mut() {
+                    f.push(text, &t, range);
+                }
+            }
             Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
                 if let Some(h) = w.heading.as_mut() {
                     h.title.push_str(&t);
@@ -238,7 +246,17 @@ fn start(text: &str, s: &mut Structure, w: &mut Walk, tag: &Tag<'_>, range: Rang
                 ),
                 CodeBlockKind::Indented => (None, range.start, None),
             };
-            code_cuts(text, s, &block_range, body, opener.is_some());
+            // A fence naming a known language: its code is cut by its syntax, not by the words a line starts with.
+            let syntax = language.as_deref().and_then(|l| Syntax::named(l).ok());
+            w.fence = syntax.map(|syn| Pending::new(syn, block_range.clone()));
+            code_cuts(
+                text,
+                s,
+                &block_range,
+                body,
+                opener.is_some(),
+                syntax.is_none(),
+            );
             Some((
                 BlockKind::Code {
                     opener,
@@ -307,6 +325,11 @@ fn end(text: &str, s: &mut Structure, w: &mut Walk, tag: TagEnd, _range: Range<u
         return;
     }
     let open = w.open.pop();
+    if matches!(tag, TagEnd::CodeBlock) {
+        if let Some(fence) = w.fence.take() {
+            fence.finish(text, s);
+        }
+    }
     if let TagEnd::Table = tag {
         if let Some(Some(i)) = open.map(|o| o.block) {
             if let BlockKind::Table { rows, .. } = &s.blocks[i].kind {
@@ -322,10 +345,17 @@ fn end(text: &str, s: &mut Structure, w: &mut Walk, tag: TagEnd, _range: Range<u
     }
 }
 
-/// Cuts between the lines of a code block: at lines after a blank line (paragraph), before a top-level
-/// definition or after a closing brace at column 0 (definition), else at any line. Never right after the opening
-/// fence or before the closing one.
-fn code_cuts(text: &str, s: &mut Structure, block: &Range<usize>, body: usize, fenced: bool) {
+/// Cuts between the lines of a code block: at lines after a blank line (paragraph), with `definitions` before a
+/// top-level definition or after a closing brace at column 0 (definition), else at any line. Never right after the
+/// opening fence or before the closing one.
+fn code_cuts(
+    text: &str,
+    s: &mut Structure,
+    block: &Range<usize>,
+    body: usize,
+    fenced: bool,
+    definitions: bool,
+) {
     let bytes = text.as_bytes();
     let end = block.end;
     if body >= end {
@@ -334,7 +364,8 @@ fn code_cuts(text: &str, s: &mut Structure, block: &Range<usize>, body: usize, f
     // The closing fence: the last line of a fenced block, when it is one.
     let last_line = text[..end].rfind('\n').map_or(0, |i| i + 1).max(body);
     let closing = fenced && {
-        let l = text[last_line..end].trim_start();
+        // (Past a quote's `>` markers too.)
+        let l = text[last_line..end].trim_start_matches([' ', '\t', '>']);
         l.starts_with("```") || l.starts_with("~~~")
     };
     let stop = if closing { last_line } else { end };
@@ -344,8 +375,9 @@ fn code_cuts(text: &str, s: &mut Structure, block: &Range<usize>, body: usize, f
         let content = &text[line..line_end(text, line)];
         let prev_line = &text[prev..line_end(text, prev)];
         if !content.trim().is_empty() {
-            let level = if DEFINITIONS.iter().any(|d| content.starts_with(d))
-                || matches!(prev_line.trim_end(), "}" | "};" | "end")
+            let level = if definitions
+                && (DEFINITIONS.iter().any(|d| content.starts_with(d))
+                    || matches!(prev_line.trim_end(), "}" | "};" | "end"))
             {
                 Level::DEFINITION
             } else if prev_line.trim().is_empty() {
@@ -574,13 +606,84 @@ mod tests {
 
     #[test]
     fn code_cuts_prefer_definitions_and_blank_lines() {
-        let text = "```python\nimport os\n\nx = 1\ndef f():\n    return 1\n```\n";
+        // A language the code parser does not know: the words a line starts with.
+        let text = "```pseudo\nimport os\n\nx = 1\ndef f():\n    return 1\n```\n";
         let l = levels(text);
         assert!(l.contains(&(text.find("x = 1").unwrap(), Level::PARAGRAPH.0)));
         assert!(l.contains(&(text.find("def f").unwrap(), Level::DEFINITION.0)));
         assert!(l.contains(&(text.find("    return").unwrap(), Level::LINE.0)));
         assert!(!l.iter().any(|&(p, _)| p == text.find("import").unwrap()));
         assert!(!l.iter().any(|&(p, _)| p == text.rfind("```").unwrap()));
+        assert!(parse(text).fences.is_empty());
+    }
+
+    /// A fence of a known language, as it stands in `doc` at `fence`: the code cut by its syntax (the module's
+    /// nodes, a class's methods below them, blank lines and lines last), definitions whole, symbols and their
+    /// signatures in document offsets; nothing cut right after the opening fence line or before the closing one.
+    fn check_fence(doc: &str, fence: usize, prefix: &str) {
+        let s = parse(doc);
+        assert_eq!(s.fences.len(), 1, "{doc}");
+        let f = &s.fences[0];
+        assert_eq!(f.block.start, fence);
+        assert_eq!(f.code.language.map(|l| l.name), Some("python"));
+        let at = |needle: &str| doc.find(needle).unwrap();
+        let line_of = |needle: &str| doc[..at(needle)].rfind('\n').unwrap() + 1;
+        let l = levels(doc);
+        assert!(l.contains(&(line_of("class Parser"), Level::code(1).0)));
+        assert!(l.contains(&(line_of("def main"), Level::code(1).0)));
+        assert!(l.contains(&(line_of("def close"), Level::code(2).0)));
+        assert!(l.contains(&(line_of("return x"), Level::code(3).0)));
+        let closing = doc.rfind("```").unwrap();
+        let closing_line = doc[..closing].rfind('\n').unwrap() + 1;
+        let body = doc[fence..].find('\n').unwrap() + fence + 1;
+        assert_eq!(f.body, at("import os"));
+        assert!(l
+            .iter()
+            .filter(|&&(p, _)| p > fence && p < closing)
+            .all(|&(p, _)| p > body && p < closing_line));
+        // The methods stay whole when they fit: blocks from their first character to their end.
+        let feed = s
+            .blocks
+            .iter()
+            .find(|b| b.nested && b.range.start == at("def feed"))
+            .expect("a block for feed");
+        assert!(doc[feed.range.clone()].ends_with("return x"));
+        let labels: Vec<&str> = f.code.symbols.iter().map(|y| y.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["class Parser", "def feed", "def close", "def main"]
+        );
+        let feed = &f.code.symbols[1];
+        // Its signature from its line's indentation, without the container prefix.
+        assert_eq!(&doc[feed.header.clone()], "    def feed(self, data):");
+        assert_eq!(f.code.path_at(at("y = 2")), [0, 1]);
+        // A chunk starting in feed reads the signatures around it under the fence line.
+        let start = line_of("y = 2");
+        let context = s.context(doc, start, &s.path_at(start), None).text;
+        let fence_line = doc[fence..].lines().next().unwrap();
+        let inner = format!("{fence_line}\nclass Parser:\n    def feed(self, data):");
+        assert!(context.ends_with(&inner), "{context:?}");
+        assert!(prefix.is_empty() || doc[line_of("y = 2")..].starts_with(prefix));
+    }
+
+    const FENCED: &str = "import os\n\nclass Parser:\n    def feed(self, data):\n        x = 1\n        y = 2\n        \
+                          return x\n\n    def close(self):\n        pass\n\ndef main():\n    \"数据\"\n\nmain()\n";
+
+    #[test]
+    fn a_fence_of_a_known_language_is_cut_by_its_syntax() {
+        let doc = format!("# Guide\n\nSome words.\n\n```py\n{FENCED}```\n\nMore words, 中文。\n");
+        check_fence(&doc, doc.find("```py").unwrap(), "");
+        // In a list item and in a quote: the code less its container prefixes is what is parsed; cuts fall at
+        // the starts of the document's lines, prefixes and all.
+        let indented: String = FENCED.lines().map(|l| format!("   {l}\n")).collect();
+        let doc = format!("1. Step:\n\n   ```python\n{indented}   ```\n");
+        check_fence(&doc, doc.find("```python").unwrap(), "   ");
+        let quoted: String = FENCED.lines().map(|l| format!("> {l}\n")).collect();
+        let doc = format!("> ```python\n{quoted}> ```\n");
+        check_fence(&doc, doc.find("```python").unwrap(), "> ");
+        // A tab the Markdown parser expands is no slice of the document: lines only, as for an unknown language.
+        let doc = "  ```py\n  def f():\n\tx = 1\n  ```\n";
+        assert!(parse(doc).fences.is_empty());
     }
 
     #[test]

@@ -135,6 +135,8 @@ pub struct Structure {
     pub(super) cuts: Vec<usize>,
     /// Source code: its symbols, syntax nodes and error regions (see [`super::code`]), which describe its chunks.
     pub code: Option<Box<super::code::Code>>,
+    /// The code blocks of a Markdown document whose language is known, parsed as code, in document order.
+    pub fences: Vec<super::code::Fenced>,
 }
 
 impl Structure {
@@ -317,6 +319,22 @@ impl Structure {
                         && matches!(b.kind, BlockKind::Code { .. } | BlockKind::Table { .. })
                 })
         })
+    }
+}
+
+impl Structure {
+    /// The code block parsed as code whose range holds `start..end`, and its index in `fences`.
+    pub(super) fn fence_at(
+        &self,
+        start: usize,
+        end: usize,
+    ) -> Option<(usize, &super::code::Fenced)> {
+        let k = self
+            .fences
+            .partition_point(|f| f.block.start <= start)
+            .checked_sub(1)?;
+        let f = &self.fences[k];
+        (end <= f.block.end).then_some((k, f))
     }
 }
 

@@ -11,6 +11,8 @@
 //! - Definitions (`def`, `class`, `fn`, `impl`, ...) are also [`Symbol`]s: a chunk's symbol path is the symbols
 //!   around its start, and its context the signatures of those it starts inside.
 
+mod fence;
+mod guard;
 mod kinds;
 mod languages;
 mod nodes;
@@ -23,24 +25,21 @@ use tree_sitter::{Node, Parser};
 use kinds::Kinds;
 use nodes::{body_children, body_of, collapse, keyword, name_of, Def, NEEDS_BODY};
 
+pub use fence::{Fenced, Pending};
+pub use guard::GUARD_BYTES;
 pub use languages::{Syntax, LANGUAGES};
+pub(in crate::structure) use paths::line_numbers;
 
 use super::Structure;
 use crate::boundary::Level;
 
-/// How many levels of bodies cut: depth 1 (a module's nodes) to 5.
-pub const CUT_DEPTHS: u8 = 5;
+/// How many levels of bodies cut: depth 1 (a module's nodes) to 5, each at [`Level::code`] of its depth.
+pub const CUT_DEPTHS: u8 = Level::CODE_DEPTHS;
 
 /// How many definitions may hold a definition that still stays whole when it fits, below [`CUT_DEPTHS`] (where no
 /// cut comes before it): a method of an anonymous class inside a method of a nested class is held by three. Each
 /// level's blocks are measured whole, so a bound keeps a thousand-deep nesting linear.
 const WHOLE_DEFINITIONS: u8 = 24;
-
-/// The level of a cut before a node at `depth` (1 to [`CUT_DEPTHS`]): the five levels between blank lines and
-/// sections, the module's nodes strongest.
-pub fn level(depth: u8) -> Level {
-    Level(Level::SECTION.0 - depth.clamp(1, CUT_DEPTHS))
-}
 
 /// A definition: a node of the symbol path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +81,8 @@ pub struct Code {
     pub errors: Vec<Range<usize>>,
     /// The symbol that holds each symbol, if any.
     parents: Vec<Option<usize>>,
+    /// Why a text of a known language was not parsed (see [`NOT_CODE`]), when it was not.
+    fallback: Option<&'static str>,
 }
 
 /// What a chunk of code learns besides its symbol path and context.
@@ -94,10 +95,16 @@ pub struct CodeSpan {
     pub node_types: Vec<String>,
     /// Why the chunk was cut at lines rather than by syntax, when it was.
     pub note: Option<&'static str>,
+    /// For a chunk of a Markdown code block: its symbol path, as indices into the description's headings (its
+    /// `path` is its title path then). `None` for a chunk of source code, whose `path` is its symbol path.
+    pub symbols: Option<Vec<usize>>,
 }
 
 /// The note of a text of no known language.
 pub const UNKNOWN_LANGUAGE: &str = "language not recognised: cut at blank lines and lines";
+/// The note of a long text that most of its samples show is not code of its language (see `guard`).
+pub const NOT_CODE: &str =
+    "not code: most of the text does not parse as its language; cut at blank lines and lines";
 /// The note of a chunk that overlaps an error region.
 pub const SYNTAX_ERROR: &str = "syntax error in this chunk: cut at lines around it";
 
@@ -111,6 +118,10 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     let tree = syntax.and_then(|syn| {
         let mut parser = Parser::new();
         parser.set_language(&syn.language()).ok()?;
+        if guard::not_code(&mut parser, text) {
+            code.fallback = Some(NOT_CODE);
+            return None;
+        }
         parser.parse(text, None)
     });
     match (syntax, &tree) {
@@ -454,7 +465,7 @@ impl Walk<'_> {
         if let Some(pos) = cut {
             self.s.bounds.push(crate::boundary::Boundary {
                 pos,
-                level: level(depth),
+                level: Level::code(depth),
             });
         }
         let (start, end) = (range.start, range.end);

@@ -20,6 +20,21 @@ impl Code {
         path
     }
 
+    /// The signatures of the symbols of `path` that a chunk starting at `start` starts inside (not those it starts
+    /// with), outermost first.
+    pub(in crate::structure) fn signatures<'t>(
+        &self,
+        text: &'t str,
+        start: usize,
+        path: &[usize],
+    ) -> Vec<&'t str> {
+        path.iter()
+            .map(|&i| &self.symbols[i])
+            .filter(|y| y.start < start)
+            .map(|y| text.get(y.header.clone()).unwrap_or_default())
+            .collect()
+    }
+
     /// The context of a chunk starting at `start` inside the symbols `path`: the signatures of those it starts
     /// inside (not those it starts with), outermost first, one a line. With a `budget`, outer signatures are left
     /// out, then the innermost is shortened, until it fits.
@@ -30,12 +45,7 @@ impl Code {
         path: &[usize],
         budget: Option<(&dyn Sizer, usize)>,
     ) -> Context {
-        let shown: Vec<&str> = path
-            .iter()
-            .map(|&i| &self.symbols[i])
-            .filter(|y| y.start < start)
-            .map(|y| text.get(y.header.clone()).unwrap_or_default())
-            .collect();
+        let shown = self.signatures(text, start, path);
         let render = |skip: usize| shown[skip..].join("\n");
         let full = render(0);
         let Some((sizer, limit)) = budget else {
@@ -64,19 +74,8 @@ impl Code {
         spans: &[crate::Span],
         budget: Option<(&dyn Sizer, usize)>,
     ) -> Description {
-        let headings = self
-            .symbols
-            .iter()
-            .map(|y| Heading {
-                start: y.range.start,
-                content: y.start,
-                end: y.header.end,
-                depth: u8::try_from(y.depth).unwrap_or(u8::MAX),
-                title: y.label.clone(),
-            })
-            .collect();
-        let newlines: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes()).collect();
-        let line = |pos: usize| newlines.partition_point(|&n| n < pos) + 1;
+        let headings = self.symbol_headings().collect();
+        let line = line_numbers(text);
         let language = Some(self.language.map(|l| l.name.to_owned()));
         let chunks = spans
             .iter()
@@ -87,15 +86,6 @@ impl Code {
                     inline,
                     shortened,
                 } = self.context(text, span.start, &path, budget);
-                let overlaps_error = {
-                    let i = self.errors.partition_point(|r| r.end <= span.start);
-                    self.errors.get(i).is_some_and(|r| r.start < span.end)
-                };
-                let note = match self.language {
-                    None => Some(UNKNOWN_LANGUAGE),
-                    Some(_) if overlaps_error => Some(SYNTAX_ERROR),
-                    Some(_) => None,
-                };
                 SpanInfo {
                     path,
                     context,
@@ -105,15 +95,47 @@ impl Code {
                     rows: None,
                     language: language.clone(),
                     embedding: None,
-                    code: Some(CodeSpan {
-                        lines: (line(span.start), line(span.end.max(span.start + 1) - 1)),
-                        node_types: self.node_types(span.start, span.end),
-                        note,
-                    }),
+                    code: Some(self.span(span.start, span.end, &line)),
                 }
             })
             .collect();
         Description { headings, chunks }
+    }
+
+    /// The symbols as the headings of a description (their labels the titles, their depths the depths).
+    pub(in crate::structure) fn symbol_headings(&self) -> impl Iterator<Item = Heading> + '_ {
+        self.symbols.iter().map(|y| Heading {
+            start: y.range.start,
+            content: y.start,
+            end: y.header.end,
+            depth: u8::try_from(y.depth).unwrap_or(u8::MAX),
+            title: y.label.clone(),
+        })
+    }
+
+    /// What a chunk from `start` to `end` learns besides its symbol path and context: its lines (`line`: the line
+    /// of a position), its node types, and why it was cut at lines, if it was.
+    pub(in crate::structure) fn span(
+        &self,
+        start: usize,
+        end: usize,
+        line: &impl Fn(usize) -> usize,
+    ) -> CodeSpan {
+        let overlaps_error = {
+            let i = self.errors.partition_point(|r| r.end <= start);
+            self.errors.get(i).is_some_and(|r| r.start < end)
+        };
+        let note = match self.language {
+            None => Some(self.fallback.unwrap_or(UNKNOWN_LANGUAGE)),
+            Some(_) if overlaps_error => Some(SYNTAX_ERROR),
+            Some(_) => None,
+        };
+        CodeSpan {
+            lines: (line(start), line(end.max(start + 1) - 1)),
+            node_types: self.node_types(start, end),
+            note,
+            symbols: None,
+        }
     }
 
     /// The kinds of the outermost pieces that start in `start..end`, in order, once each; else the kind of the
@@ -147,4 +169,10 @@ impl Code {
         );
         out
     }
+}
+
+/// The line (1-based, lines end at "\n") of a position of `text`.
+pub(in crate::structure) fn line_numbers(text: &str) -> impl Fn(usize) -> usize {
+    let newlines: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes()).collect();
+    move |pos: usize| newlines.partition_point(|&n| n < pos) + 1
 }

@@ -78,11 +78,11 @@ fn definitions_are_symbols_with_signatures_and_levels_by_depth() {
     // Module nodes cut at the strongest level, the class's at the next; no cut between a comment and its node.
     let at = |needle: &str| PY.find(needle).expect(needle);
     let level_at = |pos: usize| s.bounds.iter().find(|b| b.pos == pos).map(|b| b.level);
-    assert_eq!(level_at(at("# The parser.")), Some(level(1)));
+    assert_eq!(level_at(at("# The parser.")), Some(Level::code(1)));
     assert_eq!(level_at(at("class Parser")), None);
-    assert_eq!(level_at(at("def main")), Some(level(1)));
-    assert_eq!(level_at(at("    @property")), Some(level(2)));
-    assert_eq!(level_at(at("        return x")), Some(level(3)));
+    assert_eq!(level_at(at("def main")), Some(Level::code(1)));
+    assert_eq!(level_at(at("    @property")), Some(Level::code(2)));
+    assert_eq!(level_at(at("        return x")), Some(Level::code(3)));
 }
 
 #[test]
@@ -125,7 +125,7 @@ fn errors_unknown_languages_and_deep_nesting_fall_back_to_lines() {
     }
     deep.push_str(&format!("{}pass\n", "    ".repeat(1000)));
     let s = parse(&deep, Syntax::named("python").ok());
-    assert!(s.bounds.iter().all(|b| b.level >= level(CUT_DEPTHS)));
+    assert!(s.bounds.iter().all(|b| b.level >= Level::code(CUT_DEPTHS)));
     let mut nested = "function f() {".repeat(1000);
     nested.push_str(&"}".repeat(1000));
     let s = parse(&nested, Syntax::named("javascript").ok());
@@ -207,7 +207,7 @@ fn a_minified_bundle_is_cut_between_its_modules() {
         let at = text.find(module).expect(module);
         let cut = s.bounds.iter().find(|b| b.pos == at).map(|b| b.level);
         assert!(
-            cut.is_some_and(|l| l >= level(CUT_DEPTHS)),
+            cut.is_some_and(|l| l >= Level::code(CUT_DEPTHS)),
             "{module}: {cut:?}"
         );
     }
@@ -217,4 +217,38 @@ fn a_minified_bundle_is_cut_between_its_modules() {
             .any(|(t, _, _)| t.starts_with("2:(e,t)=>{t.b=2}")),
         "{out:?}"
     );
+}
+
+#[test]
+fn long_prose_is_not_parsed_and_long_code_is() {
+    let python = Syntax::named("python").ok();
+    let sentence =
+        "这是一段很长的中文文字，不是代码。It is prose, (not code): no grammar fits it!\n";
+    let mut prose = String::new();
+    while prose.len() <= GUARD_BYTES + 1000 {
+        prose.push_str(sentence);
+        prose.push_str(if prose.len().is_multiple_of(3) {
+            "\n"
+        } else {
+            ""
+        });
+    }
+    let s = parse(&prose, python);
+    let code = s.code.as_ref().expect("code");
+    assert!(code.language.is_none() && code.symbols.is_empty());
+    let line = |_: usize| 1;
+    assert_eq!(code.span(0, 10, &line).note, Some(NOT_CODE));
+    // Short prose is parsed still; long code too, a generated table (an array longer than a sample) included.
+    let short = &prose[..crate::offsets::floor_char_boundary(&prose, GUARD_BYTES / 2)];
+    assert!(parse(short, python).code.unwrap().language.is_some());
+    let table: String = std::iter::once("LOGS = [\n".to_owned())
+        .chain((0..30_000).map(|i| format!("    {:.10},\n", f64::from(i) / 7.0)))
+        .chain(std::iter::once("]\n".to_owned()))
+        .collect();
+    let functions = PY.repeat(GUARD_BYTES / PY.len() + 1);
+    for text in [table, functions] {
+        assert!(text.len() > GUARD_BYTES);
+        let s = parse(&text, python);
+        assert_eq!(s.code.unwrap().language.map(|l| l.name), Some("python"));
+    }
 }
