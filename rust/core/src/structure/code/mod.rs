@@ -16,9 +16,10 @@ mod languages;
 mod nodes;
 mod paths;
 
+use std::cell::RefCell;
 use std::ops::Range;
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Parser, Tree};
 
 use kinds::Kinds;
 use nodes::{body_children, body_of, collapse, keyword, name_of, Def, NEEDS_BODY};
@@ -108,11 +109,7 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
         language: syntax,
         ..Code::default()
     };
-    let tree = syntax.and_then(|syn| {
-        let mut parser = Parser::new();
-        parser.set_language(&syn.language()).ok()?;
-        parser.parse(text, None)
-    });
+    let tree = syntax.and_then(|syn| parse_tree(text, syn));
     match (syntax, &tree) {
         (Some(syn), Some(tree)) => Walk {
             text,
@@ -136,6 +133,34 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     s.code = Some(Box::new(code));
     s.finish(text);
     s
+}
+
+thread_local! {
+    /// A parser per language used on this thread, kept across calls: a new one allocates its stacks and lexer
+    /// buffers, which on a file of a few KB costs a tenth of the parse.
+    static PARSERS: RefCell<Vec<(&'static Syntax, Parser)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The syntax tree of `text` (`None`: the grammar cannot be loaded).
+fn parse_tree(text: &str, syntax: &'static Syntax) -> Option<Tree> {
+    PARSERS.with_borrow_mut(|parsers| {
+        let i = match parsers.iter().position(|(s, _)| std::ptr::eq(*s, syntax)) {
+            Some(i) => i,
+            None => {
+                let mut parser = Parser::new();
+                parser.set_language(&syntax.language()).ok()?;
+                parsers.push((syntax, parser));
+                parsers.len() - 1
+            }
+        };
+        let parser = &mut parsers[i].1;
+        let tree = parser.parse(text, None);
+        if tree.is_none() {
+            // (Only a parse that was stopped returns none, and none is; a parser keeps a stopped parse to resume.)
+            parser.reset();
+        }
+        tree
+    })
 }
 
 /// A node of one line this long (in bytes) is looked into below the cut depths, for the definitions it holds (a
