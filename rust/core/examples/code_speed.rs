@@ -3,7 +3,7 @@
 //! of tree-sitter's parse alone (a new parser each call, and one parser reused), of the syntax walk
 //! (`structure::code::parse`: the parse and the walk of its tree), of `Splitter::split` (the spans)
 //! and of `Splitter::chunks` (the spans with their description: symbol path, context, lines, node types).
-//! `CODE_SPEED_ONLY=0..4` runs only that step (for a profiler: parse new, parse reused, walk, split, chunks).
+//! `CODE_SPEED_ROUNDS` (200) sets the number of calls; `CODE_SPEED_ONLY=0..4` runs only that step (for a profiler: parse new, parse reused, walk, split, chunks).
 
 use std::time::{Duration, Instant};
 
@@ -36,7 +36,10 @@ fn main() {
         .next()
         .and_then(|s| s.parse().ok())
         .expect("usage: code_speed SIZE LANGUAGE:PATH...");
-    let rounds = 200;
+    let rounds: usize = std::env::var("CODE_SPEED_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
     let only: Option<usize> = std::env::var("CODE_SPEED_ONLY")
         .ok()
         .and_then(|s| s.parse().ok());

@@ -11,8 +11,24 @@ use super::languages::{Syntax, BODIES, COMMENTS, LANGUAGES};
 const BODY: u8 = 1;
 const COMMENT: u8 = 2;
 const ATTACHED: u8 = 4;
-/// A node that may assign a function to a name (JavaScript, TypeScript).
+/// A node that may assign a function to a name (JavaScript, TypeScript): a declaration, or a statement.
 const MAY_ASSIGN: u8 = 8;
+const DECLARES: u8 = 16;
+/// An assignment expression (of a statement that may assign a function).
+const ASSIGNMENT: u8 = 32;
+/// A function as a value (of an assignment).
+const FUNCTION_VALUE: u8 = 64;
+
+/// The ids of the fields the walk reads on every statement of JavaScript and TypeScript (a field's name costs a
+/// scan of the grammar's field names).
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Fields {
+    pub(super) name: Option<u16>,
+    pub(super) value: Option<u16>,
+    pub(super) left: Option<u16>,
+    pub(super) right: Option<u16>,
+    pub(super) body: Option<u16>,
+}
 
 /// The kinds of one grammar, by kind id.
 #[derive(Debug, Default)]
@@ -22,6 +38,8 @@ pub(super) struct Kinds {
     words: Vec<Option<&'static str>>,
     /// The field that holds the definition a wrapper wraps ("": its first named child).
     fields: Vec<Option<&'static str>>,
+    /// The ids of the fields an assigned function is read from.
+    pub(super) field_ids: Fields,
 }
 
 impl Kinds {
@@ -32,6 +50,15 @@ impl Kinds {
             flags: vec![0; count],
             words: vec![None; count],
             fields: vec![None; count],
+            field_ids: Fields::default(),
+        };
+        let field = |name: &str| language.field_id_for_name(name).map(|id| id.get());
+        kinds.field_ids = Fields {
+            name: field("name"),
+            value: field("value"),
+            left: field("left"),
+            right: field("right"),
+            body: field("body"),
         };
         for id in 0..count {
             let Some(name) = u16::try_from(id)
@@ -50,13 +77,17 @@ impl Kinds {
             if syntax.attached.contains(&name) {
                 flags |= ATTACHED;
             }
-            if syntax.assigns_functions
-                && matches!(
-                    name,
-                    "lexical_declaration" | "variable_declaration" | "expression_statement"
-                )
-            {
-                flags |= MAY_ASSIGN;
+            if syntax.assigns_functions {
+                flags |= match name {
+                    "lexical_declaration" | "variable_declaration" => MAY_ASSIGN | DECLARES,
+                    "expression_statement" => MAY_ASSIGN,
+                    "assignment_expression" => ASSIGNMENT,
+                    "function_expression"
+                    | "arrow_function"
+                    | "function"
+                    | "generator_function" => FUNCTION_VALUE,
+                    _ => 0,
+                };
             }
             kinds.flags[id] = flags;
             kinds.words[id] = syntax
@@ -109,6 +140,21 @@ impl Kinds {
     /// Whether `node` may assign a function to a name.
     pub(super) fn may_assign(&self, node: Node<'_>) -> bool {
         self.flags(node) & MAY_ASSIGN != 0
+    }
+
+    /// Whether `node` (one that may assign) is a declaration of variables, not a statement.
+    pub(super) fn declares(&self, node: Node<'_>) -> bool {
+        self.flags(node) & DECLARES != 0
+    }
+
+    /// Whether `node` is an assignment expression (in a language whose assigned functions are definitions).
+    pub(super) fn is_assignment(&self, node: Node<'_>) -> bool {
+        self.flags(node) & ASSIGNMENT != 0
+    }
+
+    /// Whether `node` is a function as a value (in a language whose assigned functions are definitions).
+    pub(super) fn is_function_value(&self, node: Node<'_>) -> bool {
+        self.flags(node) & FUNCTION_VALUE != 0
     }
 
     /// The word of the definition `node` is, if it is one.

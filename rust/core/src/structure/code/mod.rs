@@ -114,6 +114,7 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
         (Some(syn), Some(tree)) => Walk {
             text,
             kinds: Kinds::get(syn),
+            kind_ids: Vec::new(),
             lines: Lines::new(text),
             s: &mut s,
             code: &mut code,
@@ -243,6 +244,8 @@ const MAX_HEADER: usize = 400;
 struct Walk<'a> {
     text: &'a str,
     kinds: &'static Kinds,
+    /// The grammar's id of each of [`Code::kinds`] (a node's kind name costs a UTF-8 check; its id, nothing).
+    kind_ids: Vec<u16>,
     lines: Lines,
     s: &'a mut Structure,
     code: &'a mut Code,
@@ -259,6 +262,7 @@ impl Walk<'_> {
         // how many definitions hold it.
         let mut holders = vec![(root, root, 1u8, 0u8)];
         let (mut children, mut stack, mut cursor) = (Vec::new(), Vec::new(), root.walk());
+        let mut pieces = Vec::new();
         while let Some((holder, owner, depth, defs)) = holders.pop() {
             children.clear();
             if holder.id() != owner.id() {
@@ -279,7 +283,7 @@ impl Walk<'_> {
             let first_row = owner.start_position().row;
             let last = owner.end_position();
             let one_line = last.row == first_row || last.row == first_row + 1 && last.column == 0;
-            let pieces = self.group(&children);
+            self.group(&children, &mut pieces);
             // A node alone in its holder has no sibling to be cut from: its children take its level (a chain of
             // wrappers, as in a minified bundle's `(()=>{var e={...}})()`, would use up the levels that cut).
             let next = if pieces.len() == 1 {
@@ -287,7 +291,7 @@ impl Walk<'_> {
             } else {
                 depth.saturating_add(1)
             };
-            for (range, first, node) in pieces {
+            for (range, first, node) in pieces.drain(..) {
                 let (start, end) = (range.start, range.end);
                 let def = self.definition(node);
                 if depth <= CUT_DEPTHS {
@@ -297,13 +301,7 @@ impl Walk<'_> {
                         || one_line && cut > owner.start_byte())
                     .then_some(cut);
                     let many_lines = node.end_position().row > row;
-                    self.piece(
-                        start..end,
-                        cut,
-                        depth,
-                        node.kind(),
-                        def.is_some() || many_lines,
-                    );
+                    self.piece(start..end, cut, depth, node, def.is_some() || many_lines);
                 } else if def.is_some() && defs < WHOLE_DEFINITIONS {
                     self.block(start..end, depth);
                 }
@@ -335,9 +333,10 @@ impl Walk<'_> {
     }
 
     /// The pieces of a holder's children: each node with the comments and attributes right above it (no blank line
-    /// between), and the comments on the line it ends on. Returns each piece's range, its first node, and its node.
-    fn group<'t>(&self, children: &[Node<'t>]) -> Vec<(Range<usize>, Node<'t>, Node<'t>)> {
-        let mut out: Vec<(Range<usize>, Node<'t>, Node<'t>)> = Vec::with_capacity(children.len());
+    /// between), and the comments on the line it ends on. Puts each piece's range, its first node, and its node in
+    /// `out` (emptied first).
+    fn group<'t>(&self, children: &[Node<'t>], out: &mut Vec<(Range<usize>, Node<'t>, Node<'t>)>) {
+        out.clear();
         // The comments and attributes waiting for the node they go with: their range, the last one's end row, and
         // the first one (the piece's node if nothing follows).
         let mut pending: Option<(Range<usize>, usize, Node<'t>)> = None;
@@ -385,7 +384,6 @@ impl Walk<'_> {
             // Comments at the end of a body: a piece of their own.
             out.push((range, first, first));
         }
-        out
     }
 
     /// The definition a node is, or wraps (a decorated definition, an export), or assigns (JavaScript's
@@ -436,34 +434,26 @@ impl Walk<'_> {
         if !self.kinds.may_assign(node) {
             return None;
         }
-        let (name, value) = match node.kind() {
-            "lexical_declaration" | "variable_declaration" if node.named_child_count() == 1 => {
-                let d = node.named_child(0)?;
-                (
-                    d.child_by_field_name("name")?,
-                    d.child_by_field_name("value")?,
-                )
+        let field = |n: Node<'t>, id: Option<u16>| id.and_then(|id| n.child_by_field_id(id));
+        let ids = self.kinds.field_ids;
+        // (The value first: most are not functions, and then the name is not needed.)
+        let (holder, name, value) = if self.kinds.declares(node) {
+            if node.named_child_count() != 1 {
+                return None;
             }
-            "expression_statement" => {
-                let a = node
-                    .named_child(0)
-                    .filter(|a| a.kind() == "assignment_expression")?;
-                (
-                    a.child_by_field_name("left")?,
-                    a.child_by_field_name("right")?,
-                )
-            }
-            _ => return None,
+            (node.named_child(0)?, ids.name, ids.value)
+        } else {
+            let a = node
+                .named_child(0)
+                .filter(|a| self.kinds.is_assignment(*a))?;
+            (a, ids.left, ids.right)
         };
-        matches!(
-            value.kind(),
-            "function_expression" | "arrow_function" | "function" | "generator_function"
-        )
-        .then(|| Def {
+        let value = field(holder, value).filter(|v| self.kinds.is_function_value(*v))?;
+        Some(Def {
             node,
-            body: value.child_by_field_name("body"),
+            body: field(value, ids.body),
             word: "function",
-            name: Some(name),
+            name: Some(field(holder, name)?),
         })
     }
 
@@ -473,7 +463,7 @@ impl Walk<'_> {
         range: Range<usize>,
         cut: Option<usize>,
         depth: u8,
-        kind: &str,
+        node: Node<'_>,
         whole: bool,
     ) {
         if let Some(pos) = cut {
@@ -486,10 +476,12 @@ impl Walk<'_> {
         if whole {
             self.block(range, depth);
         }
-        let kind = match self.code.kinds.iter().position(|k| *k == kind) {
+        let id = node.kind_id();
+        let kind = match self.kind_ids.iter().position(|&k| k == id) {
             Some(i) => i,
             None => {
-                self.code.kinds.push(kind.to_owned());
+                self.kind_ids.push(id);
+                self.code.kinds.push(node.kind().to_owned());
                 self.code.kinds.len() - 1
             }
         };
