@@ -18,6 +18,8 @@ const DECLARES: u8 = 16;
 const ASSIGNMENT: u8 = 32;
 /// A function as a value (of an assignment).
 const FUNCTION_VALUE: u8 = 64;
+/// A definition, a wrapper of one, or a node that may assign a function: the walk asks more of it.
+const MAY_DEFINE: u8 = 128;
 
 /// The ids of the fields the walk reads on every statement of JavaScript and TypeScript (a field's name costs a
 /// scan of the grammar's field names).
@@ -89,7 +91,6 @@ impl Kinds {
                     _ => 0,
                 };
             }
-            kinds.flags[id] = flags;
             kinds.words[id] = syntax
                 .definitions
                 .iter()
@@ -100,6 +101,10 @@ impl Kinds {
                 .iter()
                 .find(|(k, _)| *k == name)
                 .map(|(_, f)| *f);
+            if kinds.words[id].is_some() || kinds.fields[id].is_some() || flags & MAY_ASSIGN != 0 {
+                flags |= MAY_DEFINE;
+            }
+            kinds.flags[id] = flags;
         }
         kinds
     }
@@ -135,6 +140,11 @@ impl Kinds {
     /// Whether `node` goes with the node after it (a comment, an attribute, a decorator).
     pub(super) fn attaches(&self, node: Node<'_>) -> bool {
         self.flags(node) & ATTACHED != 0
+    }
+
+    /// Whether `node` is a definition, wraps one, or may assign a function to a name (most nodes are none).
+    pub(super) fn may_define(&self, node: Node<'_>) -> bool {
+        self.flags(node) & MAY_DEFINE != 0
     }
 
     /// Whether `node` may assign a function to a name.
@@ -203,6 +213,11 @@ mod tests {
             );
             assert_eq!(kinds.definition(node), word.map(|w| w.1), "{name}");
             assert_eq!(kinds.wrapped(node), field.map(|f| f.1), "{name}");
+            assert_eq!(
+                kinds.may_define(node),
+                word.is_some() || field.is_some() || kinds.may_assign(node),
+                "{name}"
+            );
             stack.extend(node.children(&mut cursor));
             seen += 1;
         }

@@ -293,14 +293,19 @@ impl Walk<'_> {
             };
             for (range, first, node) in pieces.drain(..) {
                 let (start, end) = (range.start, range.end);
-                let def = self.definition(node);
+                let def = self
+                    .kinds
+                    .may_define(node)
+                    .then(|| self.definition(node))
+                    .flatten();
+                let end_row = node.end_position().row;
                 if depth <= CUT_DEPTHS {
                     let row = first.start_position().row;
                     let (cut, starts_line) = self.lines.cut(row, start);
                     let cut = (row > first_row && (starts_line || one_line)
                         || one_line && cut > owner.start_byte())
                     .then_some(cut);
-                    let many_lines = node.end_position().row > row;
+                    let many_lines = end_row > row;
                     self.piece(start..end, cut, depth, node, def.is_some() || many_lines);
                 } else if def.is_some() && defs < WHOLE_DEFINITIONS {
                     self.block(start..end, depth);
@@ -321,7 +326,7 @@ impl Walk<'_> {
                     // lines, or of one long line (a minified file's).
                     None if node.named_child_count() > 0
                         && (depth < CUT_DEPTHS
-                            || node.end_position().row > node.start_position().row
+                            || end_row > node.start_position().row
                             || end - start > LONG_NODE) =>
                     {
                         holders.push((node, node, next, defs));
