@@ -8,18 +8,22 @@ use tree_sitter::Node;
 
 use super::languages::{Syntax, BODIES, COMMENTS, LANGUAGES};
 
-const BODY: u8 = 1;
-const COMMENT: u8 = 2;
-const ATTACHED: u8 = 4;
+/// Its children are the pieces of the node holding it (a body, a block).
+pub(super) const BODY: u8 = 1;
+/// A comment.
+pub(super) const COMMENT: u8 = 2;
+/// It goes with the node after it (a comment, an attribute, a decorator).
+pub(super) const ATTACHED: u8 = 4;
 /// A node that may assign a function to a name (JavaScript, TypeScript): a declaration, or a statement.
-const MAY_ASSIGN: u8 = 8;
-const DECLARES: u8 = 16;
+pub(super) const MAY_ASSIGN: u8 = 8;
+/// A declaration of variables (of those that may assign a function), not a statement.
+pub(super) const DECLARES: u8 = 16;
 /// An assignment expression (of a statement that may assign a function).
-const ASSIGNMENT: u8 = 32;
+pub(super) const ASSIGNMENT: u8 = 32;
 /// A function as a value (of an assignment).
-const FUNCTION_VALUE: u8 = 64;
+pub(super) const FUNCTION_VALUE: u8 = 64;
 /// A definition, a wrapper of one, or a node that may assign a function: the walk asks more of it.
-const MAY_DEFINE: u8 = 128;
+pub(super) const MAY_DEFINE: u8 = 128;
 
 /// The ids of the fields the walk reads on every statement of JavaScript and TypeScript (a field's name costs a
 /// scan of the grammar's field names).
@@ -120,51 +124,11 @@ impl Kinds {
         &all[i]
     }
 
-    fn flags(&self, node: Node<'_>) -> u8 {
+    /// Whether `node`'s kind has `flag` (one of this module's flags, such as [`COMMENT`]).
+    pub(super) fn is(&self, node: Node<'_>, flag: u8) -> bool {
         self.flags
             .get(usize::from(node.kind_id()))
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// Whether `node`'s children are the pieces of the node holding it (a body, a block).
-    pub(super) fn is_body(&self, node: Node<'_>) -> bool {
-        self.flags(node) & BODY != 0
-    }
-
-    /// Whether `node` is a comment.
-    pub(super) fn is_comment(&self, node: Node<'_>) -> bool {
-        self.flags(node) & COMMENT != 0
-    }
-
-    /// Whether `node` goes with the node after it (a comment, an attribute, a decorator).
-    pub(super) fn attaches(&self, node: Node<'_>) -> bool {
-        self.flags(node) & ATTACHED != 0
-    }
-
-    /// Whether `node` is a definition, wraps one, or may assign a function to a name (most nodes are none).
-    pub(super) fn may_define(&self, node: Node<'_>) -> bool {
-        self.flags(node) & MAY_DEFINE != 0
-    }
-
-    /// Whether `node` may assign a function to a name.
-    pub(super) fn may_assign(&self, node: Node<'_>) -> bool {
-        self.flags(node) & MAY_ASSIGN != 0
-    }
-
-    /// Whether `node` (one that may assign) is a declaration of variables, not a statement.
-    pub(super) fn declares(&self, node: Node<'_>) -> bool {
-        self.flags(node) & DECLARES != 0
-    }
-
-    /// Whether `node` is an assignment expression (in a language whose assigned functions are definitions).
-    pub(super) fn is_assignment(&self, node: Node<'_>) -> bool {
-        self.flags(node) & ASSIGNMENT != 0
-    }
-
-    /// Whether `node` is a function as a value (in a language whose assigned functions are definitions).
-    pub(super) fn is_function_value(&self, node: Node<'_>) -> bool {
-        self.flags(node) & FUNCTION_VALUE != 0
+            .is_some_and(|f| f & flag != 0)
     }
 
     /// The word of the definition `node` is, if it is one.
@@ -202,20 +166,20 @@ mod tests {
         let mut seen = 0;
         while let Some(node) = stack.pop() {
             let name = node.kind();
-            assert_eq!(kinds.is_body(node), BODIES.contains(&name), "{name}");
-            assert_eq!(kinds.is_comment(node), COMMENTS.contains(&name), "{name}");
+            assert_eq!(kinds.is(node, BODY), BODIES.contains(&name), "{name}");
+            assert_eq!(kinds.is(node, COMMENT), COMMENTS.contains(&name), "{name}");
             let word = syntax.definitions.iter().find(|(k, _)| *k == name);
             let field = syntax.wrappers.iter().find(|(k, _)| *k == name);
             assert_eq!(
-                kinds.attaches(node),
+                kinds.is(node, ATTACHED),
                 syntax.attached.contains(&name),
                 "{name}"
             );
             assert_eq!(kinds.definition(node), word.map(|w| w.1), "{name}");
             assert_eq!(kinds.wrapped(node), field.map(|f| f.1), "{name}");
             assert_eq!(
-                kinds.may_define(node),
-                word.is_some() || field.is_some() || kinds.may_assign(node),
+                kinds.is(node, MAY_DEFINE),
+                word.is_some() || field.is_some() || kinds.is(node, MAY_ASSIGN),
                 "{name}"
             );
             stack.extend(node.children(&mut cursor));

@@ -270,7 +270,8 @@ impl Walk<'_> {
                 // children, not the body's: they go with the body's first node all the same.
                 let mut prev = holder.prev_sibling();
                 while let Some(p) = prev.filter(|p| {
-                    self.kinds.is_comment(*p) && p.start_position().row > owner.start_position().row
+                    self.kinds.is(*p, kinds::COMMENT)
+                        && p.start_position().row > owner.start_position().row
                 }) {
                     children.push(p);
                     prev = p.prev_sibling();
@@ -295,7 +296,7 @@ impl Walk<'_> {
                 let (start, end) = (range.start, range.end);
                 let def = self
                     .kinds
-                    .may_define(node)
+                    .is(node, kinds::MAY_DEFINE)
                     .then(|| self.definition(node))
                     .flatten();
                 let end_row = node.end_position().row;
@@ -349,7 +350,7 @@ impl Walk<'_> {
         let mut last_row: Option<usize> = None;
         for &child in children {
             let (row, end_row) = (child.start_position().row, child.end_position().row);
-            let comment = self.kinds.is_comment(child);
+            let comment = self.kinds.is(child, kinds::COMMENT);
             if comment && child.start_byte() == 0 && self.text.starts_with("#!") {
                 // A shebang line documents no definition: a piece of its own.
                 out.push((child.start_byte()..child.end_byte(), child, child));
@@ -372,7 +373,7 @@ impl Walk<'_> {
                     pending = Some((range, pending_row, first));
                 }
             }
-            if comment || self.kinds.attaches(child) {
+            if comment || self.kinds.is(child, kinds::ATTACHED) {
                 pending = Some(match pending.take() {
                     Some((range, _, first)) => (range.start..child.end_byte(), end_row, first),
                     None => (child.start_byte()..child.end_byte(), end_row, child),
@@ -436,13 +437,13 @@ impl Walk<'_> {
     /// A function assigned to a name in JavaScript or TypeScript: a declaration of one variable, or an
     /// assignment statement, whose value is a function or an arrow function.
     fn assigned<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
-        if !self.kinds.may_assign(node) {
+        if !self.kinds.is(node, kinds::MAY_ASSIGN) {
             return None;
         }
         let field = |n: Node<'t>, id: Option<u16>| id.and_then(|id| n.child_by_field_id(id));
         let ids = self.kinds.field_ids;
         // (The value first: most are not functions, and then the name is not needed.)
-        let (holder, name, value) = if self.kinds.declares(node) {
+        let (holder, name, value) = if self.kinds.is(node, kinds::DECLARES) {
             if node.named_child_count() != 1 {
                 return None;
             }
@@ -450,10 +451,10 @@ impl Walk<'_> {
         } else {
             let a = node
                 .named_child(0)
-                .filter(|a| self.kinds.is_assignment(*a))?;
+                .filter(|a| self.kinds.is(*a, kinds::ASSIGNMENT))?;
             (a, ids.left, ids.right)
         };
-        let value = field(holder, value).filter(|v| self.kinds.is_function_value(*v))?;
+        let value = field(holder, value).filter(|v| self.kinds.is(*v, kinds::FUNCTION_VALUE))?;
         Some(Def {
             node,
             body: field(value, ids.body),
@@ -526,7 +527,7 @@ impl Walk<'_> {
         // A comment on a line of its own before the body (Ruby's, Python's) is not part of the signature.
         let mut cursor = def.node.walk();
         let comment = def.node.children(&mut cursor).find(|c| {
-            self.kinds.is_comment(*c) && c.start_position().row > row && c.start_byte() < to
+            self.kinds.is(*c, kinds::COMMENT) && c.start_position().row > row && c.start_byte() < to
         });
         if let Some(c) = comment {
             to = c.start_byte();
