@@ -8,6 +8,26 @@ use pyo3::prelude::*;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Makes tree-sitter's C library (CodeChunker's parser) allocate from mimalloc too. A parse allocates and frees
+/// one node at a time, and the system allocator's consolidation of the walk's freed memory slowed the next parse.
+/// Once per process, at module init: before any tree-sitter call, as `set_allocator` requires (this library's
+/// copy of tree-sitter is private to it, so no other module's trees are affected).
+#[allow(unsafe_code)]
+pub(crate) fn tree_sitter_on_mimalloc() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let allocator = tree_sitter::Allocator {
+            malloc: libmimalloc_sys::mi_malloc,
+            calloc: libmimalloc_sys::mi_calloc,
+            realloc: libmimalloc_sys::mi_realloc,
+            free: libmimalloc_sys::mi_free,
+        };
+        // SAFETY: one allocator family, never null for a non-zero size, malloc's alignment; installed once, before
+        // any tree-sitter object exists (the module's init runs before any of its functions).
+        unsafe { tree_sitter::set_allocator(Some(allocator)) };
+    });
+}
+
 /// `mi_option_arena_eager_commit` in mimalloc 3 (the `mi_option_e` enum of the `libmimalloc-sys` in Cargo.lock).
 /// The crate names no constant for it; [`configure`] checks the option's default before changing it, so that an
 /// upgrade that moved the enum changes nothing rather than another option.

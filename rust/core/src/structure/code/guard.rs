@@ -93,6 +93,7 @@ fn top_level_before(text: &str, start: usize, end: usize) -> Option<usize> {
 /// What the parse of `sample` shows.
 fn measure(parser: &mut Parser, sample: &str) -> Sample {
     let Some(tree) = parser.parse(sample, None) else {
+        parser.reset(); // (a stopped parse, kept to resume: the parser is shared across calls)
         return Sample {
             skipped_per_mille: 0,
             errors_per_10k: 0,

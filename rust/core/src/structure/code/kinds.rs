@@ -8,11 +8,33 @@ use tree_sitter::Node;
 
 use super::languages::{Syntax, BODIES, COMMENTS, LANGUAGES};
 
-const BODY: u8 = 1;
-const COMMENT: u8 = 2;
-const ATTACHED: u8 = 4;
-/// A node that may assign a function to a name (JavaScript, TypeScript).
-const MAY_ASSIGN: u8 = 8;
+/// Its children are the pieces of the node holding it (a body, a block).
+pub(super) const BODY: u8 = 1;
+/// A comment.
+pub(super) const COMMENT: u8 = 2;
+/// It goes with the node after it (a comment, an attribute, a decorator).
+pub(super) const ATTACHED: u8 = 4;
+/// A node that may assign a function to a name (JavaScript, TypeScript): a declaration, or a statement.
+pub(super) const MAY_ASSIGN: u8 = 8;
+/// A declaration of variables (of those that may assign a function), not a statement.
+pub(super) const DECLARES: u8 = 16;
+/// An assignment expression (of a statement that may assign a function).
+pub(super) const ASSIGNMENT: u8 = 32;
+/// A function as a value (of an assignment).
+pub(super) const FUNCTION_VALUE: u8 = 64;
+/// A definition, a wrapper of one, or a node that may assign a function: the walk asks more of it.
+pub(super) const MAY_DEFINE: u8 = 128;
+
+/// The ids of the fields the walk reads on every statement of JavaScript and TypeScript (a field's name costs a
+/// scan of the grammar's field names).
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Fields {
+    pub(super) name: Option<u16>,
+    pub(super) value: Option<u16>,
+    pub(super) left: Option<u16>,
+    pub(super) right: Option<u16>,
+    pub(super) body: Option<u16>,
+}
 
 /// The kinds of one grammar, by kind id.
 #[derive(Debug, Default)]
@@ -22,6 +44,8 @@ pub(super) struct Kinds {
     words: Vec<Option<&'static str>>,
     /// The field that holds the definition a wrapper wraps ("": its first named child).
     fields: Vec<Option<&'static str>>,
+    /// The ids of the fields an assigned function is read from.
+    pub(super) field_ids: Fields,
 }
 
 impl Kinds {
@@ -32,6 +56,15 @@ impl Kinds {
             flags: vec![0; count],
             words: vec![None; count],
             fields: vec![None; count],
+            field_ids: Fields::default(),
+        };
+        let field = |name: &str| language.field_id_for_name(name).map(|id| id.get());
+        kinds.field_ids = Fields {
+            name: field("name"),
+            value: field("value"),
+            left: field("left"),
+            right: field("right"),
+            body: field("body"),
         };
         for id in 0..count {
             let Some(name) = u16::try_from(id)
@@ -50,15 +83,18 @@ impl Kinds {
             if syntax.attached.contains(&name) {
                 flags |= ATTACHED;
             }
-            if syntax.assigns_functions
-                && matches!(
-                    name,
-                    "lexical_declaration" | "variable_declaration" | "expression_statement"
-                )
-            {
-                flags |= MAY_ASSIGN;
+            if syntax.assigns_functions {
+                flags |= match name {
+                    "lexical_declaration" | "variable_declaration" => MAY_ASSIGN | DECLARES,
+                    "expression_statement" => MAY_ASSIGN,
+                    "assignment_expression" => ASSIGNMENT,
+                    "function_expression"
+                    | "arrow_function"
+                    | "function"
+                    | "generator_function" => FUNCTION_VALUE,
+                    _ => 0,
+                };
             }
-            kinds.flags[id] = flags;
             kinds.words[id] = syntax
                 .definitions
                 .iter()
@@ -69,6 +105,10 @@ impl Kinds {
                 .iter()
                 .find(|(k, _)| *k == name)
                 .map(|(_, f)| *f);
+            if kinds.words[id].is_some() || kinds.fields[id].is_some() || flags & MAY_ASSIGN != 0 {
+                flags |= MAY_DEFINE;
+            }
+            kinds.flags[id] = flags;
         }
         kinds
     }
@@ -84,31 +124,11 @@ impl Kinds {
         &all[i]
     }
 
-    fn flags(&self, node: Node<'_>) -> u8 {
+    /// Whether `node`'s kind has `flag` (one of this module's flags, such as [`COMMENT`]).
+    pub(super) fn is(&self, node: Node<'_>, flag: u8) -> bool {
         self.flags
             .get(usize::from(node.kind_id()))
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// Whether `node`'s children are the pieces of the node holding it (a body, a block).
-    pub(super) fn is_body(&self, node: Node<'_>) -> bool {
-        self.flags(node) & BODY != 0
-    }
-
-    /// Whether `node` is a comment.
-    pub(super) fn is_comment(&self, node: Node<'_>) -> bool {
-        self.flags(node) & COMMENT != 0
-    }
-
-    /// Whether `node` goes with the node after it (a comment, an attribute, a decorator).
-    pub(super) fn attaches(&self, node: Node<'_>) -> bool {
-        self.flags(node) & ATTACHED != 0
-    }
-
-    /// Whether `node` may assign a function to a name.
-    pub(super) fn may_assign(&self, node: Node<'_>) -> bool {
-        self.flags(node) & MAY_ASSIGN != 0
+            .is_some_and(|f| f & flag != 0)
     }
 
     /// The word of the definition `node` is, if it is one.
@@ -146,17 +166,22 @@ mod tests {
         let mut seen = 0;
         while let Some(node) = stack.pop() {
             let name = node.kind();
-            assert_eq!(kinds.is_body(node), BODIES.contains(&name), "{name}");
-            assert_eq!(kinds.is_comment(node), COMMENTS.contains(&name), "{name}");
+            assert_eq!(kinds.is(node, BODY), BODIES.contains(&name), "{name}");
+            assert_eq!(kinds.is(node, COMMENT), COMMENTS.contains(&name), "{name}");
             let word = syntax.definitions.iter().find(|(k, _)| *k == name);
             let field = syntax.wrappers.iter().find(|(k, _)| *k == name);
             assert_eq!(
-                kinds.attaches(node),
+                kinds.is(node, ATTACHED),
                 syntax.attached.contains(&name),
                 "{name}"
             );
             assert_eq!(kinds.definition(node), word.map(|w| w.1), "{name}");
             assert_eq!(kinds.wrapped(node), field.map(|f| f.1), "{name}");
+            assert_eq!(
+                kinds.is(node, MAY_DEFINE),
+                word.is_some() || field.is_some() || kinds.is(node, MAY_ASSIGN),
+                "{name}"
+            );
             stack.extend(node.children(&mut cursor));
             seen += 1;
         }

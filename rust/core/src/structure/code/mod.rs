@@ -18,6 +18,7 @@ mod languages;
 mod nodes;
 mod paths;
 
+use std::cell::RefCell;
 use std::ops::Range;
 
 use tree_sitter::{Node, Parser};
@@ -116,18 +117,25 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
         ..Code::default()
     };
     let tree = syntax.and_then(|syn| {
-        let mut parser = Parser::new();
-        parser.set_language(&syn.language()).ok()?;
-        if guard::not_code(&mut parser, text) {
-            code.fallback = Some(NOT_CODE);
-            return None;
-        }
-        parser.parse(text, None)
+        with_parser(syn, |parser| {
+            if guard::not_code(parser, text) {
+                code.fallback = Some(NOT_CODE);
+                return None;
+            }
+            let tree = parser.parse(text, None);
+            if tree.is_none() {
+                // (Only a parse that was stopped returns none, and none is; a parser keeps a stopped parse to
+                // resume.)
+                parser.reset();
+            }
+            tree
+        })
     });
     match (syntax, &tree) {
         (Some(syn), Some(tree)) => Walk {
             text,
             kinds: Kinds::get(syn),
+            kind_ids: Vec::new(),
             lines: Lines::new(text),
             s: &mut s,
             code: &mut code,
@@ -147,6 +155,28 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
     s.code = Some(Box::new(code));
     s.finish(text);
     s
+}
+
+thread_local! {
+    /// A parser per language used on this thread, kept across calls: a new one allocates its stacks and lexer
+    /// buffers, which on a file of a few KB costs a tenth of the parse.
+    static PARSERS: RefCell<Vec<(&'static Syntax, Parser)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `f` of this thread's parser of `syntax` (`None`: the grammar cannot be loaded).
+fn with_parser<R>(syntax: &'static Syntax, f: impl FnOnce(&mut Parser) -> Option<R>) -> Option<R> {
+    PARSERS.with_borrow_mut(|parsers| {
+        let i = match parsers.iter().position(|(s, _)| std::ptr::eq(*s, syntax)) {
+            Some(i) => i,
+            None => {
+                let mut parser = Parser::new();
+                parser.set_language(&syntax.language()).ok()?;
+                parsers.push((syntax, parser));
+                parsers.len() - 1
+            }
+        };
+        f(&mut parsers[i].1)
+    })
 }
 
 /// A node of one line this long (in bytes) is looked into below the cut depths, for the definitions it holds (a
@@ -229,6 +259,8 @@ const MAX_HEADER: usize = 400;
 struct Walk<'a> {
     text: &'a str,
     kinds: &'static Kinds,
+    /// The grammar's id of each of [`Code::kinds`] (a node's kind name costs a UTF-8 check; its id, nothing).
+    kind_ids: Vec<u16>,
     lines: Lines,
     s: &'a mut Structure,
     code: &'a mut Code,
@@ -245,6 +277,7 @@ impl Walk<'_> {
         // how many definitions hold it.
         let mut holders = vec![(root, root, 1u8, 0u8)];
         let (mut children, mut stack, mut cursor) = (Vec::new(), Vec::new(), root.walk());
+        let mut pieces = Vec::new();
         while let Some((holder, owner, depth, defs)) = holders.pop() {
             children.clear();
             if holder.id() != owner.id() {
@@ -252,7 +285,8 @@ impl Walk<'_> {
                 // children, not the body's: they go with the body's first node all the same.
                 let mut prev = holder.prev_sibling();
                 while let Some(p) = prev.filter(|p| {
-                    self.kinds.is_comment(*p) && p.start_position().row > owner.start_position().row
+                    self.kinds.is(*p, kinds::COMMENT)
+                        && p.start_position().row > owner.start_position().row
                 }) {
                     children.push(p);
                     prev = p.prev_sibling();
@@ -265,7 +299,7 @@ impl Walk<'_> {
             let first_row = owner.start_position().row;
             let last = owner.end_position();
             let one_line = last.row == first_row || last.row == first_row + 1 && last.column == 0;
-            let pieces = self.group(&children);
+            self.group(&children, &mut pieces);
             // A node alone in its holder has no sibling to be cut from: its children take its level (a chain of
             // wrappers, as in a minified bundle's `(()=>{var e={...}})()`, would use up the levels that cut).
             let next = if pieces.len() == 1 {
@@ -273,23 +307,22 @@ impl Walk<'_> {
             } else {
                 depth.saturating_add(1)
             };
-            for (range, first, node) in pieces {
+            for (range, first, node) in pieces.drain(..) {
                 let (start, end) = (range.start, range.end);
-                let def = self.definition(node);
+                let def = self
+                    .kinds
+                    .is(node, kinds::MAY_DEFINE)
+                    .then(|| self.definition(node))
+                    .flatten();
+                let end_row = node.end_position().row;
                 if depth <= CUT_DEPTHS {
                     let row = first.start_position().row;
                     let (cut, starts_line) = self.lines.cut(row, start);
                     let cut = (row > first_row && (starts_line || one_line)
                         || one_line && cut > owner.start_byte())
                     .then_some(cut);
-                    let many_lines = node.end_position().row > row;
-                    self.piece(
-                        start..end,
-                        cut,
-                        depth,
-                        node.kind(),
-                        def.is_some() || many_lines,
-                    );
+                    let many_lines = end_row > row;
+                    self.piece(start..end, cut, depth, node, def.is_some() || many_lines);
                 } else if def.is_some() && defs < WHOLE_DEFINITIONS {
                     self.block(start..end, depth);
                 }
@@ -309,7 +342,7 @@ impl Walk<'_> {
                     // lines, or of one long line (a minified file's).
                     None if node.named_child_count() > 0
                         && (depth < CUT_DEPTHS
-                            || node.end_position().row > node.start_position().row
+                            || end_row > node.start_position().row
                             || end - start > LONG_NODE) =>
                     {
                         holders.push((node, node, next, defs));
@@ -321,9 +354,10 @@ impl Walk<'_> {
     }
 
     /// The pieces of a holder's children: each node with the comments and attributes right above it (no blank line
-    /// between), and the comments on the line it ends on. Returns each piece's range, its first node, and its node.
-    fn group<'t>(&self, children: &[Node<'t>]) -> Vec<(Range<usize>, Node<'t>, Node<'t>)> {
-        let mut out: Vec<(Range<usize>, Node<'t>, Node<'t>)> = Vec::with_capacity(children.len());
+    /// between), and the comments on the line it ends on. Puts each piece's range, its first node, and its node in
+    /// `out` (emptied first).
+    fn group<'t>(&self, children: &[Node<'t>], out: &mut Vec<(Range<usize>, Node<'t>, Node<'t>)>) {
+        out.clear();
         // The comments and attributes waiting for the node they go with: their range, the last one's end row, and
         // the first one (the piece's node if nothing follows).
         let mut pending: Option<(Range<usize>, usize, Node<'t>)> = None;
@@ -331,7 +365,7 @@ impl Walk<'_> {
         let mut last_row: Option<usize> = None;
         for &child in children {
             let (row, end_row) = (child.start_position().row, child.end_position().row);
-            let comment = self.kinds.is_comment(child);
+            let comment = self.kinds.is(child, kinds::COMMENT);
             if comment && child.start_byte() == 0 && self.text.starts_with("#!") {
                 // A shebang line documents no definition: a piece of its own.
                 out.push((child.start_byte()..child.end_byte(), child, child));
@@ -354,7 +388,7 @@ impl Walk<'_> {
                     pending = Some((range, pending_row, first));
                 }
             }
-            if comment || self.kinds.attaches(child) {
+            if comment || self.kinds.is(child, kinds::ATTACHED) {
                 pending = Some(match pending.take() {
                     Some((range, _, first)) => (range.start..child.end_byte(), end_row, first),
                     None => (child.start_byte()..child.end_byte(), end_row, child),
@@ -371,7 +405,6 @@ impl Walk<'_> {
             // Comments at the end of a body: a piece of their own.
             out.push((range, first, first));
         }
-        out
     }
 
     /// The definition a node is, or wraps (a decorated definition, an export), or assigns (JavaScript's
@@ -419,37 +452,29 @@ impl Walk<'_> {
     /// A function assigned to a name in JavaScript or TypeScript: a declaration of one variable, or an
     /// assignment statement, whose value is a function or an arrow function.
     fn assigned<'t>(&self, node: Node<'t>) -> Option<Def<'t>> {
-        if !self.kinds.may_assign(node) {
+        if !self.kinds.is(node, kinds::MAY_ASSIGN) {
             return None;
         }
-        let (name, value) = match node.kind() {
-            "lexical_declaration" | "variable_declaration" if node.named_child_count() == 1 => {
-                let d = node.named_child(0)?;
-                (
-                    d.child_by_field_name("name")?,
-                    d.child_by_field_name("value")?,
-                )
+        let field = |n: Node<'t>, id: Option<u16>| id.and_then(|id| n.child_by_field_id(id));
+        let ids = self.kinds.field_ids;
+        // (The value first: most are not functions, and then the name is not needed.)
+        let (holder, name, value) = if self.kinds.is(node, kinds::DECLARES) {
+            if node.named_child_count() != 1 {
+                return None;
             }
-            "expression_statement" => {
-                let a = node
-                    .named_child(0)
-                    .filter(|a| a.kind() == "assignment_expression")?;
-                (
-                    a.child_by_field_name("left")?,
-                    a.child_by_field_name("right")?,
-                )
-            }
-            _ => return None,
+            (node.named_child(0)?, ids.name, ids.value)
+        } else {
+            let a = node
+                .named_child(0)
+                .filter(|a| self.kinds.is(*a, kinds::ASSIGNMENT))?;
+            (a, ids.left, ids.right)
         };
-        matches!(
-            value.kind(),
-            "function_expression" | "arrow_function" | "function" | "generator_function"
-        )
-        .then(|| Def {
+        let value = field(holder, value).filter(|v| self.kinds.is(*v, kinds::FUNCTION_VALUE))?;
+        Some(Def {
             node,
-            body: value.child_by_field_name("body"),
+            body: field(value, ids.body),
             word: "function",
-            name: Some(name),
+            name: Some(field(holder, name)?),
         })
     }
 
@@ -459,7 +484,7 @@ impl Walk<'_> {
         range: Range<usize>,
         cut: Option<usize>,
         depth: u8,
-        kind: &str,
+        node: Node<'_>,
         whole: bool,
     ) {
         if let Some(pos) = cut {
@@ -472,10 +497,12 @@ impl Walk<'_> {
         if whole {
             self.block(range, depth);
         }
-        let kind = match self.code.kinds.iter().position(|k| *k == kind) {
+        let id = node.kind_id();
+        let kind = match self.kind_ids.iter().position(|&k| k == id) {
             Some(i) => i,
             None => {
-                self.code.kinds.push(kind.to_owned());
+                self.kind_ids.push(id);
+                self.code.kinds.push(node.kind().to_owned());
                 self.code.kinds.len() - 1
             }
         };
@@ -515,7 +542,7 @@ impl Walk<'_> {
         // A comment on a line of its own before the body (Ruby's, Python's) is not part of the signature.
         let mut cursor = def.node.walk();
         let comment = def.node.children(&mut cursor).find(|c| {
-            self.kinds.is_comment(*c) && c.start_position().row > row && c.start_byte() < to
+            self.kinds.is(*c, kinds::COMMENT) && c.start_position().row > row && c.start_byte() < to
         });
         if let Some(c) = comment {
             to = c.start_byte();

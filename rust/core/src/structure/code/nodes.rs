@@ -3,7 +3,7 @@
 
 use tree_sitter::{Node, TreeCursor};
 
-use super::kinds::Kinds;
+use super::kinds::{self, Kinds};
 use super::languages;
 use super::MAX_HEADER;
 
@@ -86,7 +86,7 @@ pub(super) fn body_children<'t>(
     };
     push_children(holder, stack);
     while let Some(node) = stack.pop() {
-        if kinds.is_body(node) && node.named_child_count() > 0 {
+        if kinds.is(node, kinds::BODY) && node.named_child_count() > 0 {
             push_children(node, stack);
         } else {
             out.push(node);
