@@ -103,6 +103,18 @@ CODE_TEXTS = [
 ]
 
 
+def test_markdown_fences_of_a_known_language_fill_the_code_columns():
+    code = CODE_TEXTS[0]
+    docs = [f"# Guide\n\nSome words first.\n\n```python\n{code}```\n\nAfter.\n", "# Plain\n\nNo code.\n", None]
+    chunker = MarkdownChunker(60)
+    table = chunk_arrow(pa.array(docs, pa.string()), chunker)
+    rows = assert_same(table, chunker, docs)
+    fenced = [r for r in rows if r["symbol_path"] is not None]
+    assert fenced and {r["language"] for r in fenced} == {"python"}
+    assert any(r["symbol_path"] == ["class Parser"] for r in fenced)
+    assert all(r["start_line"] is None for r in rows if r["symbol_path"] is None)
+
+
 @pytest.mark.parametrize("language", ["auto", "python"])
 def test_code_chunker_columns_equal_its_metadata(language):
     chunker = chunkwise.CodeChunker(40, language=language)
@@ -133,6 +145,7 @@ def _tokenizer(kind):
 
 
 STRUCTURE = ["title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language"]
+FENCE_CODE = ["symbol_path", "start_line", "end_line", "node_types", "note"]
 
 
 def expected_columns(chunker) -> list:
@@ -141,6 +154,8 @@ def expected_columns(chunker) -> list:
     out += ["level", "id", "prev_id", "next_id", "context", "embedding_text"]
     if isinstance(chunker, (MarkdownChunker, ClauseChunker, TableChunker)):
         out += STRUCTURE + ["context_shortened"]
+    if isinstance(chunker, MarkdownChunker):
+        out += FENCE_CODE  # the code keys of a chunk of a code block of a known language
     return out + ["page_start", "page_end"]
 
 
@@ -172,14 +187,15 @@ def assert_same(table, chunker, texts, metadatas=None, kept=None):
             for key in STRUCTURE:
                 assert got[key] == md.pop(key, None), key
             assert got["context_shortened"] == md.pop("context_shortened", False)
+        if "symbol_path" in table.column_names and "title_path" in table.column_names:
+            for key in FENCE_CODE:
+                assert got[key] == md.pop(key, None), key
         assert got["page_start"] == md.pop("page_start", None)
         assert got["page_end"] == md.pop("page_end", None)
         for name, column in (kept or {}).items():
             assert got[name] == column[r]
-        # What is left is the caller's own metadata, which the table does not carry, and the code keys of a chunk of
-        # a Markdown code block of a known language, which a structural chunker's table has no columns for yet.
-        code_keys = {"symbol_path", "start_line", "end_line", "node_types", "note"} if structural else set()
-        assert set(md) <= {"doc_id"} | code_keys
+        # What is left is the caller's own metadata, which the table does not carry.
+        assert set(md) <= {"doc_id"}
     return rows
 
 

@@ -166,3 +166,21 @@ def test_inspect_auto_chooses_by_content(tmp_path) -> None:
         assert cli.main(["inspect", str(tmp_path / name), "--strategy", "auto", "--size", "120",
                          "--out", str(page)]) == 0
         assert f"auto ({strategy})" in page.read_text(encoding="utf-8")
+
+
+def test_markdown_parquet_holds_the_code_keys_of_fenced_code(tmp_path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    doc = f"# Guide\n\nWords first.\n\n```python\n{SCRIPT}```\n\nAfter.\n"
+    write_files(tmp_path / "docs", {"guide.md": doc})
+    jsonl, parquet = tmp_path / "out.jsonl", tmp_path / "out.parquet"
+    for out in (jsonl, parquet):
+        assert run(str(tmp_path / "docs"), "--strategy", "markdown", "--size", "60", "--out", str(out)) == 0
+    rows, lines = pq.read_table(parquet).to_pylist(), lines_of(jsonl)
+    assert [r["text"] for r in rows] == [r["text"] for r in lines]
+    fenced = 0
+    for row, line in zip(rows, lines):
+        meta = line["metadata"]
+        for key in CODE_COLUMNS:
+            assert row[key] == meta.get(key), key
+        fenced += "symbol_path" in meta
+    assert fenced >= 2

@@ -651,9 +651,11 @@ def _chunk_command(args: argparse.Namespace) -> int:
         previous_ids = previous.ids if previous is not None else None
         writer: Any
         if form == "parquet":
+            # (code columns: source files are code, and a Markdown code block of a known language is cut as code)
             structural = any(c is not None and c._splitter.is_structural() for c in (chunker, markdown, *tables.values()))
             writer = _writers.ParquetWriter(out.file, fields, previous_ids, structural, args.tokenizer is not None,
-                                            args.compression, code=code is not None, strategies=auto)
+                                            args.compression, code=code is not None or args.strategy == "markdown",
+                                            strategies=auto)
         else:
             writer = _writers.JsonlWriter(out.file, fields, previous_ids)
         run = _Run(chunker, writer, out.own, problems, args.encoding, markdown, tables, code, clause, auto)

@@ -11,7 +11,7 @@ use arrow_array::builder::{BooleanBuilder, GenericStringBuilder, Int64Builder, L
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, Int64Array, OffsetSizeTrait, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema};
-use chunkwise_core::ChunkOptions;
+use chunkwise_core::{ChunkOptions, Description, SpanInfo};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use pyo3_arrow::input::AnyArray;
@@ -88,6 +88,7 @@ pub(crate) fn chunk_arrow<'py>(
         tokens: splitter.has_tokenizer(),
         structural: splitter.inner.is_structural(),
         code: splitter.inner.config().strategy == chunkwise_core::Strategy::Code,
+        fences: splitter.inner.config().strategy == chunkwise_core::Strategy::Markdown,
     };
     let level_name = |l| splitter.inner.level_name(l);
     let build = || {
@@ -239,6 +240,8 @@ struct Shape {
     structural: bool,
     /// A code chunk's description instead (language, symbol path, lines, node types...), for the code chunker.
     code: bool,
+    /// The code keys of chunks of code blocks too (symbol path, lines, node types, note), for the Markdown chunker.
+    fences: bool,
 }
 
 /// An Arrow C stream of `batches` (at least one: it carries the schema), in a PyCapsule.
@@ -371,6 +374,9 @@ fn columns<O: OffsetSizeTrait>(
         fields.extend(code_columns::<O>(prepared, n));
     } else if shape.structural {
         fields.extend(description_columns::<O>(prepared, n));
+        if shape.fences {
+            fields.extend(fence_columns::<O>(prepared, n));
+        }
     }
     fields.push((
         Field::new("page_start", DataType::Int64, true),
@@ -541,56 +547,105 @@ fn description_columns<O: OffsetSizeTrait>(
     out
 }
 
+/// The code keys of chunks (`symbol_path`, `start_line`, `end_line`, `node_types`, `note`), row by row.
+struct CodeKeys<O: OffsetSizeTrait> {
+    symbol_path: ListBuilder<GenericStringBuilder<O>>,
+    lines: [Int64Builder; 2],
+    node_types: ListBuilder<GenericStringBuilder<O>>,
+    note: GenericStringBuilder<O>,
+}
+
+impl<O: OffsetSizeTrait> CodeKeys<O> {
+    fn new(n: usize) -> Self {
+        Self {
+            symbol_path: ListBuilder::new(GenericStringBuilder::<O>::new()),
+            lines: std::array::from_fn(|_| Int64Builder::with_capacity(n)),
+            node_types: ListBuilder::new(GenericStringBuilder::<O>::new()),
+            note: GenericStringBuilder::<O>::new(),
+        }
+    }
+
+    /// The keys of a chunk that is code (null ones for one that is not).
+    fn push(&mut self, described: Option<(&Description, &SpanInfo)>) {
+        let code = described.and_then(|(_, info)| info.code.as_ref());
+        if let Some((d, info)) = described.filter(|_| code.is_some()) {
+            for symbol in d.symbol_path(info) {
+                self.symbol_path.values().append_value(symbol);
+            }
+        }
+        self.symbol_path.append(code.is_some());
+        self.lines[0].append_option(code.map(|c| c.lines.0 as i64));
+        self.lines[1].append_option(code.map(|c| c.lines.1 as i64));
+        for node in code.into_iter().flat_map(|c| &c.node_types) {
+            self.node_types.values().append_value(node);
+        }
+        self.node_types.append(code.is_some());
+        self.note.append_option(code.and_then(|c| c.note));
+    }
+
+    /// `(name, column)` of each key, in the order of `Chunk.metadata`.
+    fn finish(mut self) -> [(&'static str, ArrayRef); 5] {
+        let [start_line, end_line] = self.lines.map(|mut b| Arc::new(b.finish()) as ArrayRef);
+        [
+            ("symbol_path", Arc::new(self.symbol_path.finish())),
+            ("start_line", start_line),
+            ("end_line", end_line),
+            ("node_types", Arc::new(self.node_types.finish())),
+            ("note", Arc::new(self.note.finish())),
+        ]
+    }
+}
+
 /// The columns of a code chunk's description, named and ordered as the keys of its `Chunk.metadata`: `language`
 /// (null for a text of no known language), `symbol_path` (list of strings), `start_line`, `end_line`, `node_types`
-/// (list of strings), `chunk_type`, `note` (null unless the chunk was cut at lines), `context_shortened`.
+/// (list of strings), `chunk_type`, `note` (null unless the chunk was cut at lines), `context_shortened`. (Every
+/// chunk of the code chunker has the code keys; their columns are nullable as the Markdown chunker's are.)
 fn code_columns<O: OffsetSizeTrait>(prepared: &[Prepared], n: usize) -> Vec<(Field, ArrayRef)> {
     let mut language = GenericStringBuilder::<O>::new();
-    let mut symbol_path = ListBuilder::new(GenericStringBuilder::<O>::new());
-    let mut lines: [Int64Builder; 2] = std::array::from_fn(|_| Int64Builder::with_capacity(n));
-    let mut node_types = ListBuilder::new(GenericStringBuilder::<O>::new());
+    let mut keys = CodeKeys::<O>::new(n);
     let mut chunk_type = GenericStringBuilder::<O>::with_capacity(n, n * 4);
-    let mut note = GenericStringBuilder::<O>::new();
     let mut shortened = BooleanBuilder::with_capacity(n);
     for p in prepared {
         for i in 0..p.count() {
             let described = p.structure().map(|d| (d, &d.chunks[i]));
-            let code = described.and_then(|(_, info)| info.code.as_ref());
             language.append_option(
                 described
                     .and_then(|(_, info)| info.language.as_ref())
                     .and_then(|l| l.as_deref()),
             );
-            if let Some((d, info)) = described {
-                for symbol in d.symbol_path(info) {
-                    symbol_path.values().append_value(symbol);
-                }
-            }
-            symbol_path.append(true);
-            lines[0].append_value(code.map_or(0, |c| c.lines.0 as i64));
-            lines[1].append_value(code.map_or(0, |c| c.lines.1 as i64));
-            for node in code.into_iter().flat_map(|c| &c.node_types) {
-                node_types.values().append_value(node);
-            }
-            node_types.append(true);
+            keys.push(described);
             chunk_type.append_value(described.map_or("", |(_, info)| info.kind.as_str()));
-            note.append_option(code.and_then(|c| c.note));
             shortened.append_value(described.is_some_and(|(_, info)| info.context_shortened));
         }
     }
-    let [start_line, end_line] = lines.map(|mut b| Arc::new(b.finish()) as ArrayRef);
-    let arrays: [(&str, ArrayRef, bool); 8] = [
-        ("language", Arc::new(language.finish()), true),
-        ("symbol_path", Arc::new(symbol_path.finish()), false),
-        ("start_line", start_line, false),
-        ("end_line", end_line, false),
-        ("node_types", Arc::new(node_types.finish()), false),
-        ("chunk_type", Arc::new(chunk_type.finish()), false),
-        ("note", Arc::new(note.finish()), true),
-        ("context_shortened", Arc::new(shortened.finish()), false),
+    let [symbol_path, start_line, end_line, node_types, note] = keys.finish();
+    let columns = [
+        (("language", Arc::new(language.finish()) as ArrayRef), true),
+        (symbol_path, true),
+        (start_line, true),
+        (end_line, true),
+        (node_types, true),
+        (("chunk_type", Arc::new(chunk_type.finish())), false),
+        (note, true),
+        (("context_shortened", Arc::new(shortened.finish())), false),
     ];
-    arrays
+    columns
         .into_iter()
-        .map(|(name, a, nullable)| (Field::new(name, a.data_type().clone(), nullable), a))
+        .map(|((name, a), nullable)| (Field::new(name, a.data_type().clone(), nullable), a))
+        .collect()
+}
+
+/// The code keys of a Markdown chunker's chunks of a code block of a known language (see `CodeKeys`), each column
+/// null where a chunk is not such code.
+fn fence_columns<O: OffsetSizeTrait>(prepared: &[Prepared], n: usize) -> Vec<(Field, ArrayRef)> {
+    let mut keys = CodeKeys::<O>::new(n);
+    for p in prepared {
+        for i in 0..p.count() {
+            keys.push(p.structure().map(|d| (d, &d.chunks[i])));
+        }
+    }
+    keys.finish()
+        .into_iter()
+        .map(|(name, a)| (Field::new(name, a.data_type().clone(), true), a))
         .collect()
 }
