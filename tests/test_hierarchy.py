@@ -167,6 +167,12 @@ def test_batch_pickle_repr_and_bad_input():
     clone = pickle.loads(pickle.dumps(h))
     assert clone == h and repr(clone) == repr(h) and clone.chunk(texts[0]) == h.chunk(texts[0])
     assert "levels=(800, 200)" in repr(h)
+    # Plain dicts: every relation in the dict's metadata, and the chunk back from it.
+    chunks = h.chunk(texts[0], {"doc_id": "zh"})
+    dicts = [c.to_dict() for c in chunks]
+    assert [cw.Chunk(**d) for d in dicts] == chunks
+    assert all({"depth", "parent_id", "children_ids", "root_id"} <= set(d["metadata"]) for d in dicts)
+    check_hierarchy(texts[0], [cw.Chunk(**d) for d in dicts])
     with pytest.raises(ChunkingError, match="at least one"):
         HierarchicalChunker([])
     with pytest.raises(ChunkingError, match=r"levels\[1\] \(900\) must be smaller"):
