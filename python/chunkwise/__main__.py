@@ -191,9 +191,6 @@ def _tokenizer(value: Optional[str]) -> Optional[Tokenizer]:
 #: a piece of code).
 SECTION_STRATEGIES = ("markdown", "clause", "table", "code")
 
-#: Suffixes of Markdown files, which ``--strategy auto`` chunks with MarkdownChunker.
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
-
 
 def _document_suffix(path: Path) -> str:
     """The suffix that says what a file holds, under a compression suffix (``guide.html.gz`` -> ``.html``)."""
@@ -780,7 +777,7 @@ class _Run:
         """The chunker of a text file, and with ``--strategy auto`` what chose it and why: by its name, else by the
         start of its content (``payload``), as :func:`chunkwise.auto.choose` picks."""
         if not self.auto or payload is None:
-            return self._chunker_for(path, False), None
+            return self._chunker_for(path), None
         return self._chosen(_auto_choice(payload, _document_name(path)))
 
     def _chosen(self, choice: _auto.Choice) -> Tuple[Any, _writers.Strategy]:
@@ -799,12 +796,12 @@ class _Run:
             return self.code_chunkers[language], strategy
         return self.chunker, strategy
 
-    def _chunker_for(self, path: Path, markdown: bool) -> Any:
+    def _chunker_for(self, path: Path) -> Any:
+        """The chunker of a file by its name, without --strategy auto (which chooses in ``_choose``): a table's format
+        (``--strategy table``), code's language (``--strategy code``), else the strategy's chunker."""
         table_format = TABLE_FORMATS.get(_document_suffix(path))
         if table_format is not None and table_format in self.tables:
             return self.tables[table_format]
-        if self.markdown is not None and (markdown or _document_suffix(path) in MARKDOWN_SUFFIXES):
-            return self.markdown
         language = _code_language(path, self.own) if self.code is not None else None
         if language is not None and self.code is not None:
             if language not in self.code_chunkers:
@@ -836,7 +833,7 @@ class _Run:
             return
         strategy: _writers.Strategy = None
         if not self.auto:
-            chunker = self._chunker_for(path, loaded.markdown)
+            chunker = self._chunker_for(path)
         elif loaded.markdown:
             chunker, strategy = self.markdown, ("markdown", f"file name {_document_suffix(path)}: read as Markdown")
         else:  # a PDF's text: by its content
