@@ -403,7 +403,17 @@ fn line_of(text: &str, pos: usize) -> &str {
 fn is_underline(text: &str, pos: usize) -> bool {
     let start = line_start(text, pos);
     let tildes = line_of(text, pos).trim();
-    start > 0 && tildes.bytes().all(|b| b == b'~') && !line_of(text, start - 1).trim().is_empty()
+    if start == 0 || !tildes.bytes().all(|b| b == b'~') {
+        return false;
+    }
+    // The end of the line above: before its break, "\r\n" being one.
+    let above = start
+        - if text[..start].ends_with("\r\n") {
+            2
+        } else {
+            1
+        };
+    !line_of(text, above).trim().is_empty()
 }
 
 /// An ATX heading with a title: up to three spaces, one to six `#`, a space or tab, then text.

@@ -175,6 +175,21 @@ fn markdown_by_its_signals_and_prose_with_one_link() {
     // Titles underlined with `~` (reStructuredText, plain text) are no fences.
     let rst = "Install\n~~~~~~~\n\nRun it.\n\nUse\n~~~\n\nCall it.\n\nMore\n~~~~~~~~~~~\n\nDone.\n";
     assert_eq!(kind(rst).0, Kind::Prose);
+    // With CRLF (or lone CR) line breaks too: the line above is the title, not the break's other half.
+    let titled: String = (0..4)
+        .map(|i| {
+            format!(
+                "Title number {i}\n~~~~~~~~~~~~~~\nSome words of section {i}.\n\nMore words.\n\n"
+            )
+        })
+        .collect();
+    for text in [
+        titled.clone(),
+        titled.replace('\n', "\r\n"),
+        titled.replace('\n', "\r"),
+    ] {
+        assert_eq!(kind(&text).0, Kind::Prose, "{text:?}");
+    }
     let tilde_fences = "# Use\n\n~~~\nx = 1\n~~~\n\nText.\n\n~~~\ny = 2\n~~~\n";
     assert_eq!(
         kind(tilde_fences),
