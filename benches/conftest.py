@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-# tests/tokenizer_assets.py (offline tokenizers) is shared with the tests.
+# tests/support (offline tokenizers, real code, engine documents) is shared with the tests.
 _TESTS = str(Path(__file__).resolve().parents[1] / "tests")
 if _TESTS not in sys.path:
     sys.path.append(_TESTS)

@@ -1,6 +1,6 @@
 """CodeChunker against the code splitters of semantic-text-splitter and LlamaIndex, and its time on adversarial code.
 
-* ``test_code_vs_peers[language-size]``: on the real files of a language (``tests/code_sources.py``; Python: the
+* ``test_code_vs_peers[language-size]``: on the real files of a language (``tests/support/code_sources.py``; Python: the
   corpus's code.py), at the same size in chars: ``CodeChunker(size).chunk`` (Chunk objects with their language,
   symbol path, lines, node types and context), ``.split`` (list[str]), semantic-text-splitter's
   ``CodeSplitter(grammar, size).chunks`` (given the grammar's PyPI wheel) and LlamaIndex's
@@ -25,7 +25,7 @@ import time
 import pytest
 
 from benchlib import best_times, load_doc, record, utf8_head
-from code_sources import grammar_capsule, long_function, minified_js, nested_js, sources
+from support.code_sources import grammar_capsule, long_function, minified_js, nested_js, sources
 
 cw = pytest.importorskip("chunkwise")
 

@@ -7,7 +7,7 @@ chunk_size=512, chunk_overlap=0).split_text`` called once per document:
 * Daft: a row-wise ``@daft.func`` returning a list of strings, then ``explode``;
 * Spark: a Python ``udf`` returning ``array<string>``, then ``explode``.
 
-The documents: 20,000 windows of 1 to 3,000 characters (tests/engine_docs.py) cut from the corpus files
+The documents: 20,000 windows of 1 to 3,000 characters (tests/support/engine_docs.py) cut from the corpus files
 (../shared/corpus, else tests/data). Each round runs the whole job, from the engine's in-memory dataset to the
 chunks materialised (Ray ``materialize``, Daft ``collect``, Spark the ``noop`` writer); the engines start once, outside
 the timing. Both sides are checked to give chunks before timing. ``extra_info``: MB/s and the number of chunks.
@@ -25,7 +25,7 @@ lc = pytest.importorskip("langchain_text_splitters")
 
 from chunkwise import RecursiveChunker  # noqa: E402
 
-from engine_docs import DATA, FILES, documents, local_ray, local_spark  # noqa: E402
+from support.engine_docs import DATA, FILES, documents, local_ray, local_spark  # noqa: E402
 
 SIZE = 512
 DOCS = 20_000

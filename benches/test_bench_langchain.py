@@ -65,7 +65,7 @@ def test_lc_recursive(benchmark, name, size, overlap, impl, smoke):
 
 
 def _minilm():
-    from tokenizer_assets import minilm_path
+    from support.tokenizer_assets import minilm_path
 
     path = minilm_path()
     if path is None:
@@ -76,7 +76,7 @@ def _minilm():
 
 def _factory(tokenizer: str):
     if tokenizer == "cl100k_base":
-        from tokenizer_assets import tiktoken_encoding
+        from support.tokenizer_assets import tiktoken_encoding
 
         if tiktoken_encoding("cl100k_base") is None:  # LangChain's own path needs tiktoken's files, offline
             pytest.skip("tiktoken or its cl100k_base ranks are not available offline")

