@@ -85,7 +85,13 @@ def test_ray(ray_cluster, docs, kind):
 @pytest.fixture(scope="module")
 def daft_runner():
     daft = pytest.importorskip("daft")
-    daft.set_runner_native(num_threads=2)
+    try:
+        daft.set_runner_native(num_threads=2)
+    except Exception as e:  # noqa: BLE001 - daft raises its own DaftCoreException
+        # An earlier test of this process (a docs example) ran Daft, which set up its runner once for the process;
+        # the results do not depend on its number of threads.
+        if "already set" not in str(e):
+            raise
     return daft
 
 

@@ -42,9 +42,22 @@ def documents(n: int, texts: Optional[Sequence[str]] = None, longest: int = 1500
     })
 
 
+def needs_java() -> None:
+    """Skip, saying how to run it, a test that starts Spark where the machine has no Java (Spark 4 needs 17+)."""
+    import shutil
+
+    import pytest
+
+    home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (home and os.path.exists(os.path.join(home, "bin", "java"))):
+        pytest.skip("Spark needs Java 17+ and this machine has none: apt-get install default-jre-headless (as .ci/run "
+                    "does), then run these tests again")
+
+
 def local_spark(app: str, conf: Optional[dict] = None) -> Any:
     """A local Spark session on 2 cores named ``app`` (no UI, only errors logged), with ``conf``; its Python workers
     are this interpreter (the one that has chunkwise)."""
+    needs_java()
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
