@@ -2,7 +2,7 @@
 
 The corpus is the repository's ``tests/data`` (slices of the shared corpus); ``CHUNKWISE_CORPUS`` points the tests
 at another folder holding ``zh.txt`` and ``ja.txt`` (the full shared corpus, say). A missing file fails the test.
-``pytest -s tests/test_cjk.py`` prints a small comparison table against semantic-text-splitter and langchain.
+``pytest -s tests/boundary/test_cjk.py`` prints a small comparison table against semantic-text-splitter and langchain.
 """
 
 from __future__ import annotations

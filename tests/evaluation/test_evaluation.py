@@ -462,10 +462,11 @@ def test_eval_command_reports_bad_data(tmp_path, capsys):
 
 @pytest.mark.skipif(not (DEV / "questions.csv").is_file(), reason="../shared/eval (the development set) not found")
 def test_the_readme_eval_command_on_the_development_set(capsys, tmp_path):
-    """README's `chunkwise eval` line, run as written (from the repository's root), prints the rows README shows."""
+    """The `chunkwise eval` line of docs/evaluation.md, run as written (from the repository's root), prints the rows
+    the page shows."""
     pytest.importorskip("bm25s")
     pytest.importorskip("langchain_text_splitters")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "evaluation.md").read_text(encoding="utf-8")
     (line,) = [x for x in readme.splitlines() if x.startswith("chunkwise eval ")]
     args = shlex.split(line)[1:]
     args[1] = str(DEV / "questions.csv")  # ../shared/eval/questions.csv from the repository's root

@@ -2,8 +2,8 @@
 overlaps and gaps drawn apart, text escaped, several chunkers side by side; and the page in a real headless Chromium
 (its DOM holds every chunk, the side panel fills, the screenshot is a picture), skipped where Chromium is missing.
 
-``CHUNKWISE_UPDATE_SCREENSHOT=1 python -m pytest tests/test_inspector.py -k readme_screenshot`` rewrites the README's
-docs/inspector.png from the README's own command."""
+``CHUNKWISE_UPDATE_SCREENSHOT=1 python -m pytest tests/evaluation/test_inspector.py -k readme_screenshot`` rewrites
+docs/inspector.png from the command its page (docs/inspector.md) shows."""
 
 from __future__ import annotations
 
@@ -494,8 +494,8 @@ def test_command_usage_error_through_python_m(tmp_path):
 
 
 def readme_command() -> List[str]:
-    """The README's ``chunkwise inspect`` line, as arguments."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The ``chunkwise inspect`` line of the docs' inspector page, as arguments."""
+    readme = (ROOT / "docs" / "inspector.md").read_text(encoding="utf-8")
     lines = [line for lang, code in re.findall(r"```(\w+)\n(.*?)```", readme, flags=re.S) if lang == "sh"
              for line in code.splitlines() if line.startswith("chunkwise inspect ")]
     assert len(lines) == 1, lines
@@ -507,7 +507,7 @@ def test_readme_command_runs(tmp_path):
     assert main(args) == 0
     page = Page((tmp_path / "inspect.html").read_text(encoding="utf-8"))
     assert len(page.columns) >= 2 and all(c["count"] > 5 for c in page.columns)
-    assert "docs/inspector.png" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "](inspector.png)" in (ROOT / "docs" / "inspector.md").read_text(encoding="utf-8")  # beside the page
 
 
 def test_readme_screenshot(tmp_path):

@@ -313,7 +313,7 @@ def require_tiktoken() -> None:
     """tiktoken's rank files, offline (tokenizer_assets copies them from tiktoken-rs' crate sources), or skip."""
     for name in ("gpt2", "cl100k_base"):
         if tiktoken_encoding(name) is None:
-            pytest.skip(f"tiktoken or its offline {name} files are missing (see tests/tokenizer_assets.py)")
+            pytest.skip(f"tiktoken or its offline {name} files are missing (see tests/support/tokenizer_assets.py)")
 
 
 _TIKTOKEN_ARGS = {

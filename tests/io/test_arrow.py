@@ -78,7 +78,7 @@ COMPOSITE = {"AutoChunker": chunkwise.AutoChunker(100), "HierarchicalChunker": c
 
 def test_every_chunker_is_covered():
     exported = {name for name in chunkwise.__all__ if name.endswith("Chunker")}
-    # SemanticChunker embeds its units in Python; chunk_arrow refuses it (see tests/test_semantic.py), and
+    # SemanticChunker embeds its units in Python; chunk_arrow refuses it (see tests/semantic/test_semantic.py), and
     # CodeChunker's columns are its own keys (test_code_chunker_columns_equal_its_metadata); the chunkers made of
     # others are refused (below).
     assert exported - {"SemanticChunker", "CodeChunker"} - set(COMPOSITE) == set(CHARS)

@@ -1,4 +1,4 @@
-"""ClauseChunker, TableChunker and pages: the structure-aware chunkers besides Markdown (tests/test_markdown.py)."""
+"""ClauseChunker, TableChunker and pages: the structure-aware chunkers besides Markdown (tests/structure/test_markdown.py)."""
 
 from __future__ import annotations
 

@@ -297,6 +297,6 @@ def test_every_built_in_encoding_counts_as_tiktoken():
     for name in encodings:
         reference = tiktoken_encoding(name)
         if reference is None:
-            pytest.skip(f"tiktoken or its offline {name} files are missing (see tests/tokenizer_assets.py)")
+            pytest.skip(f"tiktoken or its offline {name} files are missing (see tests/support/tokenizer_assets.py)")
         assert Tokenizer.tiktoken(name).count(text) == len(reference.encode_ordinary(text)), name
         assert sorted(reference.special_tokens_set) == encodings[name], name
