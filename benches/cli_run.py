@@ -76,10 +76,10 @@ def run(impl: str, folder: Path, out: Path, size: int) -> None:
     if impl == "langchain":
         langchain_run(folder, out, size)
         return
-    from chunkwise.__main__ import _settle_heap, main
+    from chunkwise.cli import run as command
 
-    _settle_heap()  # as the command does at its start (run())
-    code = main(["chunk", str(folder), "--size", str(size), "--no-progress", "--out", str(out), "--format", impl])
+    # run(), as the console script calls it: the allocator settled first, as in the command's own process
+    code = command(["chunk", str(folder), "--size", str(size), "--no-progress", "--out", str(out), "--format", impl])
     assert code == 0, code
 
 

@@ -23,13 +23,22 @@ from .chunkers import (
     _text_or_pages,
 )
 
-__all__ = ["AutoChunker", "Choice", "STRATEGY_KEYS", "choose"]
+__all__ = [
+    "AutoChunker", "Choice", "STRATEGY_KEYS", "TABLE_FORMATS", "choose", "choose_by_name", "choose_file", "not_a_table",
+]
 
 #: The keys :class:`AutoChunker` sets in every chunk's metadata.
 STRATEGY_KEYS = ("strategy", "strategy_reason")
 
 #: The kinds of document, each with the chunker it gets unless overridden.
 KINDS = ("markdown", "code", "table", "clause", "prose")
+
+#: The formats of tables, each read by a TableChunker of its own.
+TABLE_FORMATS = ("csv", "tsv")
+
+#: How much of a text's start :func:`choose_by_name` passes on: the core reads a header's first 64 KB to tell C++
+#: from C.
+NAME_HEAD = 1 << 16
 
 
 class Choice(NamedTuple):
@@ -90,7 +99,7 @@ class AutoChunker(_Configured):
         self._tables: Dict[str, BaseChunker] = (
             {"csv": table, "tsv": table}
             if table is not None
-            else {f: TableChunker(size, overlap, format=f, **common) for f in ("csv", "tsv")}
+            else {f: TableChunker(size, overlap, format=f, **common) for f in TABLE_FORMATS}
         )
 
     # -- the choice ------------------------------------------------------------------------------------------------
@@ -119,9 +128,7 @@ class AutoChunker(_Configured):
         except _core.ChunkingError as exc:
             if choice.strategy != "table":
                 raise
-            # Named as a table, or shaped like one in its first lines, but not one: prose, and the reason says so.
-            prose = Choice("prose", f"{choice.reason}, but not a {choice.table_format} table ({exc})")
-            return self._chunk_as(prose, text, metadata, pages)
+            return self._chunk_as(not_a_table(choice, exc), text, metadata, pages)
 
     def _chunk_as(
         self, choice: Choice, text: str, metadata: Optional[dict], pages: Optional[Sequence[str]]
@@ -186,7 +193,33 @@ def choose(text: str, source: Union[str, os.PathLike, None] = None) -> Choice:
     why: by the name first, else by the content (a bounded sample of it), as the core's detector reads them."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return Choice(*_core.detect(text, source))
+    return choose_file(text, source)
+
+
+def choose_file(content: Union[str, bytes], source: Union[str, os.PathLike, None] = None) -> Choice:
+    """:func:`choose` for a file's content as it was read: a ``str``, or bytes that should be UTF-8, judged as they
+    are, without decoding them first (up to a byte that is not UTF-8, which chunking then reports)."""
+    return Choice(*_core.detect(content, source))
+
+
+def choose_by_name(source: Union[str, os.PathLike], text: Union[str, bytes] = "") -> Optional[Choice]:
+    """The choice of :func:`choose` when the name ``source`` says it (Markdown, a table, a source file), without
+    reading the content; None when only the content could say. ``text`` (a ``str``, or UTF-8 bytes), the document
+    or its start, tells a C++ header (``.h``) from a C one."""
+    # The core reads the name first and the content only when the name says nothing; no content at all is prose
+    # ("no lines"), which no name says: prose here is the name saying nothing.
+    choice = Choice(*_core.detect("", source))
+    if choice.strategy == "prose":
+        return None
+    if choice.strategy == "code" and text:
+        choice = Choice(*_core.detect(text[:NAME_HEAD], source))
+    return choice
+
+
+def not_a_table(choice: Choice, error: Exception) -> Choice:
+    """What a document chosen as a table (``choice``) gets when its table chunker fails on it (``error``): it was
+    named as a table, or shaped like one at its start, but is not one, so it is prose, and the reason says so."""
+    return Choice("prose", f"{choice.reason}, but not a {choice.table_format} table ({error})")
 
 
 def _with_choice(metadata: Optional[dict], choice: Choice) -> dict:

@@ -12,14 +12,14 @@ Each chunk is an element ``<span class="mk" id="v{column}-c{chunk}" data-start=.
 and the text between two consecutive chunk boundaries a ``<span class="s" data-c="...">`` naming the chunks that
 hold it, so the page is built from one sort of the boundaries and stays small for long texts and many chunks.
 
-From the command line: ``chunkwise inspect FILE --strategy recursive --strategy markdown --out page.html``.
+From the command line (:mod:`chunkwise.cli.inspect`): ``chunkwise inspect FILE --strategy recursive --strategy markdown
+--out page.html``.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import sys
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -433,87 +433,3 @@ _SCRIPT = r"""
 })();
 """.replace("PREVIEW", str(PREVIEW_CHARS))
 
-
-# -- the command --------------------------------------------------------------------------------------------------
-
-
-def add_parser(commands: Any, integer: Any) -> None:
-    """The ``inspect`` subcommand, on the ``chunkwise`` parser's subcommands."""
-    from .__main__ import STRATEGIES
-
-    p = commands.add_parser(
-        "inspect",
-        help="an HTML page that shows where the chunks of a file fall",
-        description="Write a self-contained HTML page that shows FILE with its chunks as coloured spans (overlaps "
-        "hatched), each chunk's metadata on hover, and a histogram of sizes; several --strategy side by side.",
-    )
-    p.add_argument("file", metavar="FILE", help="a text file (as chunk reads it: UTF-8, compressed, HTML, ...)")
-    p.add_argument("--strategy", action="append", choices=sorted([*STRATEGIES, "auto"]), default=None,
-                   help="repeat for columns side by side (default: recursive)")
-    p.add_argument("--size", type=integer, default=512, help="largest chunk (default 512)")
-    p.add_argument("--overlap", type=integer, default=0, help="overlap between chunks (default 0)")
-    p.add_argument("--min-size", type=integer, default=0, help="merge chunks smaller than this (default 0)")
-    p.add_argument("--tokenizer", default=None, help="sizes in tokens: a tiktoken encoding or a tokenizer.json")
-    p.add_argument("--out", required=True, help="the HTML file to write (- for standard output)")
-    p.set_defaults(func=command, restart=None, rows_per_chunk=None, size_includes_context=None)
-
-
-def command(args: Any) -> int:
-    """``chunkwise inspect``: one file cut by each ``--strategy``, side by side on an HTML page, its chunkers built
-    and its file read as ``chunkwise chunk`` builds and reads them."""
-    from . import join_pages, loaders
-    from .__main__ import (
-        TABLE_FORMATS, UsageError, _code_language, _decode, _document_name, _document_suffix, _make_chunker,
-        _auto_choice, _output_target, _read, _Skip,
-    )
-
-    path = Path(args.file)
-    suffix = _document_suffix(path)
-    code = _code_language(path)
-    names = args.strategy or ["recursive"]
-    # The chunkers of the strategies given (auto's once the text is read): their options checked before the read.
-    made = {name: _make_chunker(args, name, TABLE_FORMATS.get(suffix, "markdown"), language=code or "auto")
-            for name in names if name != "auto"}
-    target = _output_target(args.out)
-    try:
-        data = _read(path, set())
-        assert data is not None  # (None stands for a file of the run's own output: there is none here)
-        if suffix in loaders.SUFFIXES:
-            loaded = loaders.load(path.with_name(path.name[: len(path.name) - len("".join(path.suffixes))] + suffix),
-                                  data)
-            text = join_pages(loaded.pages) if loaded.pages is not None else loaded.text
-        else:
-            text = _decode(data)
-    except _Skip as skip:
-        raise UsageError(f"FILE {args.file}: {skip}") from None
-    except (ValueError, ImportError) as exc:  # not UTF-8, no loader installed, a file its loader cannot parse
-        raise UsageError(f"FILE {args.file}: cannot read as text: {exc}") from None
-    chunkers: Dict[str, Any] = {}
-    for name in names:
-        chunker = made.get(name)
-        if name == "auto":  # what ``chunk --strategy auto`` takes for this file: by its name, else its content
-            if suffix in loaders.SUFFIXES and suffix != ".pdf":
-                strategy, table_format = "markdown", None  # HTML and DOCX are read as Markdown
-            else:
-                choice = _auto_choice(text, _document_name(path) if suffix not in loaders.SUFFIXES else None)
-                strategy = "recursive" if choice.strategy == "prose" else choice.strategy
-                table_format = choice.table_format
-            name = f"auto ({strategy})"
-            chunker = _make_chunker(args, strategy, table_format or "markdown", language=code or "auto")
-        label, n = name, 2
-        while label in chunkers:
-            label, n = f"{name} #{n}", n + 1
-        # Code: in the language the file's name says (the page chunks the text alone, without its name).
-        chunkers[label] = chunker
-    title = "standard input" if str(path) == "-" else path.name
-    try:
-        if target is None:
-            sys.stdout.write(render(text, chunkers, title=title))
-        else:
-            write(target, text, chunkers, title=title)
-    except ValueError as exc:  # ChunkingError
-        print(f"chunkwise: failed {args.file}: {exc}", file=sys.stderr)
-        return 1
-    print(f"chunkwise: {args.out}: {args.file} ({len(text):,} characters) cut by {', '.join(chunkers)}",
-          file=sys.stderr)
-    return 0

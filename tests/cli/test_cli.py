@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import chunkwise
-from chunkwise import __main__ as cli
+from chunkwise.cli import chunk as cli, outputs
 from chunkwise.__main__ import main
 from support.cli_files import write_files
 
@@ -51,13 +51,13 @@ def poisoned():
 
 def batches_call(monkeypatch, hook) -> None:
     """Runs ``hook(payloads)`` before each batch the command line writes (its one seam into the core)."""
-    real = cli._writers.JsonlWriter.batch
+    real = outputs.JsonlWriter.batch
 
     def batch(self, chunker, payloads, sources, paged=False, strategies=None):
         hook(payloads)
         return real(self, chunker, payloads, sources, paged, strategies)
 
-    monkeypatch.setattr(cli._writers.JsonlWriter, "batch", batch)
+    monkeypatch.setattr(outputs.JsonlWriter, "batch", batch)
 
 
 # -- defect 1: a text the chunker fails on costs only itself --------------------------------------------------------
@@ -336,7 +336,7 @@ def test_an_out_folder_that_cannot_be_written_is_a_usage_error(tmp_path, capsys,
     def denied(**kwargs):
         raise PermissionError(13, "Permission denied")  # what a read-only folder gives a user other than root
 
-    monkeypatch.setattr(cli.tempfile, "mkstemp", denied)
+    monkeypatch.setattr(outputs.tempfile, "mkstemp", denied)
     write_files(tmp_path, {"a.txt": "Alpha."})
     assert main(["chunk", str(tmp_path / "a.txt"), "--out", str(tmp_path / "out.jsonl")]) == 2
     err = capsys.readouterr().err

@@ -12,8 +12,9 @@ from typing import Dict, List
 import pytest
 
 from chunkwise import AutoChunker, CodeChunker, MarkdownChunker, RecursiveChunker
-from chunkwise import __main__ as cli
-from chunkwise._writers import CODE_COLUMNS, STRATEGY_COLUMNS
+from chunkwise import cli
+from chunkwise.cli import chunk as chunk_command, outputs
+from chunkwise.cli.outputs import CODE_COLUMNS, STRATEGY_COLUMNS
 from support.cli_files import by_source, lines_of, write_files
 from support.corpus import DATA
 
@@ -136,18 +137,18 @@ def test_strategy_code_writes_parquet(tmp_path) -> None:
 
 
 def test_a_big_file_streams_only_as_prose(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(cli, "STREAM_BYTES", 2000)
+    monkeypatch.setattr(chunk_command, "STREAM_BYTES", 2000)
     prose = (DATA / "en.txt").read_text(encoding="utf-8")[:20000]
     markdown = (DATA / "mixed.md").read_text(encoding="utf-8")[:20000]
     write_files(tmp_path / "docs", {"prose.txt": prose, "doc.txt": markdown})
     streamed: List[str] = []
-    stream = cli._writers.JsonlWriter.stream
+    stream = outputs.JsonlWriter.stream
 
     def spy(self, chunker, reader, source, advance, strategy=None):
         streamed.append(Path(source).name)
         return stream(self, chunker, reader, source, advance, strategy)
 
-    monkeypatch.setattr(cli._writers.JsonlWriter, "stream", spy)
+    monkeypatch.setattr(outputs.JsonlWriter, "stream", spy)
     out = tmp_path / "out.jsonl"
     assert run(str(tmp_path / "docs"), "--strategy", "auto", "--size", "300", "--out", str(out)) == 0
     assert streamed == ["prose.txt"]

@@ -11,7 +11,8 @@ import lzma
 import os
 
 from chunkwise import RecursiveChunker, Tokenizer
-from chunkwise import __main__ as cli
+from chunkwise import cli
+from chunkwise.cli import chunk as chunk_command, outputs
 from support.corpus import DATA
 
 EN = (DATA / "en.txt").read_text(encoding="utf-8")[:20_000]
@@ -148,7 +149,7 @@ def test_tokens_min_size_and_fields(tmp_path, capsys):
     expected = RecursiveChunker(64, min_size=20, tokenizer=Tokenizer.tiktoken("cl100k_base")).chunk(EN)
     assert [r["text"] for r in records] == [c.text for c in expected]
     assert all(r["token_count"] == r["size"] <= 64 for r in records)
-    assert list(records[0]) == list(cli.FIELDS)
+    assert list(records[0]) == list(outputs.FIELDS)
     assert records[0]["embedding_text"] == records[0]["text"] and records[0]["context"] == ""
     assert records[1]["prev_id"] == records[0]["id"] and records[0]["next_id"] == records[1]["id"]
     code, records, err = run([path, "--fields", "id,text,token_count"], capsys)
@@ -179,14 +180,14 @@ def test_a_big_file_is_streamed_with_the_same_lines(tmp_path, capsys, monkeypatc
     code, whole, err = run([tmp_path, "--size", "300"], capsys)
     assert code == 0, err
     streamed_calls = []
-    real = cli._writers.JsonlWriter.stream
+    real = outputs.JsonlWriter.stream
 
     def spy(self, chunker, reader, source, advance, strategy=None):
         streamed_calls.append(source)
         return real(self, chunker, reader, source, advance, strategy)
 
-    monkeypatch.setattr(cli, "STREAM_BYTES", 1000)
-    monkeypatch.setattr(cli._writers.JsonlWriter, "stream", spy)
+    monkeypatch.setattr(chunk_command, "STREAM_BYTES", 1000)
+    monkeypatch.setattr(outputs.JsonlWriter, "stream", spy)
     code, streamed, err = run([tmp_path, "--size", "300"], capsys)
     assert code == 0, err
     assert len(streamed_calls) == 2  # big.txt and big.txt.gz (small.txt is too small to stream)

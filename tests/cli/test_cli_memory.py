@@ -35,7 +35,7 @@ def test_the_command_has_glibc_return_freed_file_bytes():
     pytest.importorskip("ctypes")
     script = """
         import sys
-        from chunkwise.__main__ import _settle_heap
+        from chunkwise.cli import _settle_heap
         if sys.argv[1] == "settled":
             _settle_heap()
         del bytearray(12 << 20)[:]  # a freed big block: glibc raises its mmap threshold past the next ones
@@ -56,7 +56,7 @@ def test_release_memory_gives_back_what_a_batch_freed():
         import io, sys
         import chunkwise
         from chunkwise import _core
-        from chunkwise._writers import FIELDS
+        from chunkwise.cli.outputs import FIELDS
         text = ("A sentence of a document, cut into chunks. " * 40 + "\\n\\n") * 12_000
         splitter = chunkwise.RecursiveChunker(512)._splitter
         lines = _core.JsonLines(list(FIELDS))
@@ -73,8 +73,8 @@ def test_release_memory_gives_back_what_a_batch_freed():
 
 
 def test_the_console_script_settles_the_heap():
-    from chunkwise.__main__ import run
+    from chunkwise.cli import run
 
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert 'chunkwise = "chunkwise.__main__:run"' in pyproject
-    assert run.__module__ == "chunkwise.__main__"
+    assert 'chunkwise = "chunkwise.cli:run"' in pyproject
+    assert run.__module__ == "chunkwise.cli"

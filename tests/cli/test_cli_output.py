@@ -12,8 +12,9 @@ import pytest
 
 import chunkwise
 from chunkwise import _core
-from chunkwise import __main__ as cli
-from chunkwise._writers import FIELDS
+from chunkwise import cli
+from chunkwise.cli import chunk as chunk_command, outputs
+from chunkwise.cli.outputs import FIELDS
 from support.corpus import long_text
 
 
@@ -219,8 +220,8 @@ def test_progress_moves_inside_a_big_file(tmp_path, monkeypatch):
 
     big = tmp_path / "big.txt"
     big.write_text("Some words in a sentence. " * 40_000, encoding="utf-8")  # ~1 MB
-    monkeypatch.setattr(cli, "STREAM_BYTES", 1000)
-    monkeypatch.setattr(cli._writers, "READ_SIZE", 64 * 1024)
+    monkeypatch.setattr(chunk_command, "STREAM_BYTES", 1000)
+    monkeypatch.setattr(outputs, "READ_SIZE", 64 * 1024)
     err = io.StringIO()
     monkeypatch.setattr(cli.sys, "stderr", err)
     assert cli.main(["chunk", str(big), "--progress", "--out", str(tmp_path / "out.jsonl")]) == 0
@@ -281,8 +282,8 @@ def test_a_big_file_streams_the_same_rows_into_parquet(tmp_path, monkeypatch):
     (folder / "small.txt").write_text("Small file. Two sentences.", encoding="utf-8")
     whole = tmp_path / "whole.parquet"
     assert run_cli(tmp_path, str(folder), "--size", "300", "--overlap", "40", "--out", str(whole)) == 0
-    monkeypatch.setattr(cli, "STREAM_BYTES", 1000)
-    monkeypatch.setattr(cli._writers, "READ_SIZE", 50_000)
+    monkeypatch.setattr(chunk_command, "STREAM_BYTES", 1000)
+    monkeypatch.setattr(outputs, "READ_SIZE", 50_000)
     streamed = tmp_path / "streamed.parquet"
     assert run_cli(tmp_path, str(folder), "--size", "300", "--overlap", "40", "--out", str(streamed)) == 0
     a, b = pq.read_table(whole), pq.read_table(streamed)

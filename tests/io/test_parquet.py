@@ -16,8 +16,9 @@ import pytest
 
 import chunkwise
 from chunkwise import _core
-from chunkwise import __main__ as cli
-from chunkwise._writers import CODE_COLUMNS, FIELDS, PAGE_COLUMNS, STRATEGY_COLUMNS, STRUCTURE_COLUMNS
+from chunkwise import cli
+from chunkwise.cli import chunk as chunk_command
+from chunkwise.cli.outputs import CODE_COLUMNS, FIELDS, PAGE_COLUMNS, STRATEGY_COLUMNS, STRUCTURE_COLUMNS
 from support.corpus import ROOT
 
 CORPUS = ROOT / "tests" / "data"
@@ -274,7 +275,7 @@ def test_the_memory_of_a_batch_is_given_back():
         import os
         import chunkwise
         from chunkwise import _core
-        from chunkwise._writers import FIELDS
+        from chunkwise.cli.outputs import FIELDS
         text = ("A sentence of a document, cut into chunks. " * 40 + "\\n\\n") * 12_000
         splitter = chunkwise.RecursiveChunker(512)._splitter
         base = rss()
@@ -351,16 +352,16 @@ def test_a_batch_holds_no_more_than_the_largest_file(tmp_path, monkeypatch):
     sizes = {"a.txt": 600, "b.txt": 250, "c.txt": 600, "d.txt": 900, "e.txt": 100}
     for name, size in sizes.items():
         (docs / name).write_text(("word " * size)[:size], encoding="utf-8")
-    monkeypatch.setattr(cli, "BATCH_BYTES", (100, 8 << 20))
+    monkeypatch.setattr(chunk_command, "BATCH_BYTES", (100, 8 << 20))
     batches = []
-    batch = cli._Run._batch
+    batch = chunk_command._Run._batch
 
     def record(self, paths, payloads, sizes, *args, **kwargs):
         if paths:
             batches.append(sum(sizes))
         return batch(self, paths, payloads, sizes, *args, **kwargs)
 
-    monkeypatch.setattr(cli._Run, "_batch", record)
+    monkeypatch.setattr(chunk_command._Run, "_batch", record)
     assert run_cli(str(docs), "--size", "100", "--out", str(tmp_path / "out.parquet")) == 0
     assert sum(batches) == sum(sizes.values())
     assert batches == [850, 600, 900, 100]

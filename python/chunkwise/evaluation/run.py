@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .._progress import StatusLine
+from ..cli.progress import StatusLine
 from .data import Dataset
 from .metrics import METRICS, Hit, Units, score
 from .retrieval import BM25

@@ -1,6 +1,6 @@
 """What a command shows of its progress on stderr while it runs: :class:`Progress`, a bar of the files and bytes
 done (``chunkwise chunk``), and :class:`StatusLine`, a line that names the step at hand (``chunkwise eval``,
-``chunkwise bench``)."""
+``chunkwise bench``, and :func:`chunkwise.evaluation.evaluate` with ``progress``)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,24 @@
 """``chunkwise eval``: a grid of chunkers (strategies x sizes x overlaps, LangChain's splitter among them) scored on
-a question set, printed as a Markdown table (and written as JSON with ``--json``)."""
+a question set (:mod:`chunkwise.evaluation`), printed as a Markdown table (and written as JSON with ``--json``)."""
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
+
+from ..evaluation import BertEmbedder, Dense, evaluate, load_dataset, minilm
+from .options import UsageError, build_chunker, integer, parse_tokenizer
 
 #: What ``--strategy`` takes besides chunkwise's own strategies: the peers, built on the same sizes.
 PEERS = ("langchain",)
 EVAL_STRATEGIES = ("recursive", "sentence", "paragraph", "fixed")
 
 
-def add_parser(commands: Any, integer: Any) -> None:
+def add_parser(commands: Any) -> None:
     """The ``eval`` subcommand, on the ``chunkwise`` parser's subcommands."""
     p = commands.add_parser(
         "eval", help="score chunkers on a question set (retrieval recall, precision, IoU, MRR, nDCG)",
@@ -61,12 +65,10 @@ def add_parser(commands: Any, integer: Any) -> None:
     bar = p.add_mutually_exclusive_group()
     bar.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
-    p.set_defaults(func=run)
+    p.set_defaults(func=command)
 
 
 def _peer(name: str, size: int, overlap: int, length: Any) -> Any:
-    from ..__main__ import UsageError
-
     try:
         from langchain_text_splitters import RecursiveCharacterTextSplitter
     except ImportError:
@@ -80,8 +82,6 @@ def _peer(name: str, size: int, overlap: int, length: Any) -> Any:
 def chunkers(args: argparse.Namespace, tokenizer: Any) -> Dict[str, Any]:
     """The grid, named ``strategy-size-overlap``, each chunkwise chunker built as ``chunkwise chunk`` builds its own
     (the same checks, the same errors); combinations with overlap >= size are left out (said on stderr)."""
-    from ..__main__ import UsageError, _build_chunker
-
     out: Dict[str, Any] = {}
     sizes = args.size or [400]
     overlaps = args.overlap or [0]
@@ -94,19 +94,13 @@ def chunkers(args: argparse.Namespace, tokenizer: Any) -> Dict[str, Any]:
         if strategy in PEERS:
             out[name] = _peer(strategy, size, overlap, tok.count if tok is not None else len)
         else:
-            out[name] = _build_chunker(strategy, size, overlap, tok)
+            out[name] = build_chunker(strategy, size, overlap, tok)
     if not out:
         raise UsageError("nothing to evaluate: every --overlap is at least its --size")
     return out
 
 
 def _dense(args: argparse.Namespace) -> Any:
-    import os
-
-    from ..__main__ import UsageError
-    from .embedders import BertEmbedder, minilm
-    from .retrieval import Dense
-
     try:
         embed = minilm() if args.model == "minilm" else BertEmbedder(args.model)
     except (ImportError, OSError, ValueError) as exc:
@@ -118,10 +112,7 @@ def _dense(args: argparse.Namespace) -> Any:
     return Dense(embed, embed.name, cache=cache)
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..__main__ import UsageError, _tokenizer
-    from . import evaluate, load_dataset
-
+def command(args: argparse.Namespace) -> int:
     corpora: Optional[Dict[str, Path]] = None
     if args.corpus:
         corpora = {}
@@ -134,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         dataset = load_dataset(args.questions, corpora)
     except (OSError, ValueError) as exc:
         raise UsageError(f"{args.questions}: {exc}") from None
-    tokenizer = _tokenizer(args.tokenizer)
+    tokenizer = parse_tokenizer(args.tokenizer)
     grid = chunkers(args, tokenizer)
     ks: List[int] = args.k or [5]
     if any(k < 1 for k in ks):
