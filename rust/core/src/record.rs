@@ -1,0 +1,796 @@
+//! The chunk record: every column a chunk leaves chunkwise with, written once.
+//!
+//! A chunk leaves in seven shapes (`Chunk` objects and `to_dict`, JSON lines, Arrow, Parquet, the spool, LlamaIndex
+//! nodes, LangChain Documents). [`COLUMNS`] is the one table of their columns: a column's name, type, whether a
+//! chunk may lack it, which chunkers set it and on which of their chunks, its role (a field of the chunk, a key of
+//! its metadata, or a column about the document or the run) and how the exporters carry it. Every list of keys (the
+//! keys a caller's metadata may not hold, the columns `chunk_arrow` keeps apart from the caller's, the CLI's fields,
+//! the keys the exporters keep out of the embedded text) is read from it; the bindings hand it to Python
+//! (`_core.columns()`).
+
+/// A column's type, as its values are in Python (and as Arrow and Parquet store them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A string.
+    Str,
+    /// An integer (Arrow and Parquet: int64).
+    Int,
+    /// A float.
+    Float,
+    /// A boolean.
+    Bool,
+    /// A list of strings.
+    StrList,
+    /// A list of integers.
+    IntList,
+    /// The caller's metadata and the chunk's keys: a dict in Python, an object in JSON lines, flattened into the
+    /// metadata columns in Arrow and Parquet.
+    Map,
+}
+
+impl Kind {
+    /// The type's name, as Python spells it in an annotation.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Str => "str",
+            Kind::Int => "int",
+            Kind::Float => "float",
+            Kind::Bool => "bool",
+            Kind::StrList => "list[str]",
+            Kind::IntList => "list[int]",
+            Kind::Map => "dict",
+        }
+    }
+}
+
+/// What a column describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A field of the chunk: an attribute of `Chunk`, a key of `to_dict`.
+    Field,
+    /// A key the chunker sets in `Chunk.metadata` (a caller's key of the same name is refused, never overwritten).
+    Metadata,
+    /// The document the chunk comes from, written beside the chunk's fields by a writer (Arrow's `row`, the CLI's
+    /// `source`).
+    Document,
+    /// What a run did: the CLI's `change` against a previous run's output.
+    Run,
+}
+
+impl Role {
+    /// The role's name, as `_core.columns()` gives it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Role::Field => "field",
+            Role::Metadata => "metadata",
+            Role::Document => "document",
+            Role::Run => "run",
+        }
+    }
+}
+
+/// Who sets a column: a set of kinds of chunker (see [`Source::chunkers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Every chunker, on every chunk.
+    Every,
+    /// Every chunker that measures in tokens.
+    Tokens,
+    /// The structural chunkers: a document's sections, tables and blocks.
+    Structure,
+    /// The code chunker, and the Markdown chunker on a code block whose fence names a language it knows.
+    Code,
+    /// The semantic chunker.
+    Semantic,
+    /// Every chunker, on a paged text (pages given, or form feeds in the text).
+    Pages,
+    /// AutoChunker: the strategy it chose for the document, and why.
+    Strategy,
+    /// HierarchicalChunker: the chunk's level and relations.
+    Hierarchy,
+    /// ElementsChunker: the parsed elements a chunk holds.
+    Elements,
+}
+
+/// The chunkers of one strategy, run by a core splitter, by the names of `Strategy`.
+pub const STRATEGIES: [&str; 9] = [
+    "recursive",
+    "sentence",
+    "paragraph",
+    "fixed",
+    "markdown",
+    "clause",
+    "table",
+    "code",
+    "semantic",
+];
+
+/// The chunkers made of others (in Python): they carry the keys of the chunkers they run, and their own.
+pub const COMPOSITES: [&str; 3] = ["auto", "hierarchical", "elements"];
+
+impl Source {
+    /// Every source.
+    pub const ALL: [Source; 9] = [
+        Source::Every,
+        Source::Tokens,
+        Source::Structure,
+        Source::Code,
+        Source::Semantic,
+        Source::Pages,
+        Source::Strategy,
+        Source::Hierarchy,
+        Source::Elements,
+    ];
+
+    /// The source's name, as `_core.columns()` gives it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Source::Every => "every",
+            Source::Tokens => "tokens",
+            Source::Structure => "structure",
+            Source::Code => "code",
+            Source::Semantic => "semantic",
+            Source::Pages => "pages",
+            Source::Strategy => "strategy",
+            Source::Hierarchy => "hierarchy",
+            Source::Elements => "elements",
+        }
+    }
+
+    /// The chunkers (of [`STRATEGIES`] and [`COMPOSITES`]) whose chunks may carry a column of this source. A
+    /// composite carries too what the chunkers it runs carry: AutoChunker runs the structural and code chunkers,
+    /// ElementsChunker the Markdown chunker, HierarchicalChunker any (its levels).
+    pub const fn chunkers(self) -> &'static [&'static str] {
+        const ALL: [&str; 12] = [
+            "recursive",
+            "sentence",
+            "paragraph",
+            "fixed",
+            "markdown",
+            "clause",
+            "table",
+            "code",
+            "semantic",
+            "auto",
+            "hierarchical",
+            "elements",
+        ];
+        match self {
+            Source::Every | Source::Tokens | Source::Pages => &ALL,
+            Source::Structure => &["markdown", "clause", "table", "auto", "elements"],
+            Source::Code => &["code", "markdown", "auto", "elements"],
+            Source::Semantic => &["semantic"],
+            Source::Strategy => &["auto"],
+            Source::Hierarchy => &["hierarchical"],
+            Source::Elements => &["elements"],
+        }
+    }
+}
+
+/// Where a column is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Formats(u8);
+
+impl Formats {
+    /// `Chunk` (its attributes, `metadata` and `to_dict`).
+    pub const CHUNK: Formats = Formats(1);
+    /// The command line's JSON lines and Parquet rows (`chunkwise chunk`).
+    pub const LINES: Formats = Formats(2);
+    /// `chunk_arrow`'s table.
+    pub const ARROW: Formats = Formats(4);
+    /// Everywhere a chunk goes.
+    pub const ALL: Formats = Formats(7);
+
+    /// Whether `self` holds every format of `other`.
+    pub const fn has(self, other: Formats) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    const fn or(self, other: Formats) -> Formats {
+        Formats(self.0 | other.0)
+    }
+}
+
+/// One column of the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// The column's name: the attribute of `Chunk`, the key of its metadata, the JSON key and the Arrow and
+    /// Parquet column.
+    pub name: &'static str,
+    /// Its values' type.
+    pub kind: Kind,
+    /// Whether a chunk of a chunker that sets the column may have no value: `None`, or the key absent from its
+    /// metadata (see `when`). A writer of a table (Parquet) makes a metadata column nullable anyway: the rows of
+    /// the other chunkers have no value.
+    pub nullable: bool,
+    /// What it describes.
+    pub role: Role,
+    /// Which groups of chunkers have it: a caller's metadata key of its name is refused by every chunker of these
+    /// groups, and their tables (Arrow, Parquet) have its column.
+    pub sources: &'static [Source],
+    /// The chunkers that set it, where fewer than the groups' (`language`: only the code chunker and the Markdown
+    /// chunker's code blocks; the clause and table chunkers have the column, always null).
+    pub only: Option<&'static [&'static str]>,
+    /// On which of their chunks, in words: the rule the chunkers follow.
+    pub when: &'static str,
+    /// Where it is written.
+    pub formats: Formats,
+    /// Its place among `chunk_arrow`'s columns that are not metadata (0-based), for a column Arrow writes.
+    pub arrow_at: Option<u8>,
+    /// The key the LlamaIndex and LangChain exporters put it under in a node's or Document's metadata (None: not
+    /// there, e.g. the text, which is the node's text).
+    pub export: Option<&'static str>,
+    /// Whether the exporters keep it in the text that is embedded and shown to an LLM: the keys that say what a
+    /// chunk means (its title path, its symbol path, its language) stay, those that describe the chunk (offsets,
+    /// ids, sizes, rows, scores) are left out.
+    pub embedded: bool,
+}
+
+impl Column {
+    /// Whether the exporters carry it but keep it out of the embedded text.
+    pub fn excluded_from_embedding(&self) -> bool {
+        self.export.is_some() && !self.embedded
+    }
+
+    /// Whether the output of `chunker` (a name of [`STRATEGIES`] or [`COMPOSITES`]) has the column: in a table,
+    /// its column; a caller's key of its name is refused.
+    pub fn written_for(&self, chunker: &str) -> bool {
+        self.sources.iter().any(|s| s.chunkers().contains(&chunker))
+    }
+
+    /// Whether the chunks of `chunker` may carry it.
+    pub fn set_by(&self, chunker: &str) -> bool {
+        match self.only {
+            Some(only) => only.contains(&chunker),
+            None => self.written_for(chunker),
+        }
+    }
+}
+
+const ALL: Formats = Formats::ALL;
+const CHUNK: Formats = Formats::CHUNK;
+const LINES: Formats = Formats::LINES;
+const ARROW: Formats = Formats::ARROW;
+
+/// A column every chunk has, written everywhere.
+const fn field(
+    name: &'static str,
+    kind: Kind,
+    arrow_at: u8,
+    export: Option<&'static str>,
+) -> Column {
+    Column {
+        name,
+        kind,
+        nullable: false,
+        role: Role::Field,
+        sources: &[Source::Every],
+        only: None,
+        when: "every chunk",
+        formats: ALL,
+        arrow_at: Some(arrow_at),
+        export,
+        embedded: false,
+    }
+}
+
+/// A key a chunker sets in the chunk's metadata, written everywhere (the exporters under its own name).
+const fn key(
+    name: &'static str,
+    kind: Kind,
+    nullable: bool,
+    sources: &'static [Source],
+    when: &'static str,
+    embedded: bool,
+) -> Column {
+    Column {
+        name,
+        kind,
+        nullable,
+        role: Role::Metadata,
+        sources,
+        only: None,
+        when,
+        formats: ALL,
+        arrow_at: None,
+        export: Some(name),
+        embedded,
+    }
+}
+
+const STRUCTURE: &[Source] = &[Source::Structure];
+const STRUCTURE_AND_CODE: &[Source] = &[Source::Structure, Source::Code];
+const CODE: &[Source] = &[Source::Code];
+
+/// The columns, in the order of the command line's fields (its JSON lines and its Parquet schema), then the
+/// metadata keys in the order of the Parquet columns `metadata` stands for.
+pub const COLUMNS: &[Column] = &[
+    field("text", Kind::Str, 2, None),
+    field("start", Kind::Int, 3, Some("start_index")),
+    field("end", Kind::Int, 4, Some("end_index")),
+    Column {
+        name: "source",
+        kind: Kind::Str,
+        nullable: false,
+        role: Role::Document,
+        sources: &[Source::Every],
+        only: None,
+        when: "every chunk of the command line: the file it comes from",
+        formats: LINES,
+        arrow_at: None,
+        export: None,
+        embedded: false,
+    },
+    field("index", Kind::Int, 1, Some("chunk_index")),
+    field("id", Kind::Str, 7, Some("chunk_id")),
+    Column {
+        nullable: true,
+        when: "every chunk but the first of its document",
+        ..field("prev_id", Kind::Str, 8, Some("prev_chunk_id"))
+    },
+    Column {
+        nullable: true,
+        when: "every chunk but the last of its document",
+        ..field("next_id", Kind::Str, 9, Some("next_chunk_id"))
+    },
+    field("level", Kind::Str, 6, Some("level")),
+    field("size", Kind::Int, 5, Some("size")),
+    Column {
+        nullable: true,
+        sources: &[Source::Tokens],
+        when: "every chunk of a chunker in tokens (None in characters; Arrow has the column only in tokens)",
+        arrow_at: None,
+        ..field("token_count", Kind::Int, 0, Some("token_count"))
+    },
+    Column {
+        when: "every chunk (empty when the chunker adds none)",
+        ..field("context", Kind::Str, 10, Some("context"))
+    },
+    Column {
+        when: "every chunk: what joins the context and the text in the embedding text",
+        formats: CHUNK,
+        arrow_at: None,
+        ..field("context_sep", Kind::Str, 0, None)
+    },
+    Column {
+        when: "every chunk: the context, the separator and the text (the text alone without a context); the \
+               LangChain exporter carries it when the chunk has a context",
+        ..field("embedding_text", Kind::Str, 11, Some("embedding_text"))
+    },
+    Column {
+        name: "metadata",
+        kind: Kind::Map,
+        nullable: false,
+        role: Role::Field,
+        sources: &[Source::Every],
+        only: None,
+        when: "every chunk: the caller's metadata and the keys below (Arrow and Parquet: flattened into their \
+               columns)",
+        formats: CHUNK.or(LINES),
+        arrow_at: None,
+        export: None,
+        embedded: false,
+    },
+    Column {
+        name: "row",
+        kind: Kind::Int,
+        nullable: false,
+        role: Role::Document,
+        sources: &[Source::Every],
+        only: None,
+        when: "every chunk of chunk_arrow: the row of its document in the input",
+        formats: ARROW,
+        arrow_at: Some(0),
+        export: None,
+        embedded: false,
+    },
+    Column {
+        name: "change",
+        kind: Kind::Str,
+        nullable: true,
+        role: Role::Run,
+        sources: &[Source::Every],
+        only: None,
+        when: "every chunk of the command line with --previous: added or kept",
+        formats: LINES,
+        arrow_at: None,
+        export: None,
+        embedded: false,
+    },
+    Column {
+        formats: CHUNK.or(LINES),
+        ..key(
+            "strategy",
+            Kind::Str,
+            false,
+            &[Source::Strategy],
+            "every chunk: the kind of document AutoChunker chose",
+            false,
+        )
+    },
+    Column {
+        formats: CHUNK.or(LINES),
+        ..key(
+            "strategy_reason",
+            Kind::Str,
+            false,
+            &[Source::Strategy],
+            "every chunk: why AutoChunker chose it",
+            false,
+        )
+    },
+    // The structure's keys, in the order arrow and the CLI write them.
+    key(
+        "title_path",
+        Kind::StrList,
+        false,
+        STRUCTURE,
+        "every chunk of a structural chunker: the headings above its first line",
+        true,
+    ),
+    key(
+        "headings",
+        Kind::IntList,
+        false,
+        STRUCTURE,
+        "every chunk of a structural chunker: the levels of its title path",
+        false,
+    ),
+    key(
+        "chunk_type",
+        Kind::Str,
+        false,
+        STRUCTURE_AND_CODE,
+        "every chunk of a structural or code chunker",
+        false,
+    ),
+    key(
+        "row_start",
+        Kind::Int,
+        true,
+        STRUCTURE,
+        "only on a chunk of table rows: its first data row (0-based)",
+        false,
+    ),
+    key(
+        "row_end",
+        Kind::Int,
+        true,
+        STRUCTURE,
+        "only on a chunk of table rows: past its last data row",
+        false,
+    ),
+    key(
+        "total_rows",
+        Kind::Int,
+        true,
+        STRUCTURE,
+        "only on a chunk of table rows: the table's data rows",
+        false,
+    ),
+    Column {
+        only: Some(&["code", "markdown", "auto", "elements"]),
+        ..key(
+            "language",
+            Kind::Str,
+            true,
+            STRUCTURE_AND_CODE,
+            "every chunk of the code chunker (None for no known language); a Markdown chunk of one code block \
+             whose fence names a language",
+            true,
+        )
+    },
+    key(
+        "context_shortened",
+        Kind::Bool,
+        true,
+        STRUCTURE_AND_CODE,
+        "only when true: its context was cut to fit the size",
+        false,
+    ),
+    key(
+        "symbol_path",
+        Kind::StrList,
+        true,
+        CODE,
+        "every chunk of code: the definitions around its first character",
+        true,
+    ),
+    key(
+        "start_line",
+        Kind::Int,
+        true,
+        CODE,
+        "every chunk of code: its first line (1-based)",
+        false,
+    ),
+    key(
+        "end_line",
+        Kind::Int,
+        true,
+        CODE,
+        "every chunk of code: its last line",
+        false,
+    ),
+    key(
+        "node_types",
+        Kind::StrList,
+        true,
+        CODE,
+        "every chunk of code: the syntax kinds of the outermost nodes that start in it",
+        false,
+    ),
+    key(
+        "note",
+        Kind::Str,
+        true,
+        CODE,
+        "only on a chunk of code cut at lines (no known language, a syntax error)",
+        false,
+    ),
+    key(
+        "page_start",
+        Kind::Int,
+        true,
+        &[Source::Pages, Source::Elements],
+        "only on a paged text: the page of its first character (1-based)",
+        false,
+    ),
+    key(
+        "page_end",
+        Kind::Int,
+        true,
+        &[Source::Pages, Source::Elements],
+        "only on a paged text: the page of its last character",
+        false,
+    ),
+    Column {
+        formats: CHUNK,
+        ..key(
+            "cut_score",
+            Kind::Float,
+            false,
+            &[Source::Semantic],
+            "every chunk of the semantic chunker: how sure its cut was",
+            false,
+        )
+    },
+    Column {
+        formats: CHUNK,
+        ..key(
+            "cut_mode",
+            Kind::Str,
+            false,
+            &[Source::Semantic],
+            "every chunk of the semantic chunker: how its cuts were chosen",
+            false,
+        )
+    },
+    Column {
+        formats: CHUNK,
+        ..key(
+            "depth",
+            Kind::Int,
+            false,
+            &[Source::Hierarchy],
+            "every chunk: its level (0: the largest)",
+            false,
+        )
+    },
+    Column {
+        formats: CHUNK,
+        ..key(
+            "parent_id",
+            Kind::Str,
+            true,
+            &[Source::Hierarchy],
+            "every chunk: its parent's id (None at level 0)",
+            false,
+        )
+    },
+    Column {
+        formats: CHUNK,
+        ..key(
+            "children_ids",
+            Kind::StrList,
+            false,
+            &[Source::Hierarchy],
+            "every chunk: its children's ids (empty at the last level)",
+            false,
+        )
+    },
+    Column {
+        formats: CHUNK,
+        ..key(
+            "root_id",
+            Kind::Str,
+            false,
+            &[Source::Hierarchy],
+            "every chunk: its level-0 ancestor's id",
+            false,
+        )
+    },
+    Column {
+        formats: CHUNK,
+        ..key(
+            "element_indices",
+            Kind::IntList,
+            false,
+            &[Source::Elements],
+            "every chunk: the elements it holds text of",
+            false,
+        )
+    },
+    Column {
+        formats: CHUNK,
+        ..key(
+            "element_types",
+            Kind::StrList,
+            false,
+            &[Source::Elements],
+            "every chunk: their types",
+            false,
+        )
+    },
+    Column {
+        formats: CHUNK,
+        ..key(
+            "table_columns",
+            Kind::IntList,
+            true,
+            &[Source::Elements],
+            "only on a chunk of a table written in column groups: the columns it shows",
+            false,
+        )
+    },
+];
+
+/// The column named `name`.
+pub fn column(name: &str) -> Option<&'static Column> {
+    COLUMNS.iter().find(|c| c.name == name)
+}
+
+/// The metadata keys `source` sets, in the table's order.
+pub fn keys(source: Source) -> impl Iterator<Item = &'static str> {
+    COLUMNS
+        .iter()
+        .filter(move |c| c.role == Role::Metadata && c.sources.contains(&source))
+        .map(|c| c.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_exports_too() {
+        for (i, c) in COLUMNS.iter().enumerate() {
+            assert!(
+                COLUMNS[..i].iter().all(|d| d.name != c.name),
+                "{} twice",
+                c.name
+            );
+            if let Some(e) = c.export {
+                assert!(
+                    COLUMNS[..i].iter().all(|d| d.export != Some(e)),
+                    "{e} twice"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_structure_keys_start_in_arrow_order_and_include_context_shortened() {
+        let keys: Vec<_> = keys(Source::Structure).collect();
+        assert_eq!(
+            keys,
+            [
+                "title_path",
+                "headings",
+                "chunk_type",
+                "row_start",
+                "row_end",
+                "total_rows",
+                "language",
+                "context_shortened"
+            ]
+        );
+    }
+
+    #[test]
+    fn code_keys_are_on_code_and_markdown_fences_only() {
+        let code = column("symbol_path").unwrap();
+        assert!(code.set_by("code") && code.set_by("markdown") && code.set_by("auto"));
+        assert!(!code.set_by("clause") && !code.set_by("recursive") && !code.set_by("table"));
+        let keys: Vec<_> = keys(Source::Code).collect();
+        assert_eq!(
+            keys,
+            [
+                "chunk_type",
+                "language",
+                "context_shortened",
+                "symbol_path",
+                "start_line",
+                "end_line",
+                "node_types",
+                "note"
+            ]
+        );
+    }
+
+    #[test]
+    fn rows_only_on_table_chunks_and_shortened_only_when_true() {
+        for name in [
+            "row_start",
+            "row_end",
+            "total_rows",
+            "context_shortened",
+            "note",
+        ] {
+            let c = column(name).unwrap();
+            assert!(c.nullable && c.when.starts_with("only"), "{name}");
+        }
+        assert!(!column("title_path").unwrap().nullable);
+    }
+
+    #[test]
+    fn arrow_places_are_a_permutation() {
+        let mut at: Vec<u8> = COLUMNS.iter().filter_map(|c| c.arrow_at).collect();
+        at.sort_unstable();
+        assert_eq!(at, (0..at.len() as u8).collect::<Vec<_>>());
+        assert!(COLUMNS
+            .iter()
+            .filter(|c| c.arrow_at.is_some())
+            .all(|c| c.formats.has(Formats::ARROW) && c.role != Role::Metadata));
+    }
+
+    #[test]
+    fn what_the_exporters_leave_out_of_the_embedded_text() {
+        let out: Vec<_> = COLUMNS
+            .iter()
+            .filter(|c| c.excluded_from_embedding())
+            .map(|c| c.name)
+            .collect();
+        for name in [
+            "start",
+            "id",
+            "context",
+            "start_line",
+            "node_types",
+            "cut_score",
+            "strategy",
+            "depth",
+            "page_start",
+        ] {
+            assert!(out.contains(&name), "{name}");
+        }
+        for name in ["title_path", "symbol_path", "language", "text"] {
+            assert!(!out.contains(&name), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_source_names_known_chunkers_and_every_chunker_has_the_fields() {
+        for s in Source::ALL {
+            for c in s.chunkers() {
+                assert!(STRATEGIES.contains(c) || COMPOSITES.contains(c), "{c}");
+            }
+        }
+        for chunker in STRATEGIES.iter().chain(&COMPOSITES) {
+            assert!(column("text").unwrap().set_by(chunker));
+            assert!(column("page_start").unwrap().set_by(chunker));
+        }
+        assert!(!column("cut_score").unwrap().set_by("recursive"));
+        let language = column("language").unwrap();
+        assert!(
+            language.written_for("clause")
+                && !language.set_by("clause")
+                && language.set_by("markdown")
+        );
+        for c in COLUMNS {
+            if let Some(only) = c.only {
+                assert!(only.iter().all(|name| c.written_for(name)), "{}", c.name);
+            }
+        }
+    }
+}
