@@ -25,11 +25,12 @@ from .chunkers import (
     _given,
     _text_or_pages,
 )
+from .record import metadata_keys
 
 __all__ = ["HIERARCHY_KEYS", "HierarchicalChunker", "expand", "merge_hits"]
 
 #: The keys :class:`HierarchicalChunker` sets in every chunk's metadata.
-HIERARCHY_KEYS = ("depth", "parent_id", "children_ids", "root_id")
+HIERARCHY_KEYS = metadata_keys("hierarchy")
 
 # What a child takes from its parent when its own chunker knows nothing of the document's structure.
 _INHERITED = ("title_path", "headings")
@@ -64,6 +65,8 @@ class HierarchicalChunker(_Configured):
     digest of the whole text) and by level: the same document chunked twice gets the same ids, the same passage in
     two documents (or at two levels) two ids.
     """
+
+    _strategy = "hierarchical"
 
     def __init__(
         self,
