@@ -8,6 +8,8 @@
 //! the keys the exporters keep out of the embedded text) is read from it; the bindings hand it to Python
 //! (`_core.columns()`).
 
+use crate::Strategy;
+
 /// A column's type, as its values are in Python (and as Arrow and Parquet store them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -92,21 +94,14 @@ pub enum Source {
     Elements,
 }
 
-/// The chunkers of one strategy, run by a core splitter, by the names of `Strategy`.
-pub const STRATEGIES: [&str; 9] = [
-    "recursive",
-    "sentence",
-    "paragraph",
-    "fixed",
-    "markdown",
-    "clause",
-    "table",
-    "code",
-    "semantic",
-];
-
 /// The chunkers made of others (in Python): they carry the keys of the chunkers they run, and their own.
 pub const COMPOSITES: [&str; 3] = ["auto", "hierarchical", "elements"];
+
+/// Every chunker, by its name in the record: those of one strategy (run by a core splitter, named as `Strategy`),
+/// then the composites.
+pub fn chunkers() -> impl Iterator<Item = &'static str> {
+    Strategy::NAMES.iter().copied().chain(COMPOSITES)
+}
 
 impl Source {
     /// Every source.
@@ -137,32 +132,26 @@ impl Source {
         }
     }
 
-    /// The chunkers (of [`STRATEGIES`] and [`COMPOSITES`]) whose chunks may carry a column of this source. A
-    /// composite carries too what the chunkers it runs carry: AutoChunker runs the structural and code chunkers,
-    /// ElementsChunker the Markdown chunker, HierarchicalChunker any (its levels).
-    pub const fn chunkers(self) -> &'static [&'static str] {
-        const ALL: [&str; 12] = [
-            "recursive",
-            "sentence",
-            "paragraph",
-            "fixed",
-            "markdown",
-            "clause",
-            "table",
-            "code",
-            "semantic",
-            "auto",
-            "hierarchical",
-            "elements",
-        ];
+    /// The chunkers of this group (by their names in [`chunkers`]), or None for every chunker. A composite is in
+    /// a group when it runs chunkers of it: AutoChunker runs the structural and code chunkers, ElementsChunker the
+    /// Markdown chunker, HierarchicalChunker any (its levels, whose keys it carries too).
+    const fn named(self) -> Option<&'static [&'static str]> {
         match self {
-            Source::Every | Source::Tokens | Source::Pages => &ALL,
-            Source::Structure => &["markdown", "clause", "table", "auto", "elements"],
-            Source::Code => &["code", "markdown", "auto", "elements"],
-            Source::Semantic => &["semantic"],
-            Source::Strategy => &["auto"],
-            Source::Hierarchy => &["hierarchical"],
-            Source::Elements => &["elements"],
+            Source::Every | Source::Tokens | Source::Pages => None,
+            Source::Structure => Some(&["markdown", "clause", "table", "auto", "elements"]),
+            Source::Code => Some(&["code", "markdown", "auto", "elements"]),
+            Source::Semantic => Some(&["semantic"]),
+            Source::Strategy => Some(&["auto"]),
+            Source::Hierarchy => Some(&["hierarchical"]),
+            Source::Elements => Some(&["elements"]),
+        }
+    }
+
+    /// Whether `chunker` (a name of [`chunkers`]) is of this group.
+    pub fn includes(self, chunker: &str) -> bool {
+        match self.named() {
+            Some(names) => names.contains(&chunker),
+            None => chunkers().any(|c| c == chunker),
         }
     }
 }
@@ -232,10 +221,10 @@ impl Column {
         self.export.is_some() && !self.embedded
     }
 
-    /// Whether the output of `chunker` (a name of [`STRATEGIES`] or [`COMPOSITES`]) has the column: in a table,
-    /// its column; a caller's key of its name is refused.
+    /// Whether the output of `chunker` (a name of [`chunkers`]) has the column: in a table, its column; a
+    /// caller's key of its name is refused.
     pub fn written_for(&self, chunker: &str) -> bool {
-        self.sources.iter().any(|s| s.chunkers().contains(&chunker))
+        self.sources.iter().any(|s| s.includes(chunker))
     }
 
     /// Whether the chunks of `chunker` may carry it.
@@ -772,11 +761,12 @@ mod tests {
     #[test]
     fn every_source_names_known_chunkers_and_every_chunker_has_the_fields() {
         for s in Source::ALL {
-            for c in s.chunkers() {
-                assert!(STRATEGIES.contains(c) || COMPOSITES.contains(c), "{c}");
+            for c in s.named().unwrap_or_default() {
+                assert!(chunkers().any(|k| k == *c), "{c}");
             }
         }
-        for chunker in STRATEGIES.iter().chain(&COMPOSITES) {
+        assert_eq!(chunkers().count(), 12);
+        for chunker in chunkers() {
             assert!(column("text").unwrap().set_by(chunker));
             assert!(column("page_start").unwrap().set_by(chunker));
         }

@@ -1,6 +1,6 @@
 //! The core's chunk record (`chunkwise_core::record::COLUMNS`) as Python reads it: `_core.columns()`.
 
-use chunkwise_core::record::{Formats, COLUMNS};
+use chunkwise_core::record::{self, Formats, COLUMNS};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -18,14 +18,7 @@ pub(crate) fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             "sources",
             c.sources.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
         )?;
-        let mut written_for: Vec<&str> = Vec::new();
-        for s in c.sources {
-            for name in s.chunkers() {
-                if !written_for.contains(name) {
-                    written_for.push(name);
-                }
-            }
-        }
+        let written_for: Vec<&str> = record::chunkers().filter(|n| c.written_for(n)).collect();
         let chunkers: Vec<&str> = written_for
             .iter()
             .copied()
