@@ -8,7 +8,8 @@
 //! the keys the exporters keep out of the embedded text) is read from it; the bindings hand it to Python
 //! (`_core.columns()`).
 
-use crate::Strategy;
+use crate::structure::{ChunkType, CodeSpan};
+use crate::{SpanInfo, Strategy};
 
 /// A column's type, as its values are in Python (and as Arrow and Parquet store them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -647,9 +648,219 @@ pub fn keys(source: Source) -> impl Iterator<Item = &'static str> {
         .map(|c| c.name)
 }
 
+/// A value of a chunk's metadata key, as [`describe`] gives it: headings by their indices into
+/// [`Description::headings`] (a writer turns them into titles or depths once per document, not per chunk).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value<'a> {
+    /// The titles of these headings (a list of strings).
+    Titles(&'a [usize]),
+    /// The depths of these headings (a list of integers).
+    Depths(&'a [usize]),
+    /// A chunk's type (a string).
+    Type(ChunkType),
+    /// A string.
+    Str(&'a str),
+    /// A string, or None (`language` of a code block without one, or of no known language).
+    OptStr(Option<&'a str>),
+    /// An integer.
+    Int(usize),
+    /// A list of strings.
+    Strs(&'a [String]),
+    /// True (a flag is set only when true).
+    True,
+}
+
+/// A metadata key of the record: its column's place in [`COLUMNS`], checked when the program is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key(usize);
+
+impl Key {
+    /// The key of the column `name` (a compile error in a const when there is none).
+    pub const fn of(name: &str) -> Key {
+        let mut i = 0;
+        while i < COLUMNS.len() {
+            if same(COLUMNS[i].name.as_bytes(), name.as_bytes()) {
+                return Key(i);
+            }
+            i += 1;
+        }
+        panic!("not a column of the record")
+    }
+
+    /// Its place in [`COLUMNS`].
+    pub const fn index(self) -> usize {
+        self.0
+    }
+
+    /// Its column.
+    pub const fn column(self) -> &'static Column {
+        &COLUMNS[self.0]
+    }
+
+    /// Its name.
+    pub const fn name(self) -> &'static str {
+        COLUMNS[self.0].name
+    }
+}
+
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const TITLE_PATH: Key = Key::of("title_path");
+const HEADINGS: Key = Key::of("headings");
+const CHUNK_TYPE: Key = Key::of("chunk_type");
+const ROW_START: Key = Key::of("row_start");
+const ROW_END: Key = Key::of("row_end");
+const TOTAL_ROWS: Key = Key::of("total_rows");
+const LANGUAGE: Key = Key::of("language");
+const CONTEXT_SHORTENED: Key = Key::of("context_shortened");
+const SYMBOL_PATH: Key = Key::of("symbol_path");
+const START_LINE: Key = Key::of("start_line");
+const END_LINE: Key = Key::of("end_line");
+const NODE_TYPES: Key = Key::of("node_types");
+const NOTE: Key = Key::of("note");
+
+/// The metadata keys a chunk's description gives it, in the order they are set (the order of `Chunk.metadata`):
+/// the one place that knows the rules of the structural and code chunkers' keys. A chunk of code (the code
+/// chunker): `language` (None for no known language), `symbol_path`, `start_line`, `end_line`, `node_types`,
+/// `chunk_type`, `note` (only when cut at lines), `context_shortened` (only when true). Any other described chunk:
+/// `title_path`, `headings`, `chunk_type`, the rows only on a chunk of table rows, `language` only on a chunk of one
+/// code block, a code block's code keys only when it was parsed as code, `context_shortened` only when true. Every
+/// key is a column of [`COLUMNS`] (tested).
+pub fn describe<'a>(info: &'a SpanInfo, mut emit: impl FnMut(Key, Value<'a>)) {
+    if let Some(code) = info.code.as_ref().filter(|c| c.symbols.is_none()) {
+        emit(
+            LANGUAGE,
+            Value::OptStr(info.language.as_ref().and_then(|l| l.as_deref())),
+        );
+        code_keys(code, &info.path, &mut emit);
+        emit(CHUNK_TYPE, Value::Type(info.kind));
+        if let Some(note) = code.note {
+            emit(NOTE, Value::Str(note));
+        }
+        if info.context_shortened {
+            emit(CONTEXT_SHORTENED, Value::True);
+        }
+        return;
+    }
+    emit(TITLE_PATH, Value::Titles(&info.path));
+    emit(HEADINGS, Value::Depths(&info.path));
+    emit(CHUNK_TYPE, Value::Type(info.kind));
+    if let Some((first, past, total)) = info.rows {
+        emit(ROW_START, Value::Int(first));
+        emit(ROW_END, Value::Int(past));
+        emit(TOTAL_ROWS, Value::Int(total));
+    }
+    if let Some(language) = &info.language {
+        emit(LANGUAGE, Value::OptStr(language.as_deref()));
+    }
+    if let Some(code) = &info.code {
+        // A Markdown code block parsed as code: the code chunker's keys too.
+        code_keys(code, code.symbols.as_deref().unwrap_or_default(), &mut emit);
+        if let Some(note) = code.note {
+            emit(NOTE, Value::Str(note));
+        }
+    }
+    if info.context_shortened {
+        emit(CONTEXT_SHORTENED, Value::True);
+    }
+}
+
+/// A chunk of code's `symbol_path` (the headings `symbols`), `start_line`, `end_line` and `node_types`.
+fn code_keys<'a>(code: &'a CodeSpan, symbols: &'a [usize], emit: &mut impl FnMut(Key, Value<'a>)) {
+    emit(SYMBOL_PATH, Value::Titles(symbols));
+    emit(START_LINE, Value::Int(code.lines.0));
+    emit(END_LINE, Value::Int(code.lines.1));
+    emit(NODE_TYPES, Value::Strs(&code.node_types));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn describe_gives_the_records_keys_with_their_types_and_rules() {
+        use crate::{ChunkOptions, Splitter, SplitterConfig};
+        let md = "# Guide\n\n## Install\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n```python\ndef f():\n    \
+                  return 1\n```\n\nWords.\n";
+        let code = "import os\n\n\nclass Parser:\n    def feed(self, data):\n        return data\n";
+        let cases = [
+            (Strategy::Markdown, md),
+            (Strategy::Code, code),
+            (
+                Strategy::Clause,
+                "Article 1. Scope.\n\nArticle 2. Terms apply.\n",
+            ),
+        ];
+        let mut seen = Vec::new();
+        for (strategy, text) in cases {
+            let splitter = Splitter::new(SplitterConfig::new(strategy, 40)).unwrap();
+            let chunks = splitter.chunks(text, ChunkOptions::default()).unwrap();
+            let description = chunks
+                .description
+                .expect("a structural chunker describes its chunks");
+            for info in &description.chunks {
+                let mut keys = Vec::new();
+                describe(info, |key, value| {
+                    let (c, key) = (key.column(), key.name());
+                    assert_eq!(c.role, Role::Metadata, "{key}");
+                    assert!(c.set_by(strategy.name()), "{key} on {}", strategy.name());
+                    let kind = match value {
+                        Value::Titles(_) | Value::Strs(_) => Kind::StrList,
+                        Value::Depths(_) => Kind::IntList,
+                        Value::Type(_) | Value::Str(_) | Value::OptStr(_) => Kind::Str,
+                        Value::Int(_) => Kind::Int,
+                        Value::True => Kind::Bool,
+                    };
+                    assert_eq!(c.kind, kind, "{key}");
+                    if matches!(value, Value::OptStr(None)) {
+                        assert!(c.nullable, "{key}");
+                    }
+                    keys.push(key);
+                });
+                // Each key once, and the keys every chunk of the chunker has.
+                let mut unique = keys.clone();
+                unique.sort_unstable();
+                unique.dedup();
+                assert_eq!(unique.len(), keys.len(), "{keys:?}");
+                for c in COLUMNS.iter().filter(|c| {
+                    c.role == Role::Metadata
+                        && !c.nullable
+                        && c.set_by(strategy.name())
+                        && !c.sources.contains(&Source::Strategy)
+                }) {
+                    assert!(
+                        keys.contains(&c.name) || strategy == Strategy::Code,
+                        "{} missing",
+                        c.name
+                    );
+                }
+                assert_eq!(info.rows.is_some(), keys.contains(&"row_start"));
+                assert_eq!(info.context_shortened, keys.contains(&"context_shortened"));
+                seen.extend(keys);
+            }
+        }
+        for key in [
+            "symbol_path",
+            "row_start",
+            "title_path",
+            "language",
+            "node_types",
+        ] {
+            assert!(seen.contains(&key), "{key}");
+        }
+    }
 
     #[test]
     fn names_are_unique_and_exports_too() {
