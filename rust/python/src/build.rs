@@ -234,16 +234,16 @@ pub(crate) fn build<'py>(
                 Some(m) => m,
                 None => meta.insert(metadata::new_frozen(py)?),
             };
-            m.set_item(pyo3::intern!(py, "cut_score"), scores[i])?;
-            m.set_item(pyo3::intern!(py, "cut_mode"), *mode)?;
+            m.set_item(key_string(py, CUT_SCORE), scores[i])?;
+            m.set_item(key_string(py, CUT_MODE), *mode)?;
         }
         if let Some((first, last)) = ch.pages {
             let m = match &mut meta {
                 Some(m) => m,
                 None => meta.insert(metadata::new_frozen(py)?),
             };
-            m.set_item(pyo3::intern!(py, "page_start"), first)?;
-            m.set_item(pyo3::intern!(py, "page_end"), last)?;
+            m.set_item(key_string(py, PAGE_START), first)?;
+            m.set_item(key_string(py, PAGE_END), last)?;
         }
         let meta = meta.map(Bound::unbind);
         let (text, source, index) = match &texts {
@@ -322,6 +322,12 @@ fn describe(
     });
     result
 }
+
+// The keys build() sets itself (the description's are record::describe's), checked against the record when compiled.
+const CUT_SCORE: Key = Key::of("cut_score");
+const CUT_MODE: Key = Key::of("cut_mode");
+const PAGE_START: Key = Key::of("page_start");
+const PAGE_END: Key = Key::of("page_end");
 
 /// The Python string of a metadata key of the record, made once for the process.
 fn key_string<'py>(py: Python<'py>, key: Key) -> Bound<'py, PyString> {
