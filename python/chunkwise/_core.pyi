@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "detect", "render_elements", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "columns", "detect", "level_ids", "render_elements", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -253,6 +253,10 @@ def render_elements(
 ) -> Tuple[str, List[Optional[Tuple[int, int]]], List[Tuple[int, List[Tuple[Tuple[int, int], List[int]]]]]]: ...
 def code_language(path: str, text: Optional[str] = None) -> Optional[str]: ...
 def code_languages() -> List[str]: ...
+def columns() -> List[Dict[str, Any]]:
+    """The chunk record's columns, one dict per column, in the core's order (read through ``chunkwise.record``)."""
+def level_ids(text: str, chunks: List[str], metadata: Optional[Dict[str, Any]], level: int) -> List[str]:
+    """The ids of one level of HierarchicalChunker's chunks of ``text``, given by their texts."""
 def detect(
     text: Union[str, bytes], source: Union[str, PathLike[str], None] = None
 ) -> Tuple[str, str, Optional[str], Optional[str]]:

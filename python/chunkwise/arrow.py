@@ -13,17 +13,17 @@ from typing import Any, Optional, Sequence
 
 from . import _core
 from .chunkers import BaseChunker, _one_strategy
+from .record import COLUMNS
 
 __all__ = ["chunk_arrow", "OUTPUT_COLUMNS"]
 
 #: The columns every output has, in order (then ``token_count`` after ``size`` for a chunker in tokens, the
 #: description columns for a structural chunker, and the page columns: see :func:`chunk_arrow`).
-OUTPUT_COLUMNS = ("row", "index", "text", "start", "end", "size", "level", "id", "prev_id", "next_id", "context",
-                  "embedding_text")
-_ALL_OUTPUT_COLUMNS = frozenset(OUTPUT_COLUMNS) | {
-    "token_count", "title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
-    "context_shortened", "page_start", "page_end",
-}
+OUTPUT_COLUMNS = tuple(c.name for c in sorted((c for c in COLUMNS if c.arrow_at is not None),
+                                               key=lambda c: c.arrow_at or 0))
+# Every column an output may have (the core's record), whichever the chunker: a kept column of the same name would
+# come out twice.
+_ALL_OUTPUT_COLUMNS = frozenset(c.name for c in COLUMNS if "arrow" in c.formats)
 
 
 def _pyarrow() -> Any:

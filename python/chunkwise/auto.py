@@ -22,13 +22,14 @@ from .chunkers import (
     _given,
     _text_or_pages,
 )
+from .record import metadata_keys
 
 __all__ = [
     "AutoChunker", "Choice", "STRATEGY_KEYS", "TABLE_FORMATS", "choose", "choose_by_name", "choose_file", "not_a_table",
 ]
 
 #: The keys :class:`AutoChunker` sets in every chunk's metadata.
-STRATEGY_KEYS = ("strategy", "strategy_reason")
+STRATEGY_KEYS = metadata_keys("strategy")
 
 #: The kinds of document, each with the chunker it gets unless overridden.
 KINDS = ("markdown", "code", "table", "clause", "prose")
@@ -68,6 +69,8 @@ class AutoChunker(_Configured):
     :class:`RecursiveChunker`); pass ``markdown=``, ``code=``, ``table=``, ``clause=`` or ``prose=`` to use your own.
     A file named as a table that is not one is chunked as prose, and the reason says so.
     """
+
+    _strategy = "auto"
 
     def __init__(
         self,

@@ -17,12 +17,13 @@ from . import _core
 from ._core import Tokenizer
 from .chunk import Chunk
 from .chunkers import MarkdownChunker, _as_dict, _as_list, _batch_metadatas, _Configured, _given
+from .record import metadata_keys
 
 __all__ = ["ELEMENT_KEYS", "ElementsChunker", "RenderedElements", "chunk_elements", "from_docling", "from_unstructured"]
 
 #: The keys :class:`ElementsChunker` sets in a chunk's metadata (``page_start`` / ``page_end`` when the elements have
 #: pages).
-ELEMENT_KEYS = ("element_indices", "element_types", "table_columns")
+ELEMENT_KEYS = tuple(k for k in metadata_keys("elements") if k not in metadata_keys("pages"))
 
 # Element types, by the names parsers use (lower case, "_" and "-" and spaces dropped), and what each renders as.
 _KINDS: Dict[str, str] = {}
@@ -75,6 +76,8 @@ class ElementsChunker(_Configured):
     several tables, each of the first (key) column and as many next columns as fit, each under the caption.
     """
 
+    _strategy = "elements"
+
     def __init__(
         self,
         size: int = 512,
@@ -119,7 +122,7 @@ class ElementsChunker(_Configured):
 
 
 def _checked(metadata: Optional[dict]) -> Optional[dict]:
-    taken = [k for k in (*ELEMENT_KEYS, "page_start", "page_end") if metadata is not None and k in metadata]
+    taken = [k for k in metadata_keys("elements") if metadata is not None and k in metadata]
     if taken:
         raise _core.ChunkingError(f"metadata key {taken[0]!r} is set by ElementsChunker: rename it")
     return metadata

@@ -7,7 +7,6 @@ exporters to LlamaIndex and LangChain live in :mod:`chunkwise.integrations`.
 
 from __future__ import annotations
 
-import hashlib
 from bisect import bisect_left
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
@@ -25,16 +24,15 @@ from .chunkers import (
     _given,
     _text_or_pages,
 )
+from .record import metadata_keys
 
 __all__ = ["HIERARCHY_KEYS", "HierarchicalChunker", "expand", "merge_hits"]
 
 #: The keys :class:`HierarchicalChunker` sets in every chunk's metadata.
-HIERARCHY_KEYS = ("depth", "parent_id", "children_ids", "root_id")
+HIERARCHY_KEYS = metadata_keys("hierarchy")
 
 # What a child takes from its parent when its own chunker knows nothing of the document's structure.
 _INHERITED = ("title_path", "headings")
-# Metadata keys that name a document (as the core reads them for chunk ids), in order of preference.
-_DOC_ID_KEYS = ("doc_id", "id", "source")
 
 Level = Union[int, BaseChunker]
 
@@ -59,11 +57,14 @@ class HierarchicalChunker(_Configured):
     - ``parent_id`` (None at level 0), ``children_ids`` (empty at the last level) and ``root_id`` (its level-0
       ancestor; its own id at level 0).
 
-    ``prev_id`` / ``next_id`` link the chunks of one level in document order, across parents. Ids are
-    content-addressed and namespaced by document (``doc_id``, ``id`` or ``source`` in the metadata; without one, a
-    digest of the whole text) and by level: the same document chunked twice gets the same ids, the same passage in
-    two documents (or at two levels) two ids.
+    ``prev_id`` / ``next_id`` link the chunks of one level in document order, across parents. Ids are the core's,
+    as every chunk's: content-addressed and namespaced by document (``doc_id``, ``id`` or ``source`` in the
+    metadata; without one, a digest of the whole text) and by level: the same document chunked twice gets the same
+    ids, the same passage in two documents (or at two levels) two ids, and level 0's ids are those its chunker
+    gives.
     """
+
+    _strategy = "hierarchical"
 
     def __init__(
         self,
@@ -151,7 +152,7 @@ class HierarchicalChunker(_Configured):
                     f"metadata key {taken[0]!r} is set by HierarchicalChunker on every chunk: rename it"
                 )
         levels = self._levels(text, metadata, paged or PAGE_BREAK in text)
-        return _assemble(text, levels, metadata, _doc_key(metadata, text))
+        return _assemble(text, levels, metadata)
 
     def _levels(self, text: str, metadata: Optional[dict], paged: bool) -> List[List["_Node"]]:
         """The chunks of each level as nodes (absolute offsets), each knowing its parent's position."""
@@ -212,30 +213,15 @@ def _positions(text: str, char: str) -> List[int]:
     return out
 
 
-def _doc_key(metadata: Optional[dict], text: str) -> bytes:
-    """What namespaces a document's chunk ids: its name in the metadata, else a digest of its whole text."""
-    for key in _DOC_ID_KEYS:
-        if metadata is not None and metadata.get(key) is not None:
-            return b"id\x1f" + str(metadata[key]).encode("utf-8", "surrogatepass")
-    return b"text\x1f" + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+def _ids(text: str, depth: int, level: List["_Node"], metadata: Optional[dict]) -> List[str]:
+    """The ids of one level's chunks: the core's ids (a hash of the document, the chunk's text and which occurrence
+    of that text it is in the level, not of its offsets: an edit before a chunk shifts them), namespaced by the level
+    below level 0, whose ids are those its chunker gave."""
+    return _core.level_ids(text, [text[n.start : n.end] for n in level], metadata, depth)
 
 
-def _ids(doc: bytes, depth: int, texts: Iterable[str]) -> List[str]:
-    """The ids of one level's chunks: a hash of the document, the level, the chunk's text and which occurrence of
-    that text it is in the level (not of its offsets: an edit before a chunk shifts them)."""
-    seen: Dict[str, int] = {}
-    out = []
-    prefix = doc + b"\x1f" + str(depth).encode() + b"\x1f"
-    for t in texts:
-        n = seen.get(t, 0)
-        seen[t] = n + 1
-        h = hashlib.blake2b(prefix + str(n).encode() + b"\x1f" + t.encode("utf-8", "surrogatepass"), digest_size=8)
-        out.append(h.hexdigest())
-    return out
-
-
-def _assemble(text: str, levels: List[List[_Node]], metadata: Optional[dict], doc: bytes) -> List[Chunk]:
-    ids = [_ids(doc, d, (text[n.start : n.end] for n in level)) for d, level in enumerate(levels)]
+def _assemble(text: str, levels: List[List[_Node]], metadata: Optional[dict]) -> List[Chunk]:
+    ids = [_ids(text, d, level, metadata) for d, level in enumerate(levels)]
     children: List[List[List[str]]] = [[[] for _ in level] for level in levels]
     for d in range(1, len(levels)):
         for k, node in enumerate(levels[d]):

@@ -152,3 +152,61 @@ def test_llama_index_ids_are_stable_and_namespaced_by_document(li, chunker):
     assert not {n.node_id for n in one} & {n.node_id for n in other}
     assert [n.text for n in one] == chunker.split(ZH)
     assert pickle.loads(pickle.dumps(parser)).chunker == chunker
+
+
+# -- every chunker behind both adapters -----------------------------------------------------------------------------
+
+
+def every_chunker():
+    """One chunker of each kind the package exports, with a text it cuts into several chunks, and the key it adds
+    that describes the chunk rather than its meaning."""
+    from chunkwise import AutoChunker, CodeChunker, SemanticChunker
+    from support.embedders import embed
+
+    code = (DATA / "code.py").read_text(encoding="utf-8")[:6000]
+    return [
+        pytest.param(CodeChunker(300), code, "start_line", id="code"),
+        pytest.param(SemanticChunker(400, embed=embed), (DATA / "en.txt").read_text(encoding="utf-8")[:6000], "cut_score",
+                     id="semantic"),
+        pytest.param(AutoChunker(300), code, "strategy_reason", id="auto"),
+        pytest.param(MarkdownChunker(300), MD[:6000], "chunk_type", id="markdown"),
+    ]
+
+
+@pytest.mark.parametrize("chunker, text, technical", every_chunker())
+def test_llama_index_keeps_the_chunk_description_out_of_the_embedded_text(li, chunker, text, technical):
+    # Drift of issue 32: the exporter's own list of keys to leave out lacked the code, semantic and auto keys, so
+    # start_line, node_types, cut_score... were embedded with the text; and AutoChunker was refused with a TypeError
+    # (both failed on main).
+    from llama_index.core.schema import MetadataMode
+
+    Document, _, _, _, Parser, _ = li
+    nodes = Parser(chunker).get_nodes_from_documents([Document(text=text, doc_id="doc.py")])
+    assert len(nodes) > 1
+    assert any(technical in n.metadata for n in nodes)
+    for n in nodes:
+        embedded = n.get_metadata_str(MetadataMode.EMBED)
+        shown = {line.split(": ", 1)[0] for line in embedded.splitlines() if ": " in line}
+        assert technical not in shown and "chunk_id" not in shown, embedded
+        assert set(n.excluded_embed_metadata_keys) == set(n.excluded_llm_metadata_keys)
+
+
+@pytest.mark.parametrize("chunker, text, technical", every_chunker())
+def test_langchain_takes_every_chunker_of_a_flat_list(lc, chunker, text, technical):
+    Document, Splitter = lc
+    out = Splitter(chunker).split_documents([Document(page_content=text, metadata={"source": "doc.py"})])
+    chunks = chunker.chunk(text, {"source": "doc.py"})
+    assert [d.page_content for d in out] == [c.text for c in chunks]
+    assert any(technical in d.metadata for d in out)
+
+
+def test_chunkers_that_do_not_give_a_flat_list_of_chunks_are_refused_with_the_reason(li, lc):
+    from chunkwise import ElementsChunker, HierarchicalChunker
+
+    _, Splitter = lc
+    Parser = li[4]
+    for adapter in (Splitter, Parser):
+        with pytest.raises(TypeError, match="HierarchicalChunker.*levels"):
+            adapter(HierarchicalChunker((400, 100)))
+        with pytest.raises(TypeError, match="ElementsChunker.*elements"):
+            adapter(ElementsChunker(400))

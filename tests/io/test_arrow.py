@@ -102,6 +102,16 @@ CODE_TEXTS = [
 ]
 
 
+@pytest.mark.parametrize("key", ["symbol_path", "start_line", "end_line", "node_types", "note"])
+def test_keep_refuses_a_code_column_of_the_output(key):
+    # Drift of issue 32: the keep check had its own list of output columns, without the code chunker's, so a kept
+    # column of that name came out twice (failed on main before the list was read from the core's record).
+    chunker = chunkwise.CodeChunker(40)
+    table = pa.table({"body": [CODE_TEXTS[0]], key: [1]})
+    with pytest.raises(chunkwise.ChunkingError, match=f"keep names '{key}', a column of the output"):
+        chunk_arrow(table, chunker, text_column="body", keep=[key])
+
+
 def test_markdown_fences_of_a_known_language_fill_the_code_columns():
     code = CODE_TEXTS[0]
     docs = [f"# Guide\n\nSome words first.\n\n```python\n{code}```\n\nAfter.\n", "# Plain\n\nNo code.\n", None]

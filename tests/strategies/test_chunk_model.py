@@ -16,6 +16,11 @@ from chunkwise.chunk import Metadata
 
 MD = "# Guide\n\nIntro text here.\n\n## Install\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nDone.\n"
 CSV = "city,population\nBeijing,21.9\nShanghai,24.9\nShenzhen,17.7\n"
+# Texts some of whose chunks get a shortened context (``context_shortened``): a header or title path too long for
+# the size.
+TABLE_SHORTENED = "| name of the thing | value of the thing |\n|---|---|\n" + "".join(f"| row{i} | {i} |\n" for i in range(30))
+MD_SHORTENED = "# Guide\n\n## Install\n\n" + TABLE_SHORTENED
+CLAUSES_SHORTENED = "第一章 总则总则总则总则总则总则总则总则\n\n第一节 一般规定一般规定一般规定一般规定\n\n第一条 " + "这是一个很长的条款内容。" * 20
 
 
 def _samples():
@@ -156,11 +161,25 @@ def test_unusual_metadata_values_are_copied_like_deepcopy():
         (lambda m: MarkdownChunker(20).chunk_batch(["a", MD], [None, m]), r"metadatas\[1\]", "language"),
         (lambda m: RecursiveChunker(20).chunk(pages=["a", "b"], metadata=m), "metadata", "page_start"),
         (lambda m: RecursiveChunker(20).chunk("a\fb", m), "metadata", "page_end"),
+        # Drift of issue 32: context_shortened (set on chunks whose context was cut to fit) was overwritten in
+        # silence on Markdown, clause and table chunks (failed on main: the bindings' list of structure keys lacked
+        # it).
+        (lambda m: MarkdownChunker(30).chunk(MD_SHORTENED, m), "metadata", "context_shortened"),
+        (lambda m: ClauseChunker(30).chunk(CLAUSES_SHORTENED, m), "metadata", "context_shortened"),
+        (lambda m: TableChunker(30).chunk(TABLE_SHORTENED, m), "metadata", "context_shortened"),
     ],
 )
 def test_a_key_the_chunker_sets_is_refused_not_overwritten(call, arg, key):
     with pytest.raises(ChunkingError, match=rf"^{arg} has the key '{key}', which the chunker sets itself"):
         call({key: "mine", "source": "s"})
+
+
+@pytest.mark.parametrize("chunker, text", [
+    (MarkdownChunker(30), MD_SHORTENED), (ClauseChunker(30), CLAUSES_SHORTENED), (TableChunker(30), TABLE_SHORTENED),
+])
+def test_the_shortened_texts_get_a_shortened_context(chunker, text):
+    # What makes the refusal of a caller's context_shortened above a refusal of a key these chunks set.
+    assert any(c.metadata.get("context_shortened") is True for c in chunker.chunk(text))
 
 
 def test_keys_the_chunker_does_not_set_are_kept():

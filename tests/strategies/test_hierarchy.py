@@ -93,6 +93,20 @@ def test_ids_stable_and_namespaced_by_document_and_level():
     assert short[0].id != short[1].id
 
 
+@pytest.mark.parametrize("metadata", [None, {"doc_id": "a"}, {"source": "a.md"}])
+def test_ids_are_the_cores_level_0_those_of_its_chunker(metadata):
+    # One id scheme (issue 32): the hierarchy's ids come from the core's id function, so level 0's are the ids its
+    # chunker gives alone, and a deeper level's differ from the ids its chunker gives the parent's text.
+    text = TEXTS["en.txt"][:8000]
+    top = MarkdownChunker(1500, merge_sections=False)
+    chunks = HierarchicalChunker([top, 300]).chunk(text, metadata)
+    zero = [c for c in chunks if c.metadata["depth"] == 0]
+    assert [c.id for c in zero] == [c.id for c in top.chunk(text, metadata)]
+    one = [c for c in chunks if c.metadata["depth"] == 1]
+    assert len({c.id for c in one}) == len(one) > len(zero)
+    assert not {c.id for c in one} & {c.id for c in zero}
+
+
 def test_pages_are_the_documents():
     pages = [TEXTS["en.txt"][i * 3000 : (i + 1) * 3000].replace("\f", " ") for i in range(5)]
     chunks = HierarchicalChunker([1500, 400]).chunk(pages=pages)

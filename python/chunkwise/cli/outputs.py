@@ -19,7 +19,7 @@ import tempfile
 from typing import IO, Any, Callable, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from .. import _core
-from ..auto import STRATEGY_KEYS
+from ..record import COLUMNS, metadata_keys
 from .files import Identity
 from .options import UsageError
 
@@ -27,19 +27,16 @@ from .options import UsageError
 FORMATS = {"jsonl": (".jsonl", ".json", ".ndjson"), "parquet": (".parquet", ".pq")}
 
 #: The fields of each output line or row, in order; ``--fields`` picks some of them.
-FIELDS = (
-    "text", "start", "end", "source", "index", "id", "prev_id", "next_id", "level", "size", "token_count",
-    "context", "embedding_text", "metadata",
-)
+FIELDS = tuple(c.name for c in COLUMNS if "lines" in c.formats and c.role in ("field", "document"))
 
 #: In Parquet, the ``metadata`` field is these columns (null where a chunk's metadata has no such key): the strategy
 #: that chose each document's chunker and why (``--strategy auto``), the structure columns (when a structural
 #: strategy runs), a code chunk's (when source files are chunked as code), then the pages.
-STRATEGY_COLUMNS = STRATEGY_KEYS
-STRUCTURE_COLUMNS = ("title_path", "headings", "chunk_type", "row_start", "row_end", "total_rows", "language",
-                     "context_shortened")
-CODE_COLUMNS = ("symbol_path", "start_line", "end_line", "node_types", "note")
-PAGE_COLUMNS = ("page_start", "page_end")
+#: (All read from the core's record: see :mod:`chunkwise.record`.)
+STRATEGY_COLUMNS = metadata_keys("strategy")
+STRUCTURE_COLUMNS = metadata_keys("structure")
+CODE_COLUMNS = tuple(k for k in metadata_keys("code") if k not in STRUCTURE_COLUMNS)
+PAGE_COLUMNS = metadata_keys("pages")
 
 #: What chose a document's chunker: a ``(strategy, reason)`` pair, or None.
 Strategy = Optional[Tuple[str, str]]

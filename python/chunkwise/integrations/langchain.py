@@ -7,7 +7,7 @@ Needs langchain-text-splitters (``pip install langchain-text-splitters``).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 try:
     from langchain_core.documents import Document
@@ -17,14 +17,17 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         "chunkwise.integrations.langchain needs LangChain's splitters: pip install langchain-text-splitters"
     ) from exc
 
+from ..auto import AutoChunker
 from ..chunkers import BaseChunker
-from ._fields import chunk_metadata
+from ._fields import check_chunker, chunk_metadata
 
 __all__ = ["ChunkwiseTextSplitter", "parent_documents"]
 
 
 class ChunkwiseTextSplitter(TextSplitter):
-    """Any chunkwise chunker behind LangChain's ``TextSplitter`` interface.
+    """Any chunkwise chunker that cuts a text into a flat list of chunks (every one but HierarchicalChunker, whose
+    chunks :func:`parent_documents` takes, and ElementsChunker, which takes parsed elements) behind LangChain's
+    ``TextSplitter`` interface.
 
     ``split_text`` gives the chunks' texts; ``create_documents`` / ``split_documents`` / ``transform_documents``
     give one ``Document`` per chunk, its ``page_content`` the exact slice of the text (``embedding_text``, the slice
@@ -32,9 +35,8 @@ class ChunkwiseTextSplitter(TextSplitter):
     chunk ids' namespace (``doc_id``, ``id`` or ``source``), as in :meth:`BaseChunker.chunk`.
     """
 
-    def __init__(self, chunker: BaseChunker, *, embedding_text: bool = True) -> None:
-        if not isinstance(chunker, BaseChunker):
-            raise TypeError(f"chunker must be a chunkwise chunker, got {type(chunker).__name__}")
+    def __init__(self, chunker: Union[BaseChunker, AutoChunker], *, embedding_text: bool = True) -> None:
+        check_chunker(chunker)
         config = chunker.config
         size = config.get("size") or 1
         overlap = config.get("overlap") or 0
@@ -52,9 +54,7 @@ class ChunkwiseTextSplitter(TextSplitter):
         documents: List[Document] = []
         for text, metadata in zip(texts, metadatas):
             for chunk in self.chunker.chunk(text, metadata):
-                meta = chunk_metadata(chunk)  # the document's metadata is in the chunk's
-                if self.embedding_text and chunk.context:
-                    meta["embedding_text"] = chunk.embedding_text
+                meta = chunk_metadata(chunk, self.embedding_text)  # the document's metadata is in the chunk's
                 documents.append(Document(page_content=chunk.text, metadata=meta))
         return documents
 

@@ -8,7 +8,7 @@ Needs llama-index-core (``pip install llama-index-core``).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Sequence, Union
 
 try:
     from llama_index.core.node_parser import NodeParser
@@ -18,29 +18,23 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 
 from pydantic import PrivateAttr
 
+from ..auto import AutoChunker
 from ..chunkers import BaseChunker
-from ._fields import chunk_metadata
+from ._fields import EXCLUDED_FROM_EMBEDDING, check_chunker, chunk_metadata
 
 __all__ = ["ChunkwiseNodeParser", "hierarchical_nodes"]
 
-#: Keys of a node's metadata that describe the chunk, not its meaning: left out of what is embedded and what the
-#: LLM reads (the title path and the document's own keys stay in).
-_TECHNICAL = [
-    "start_index", "end_index", "chunk_id", "chunk_index", "prev_chunk_id", "next_chunk_id", "level", "size",
-    "token_count", "context", "page_start", "page_end", "row_start", "row_end", "total_rows", "headings",
-    "chunk_type", "context_shortened", "depth", "parent_id", "children_ids", "root_id",
-]
-
-
 class ChunkwiseNodeParser(NodeParser):
-    """Any chunkwise chunker behind LlamaIndex's ``NodeParser`` interface (``get_nodes_from_documents``, and a
-    transformation of an ``IngestionPipeline``)."""
+    """Any chunkwise chunker that cuts a text into a flat list of chunks behind LlamaIndex's ``NodeParser``
+    interface (``get_nodes_from_documents``, and a transformation of an ``IngestionPipeline``); HierarchicalChunker's
+    chunks go through :func:`hierarchical_nodes`, and ElementsChunker takes parsed elements, not a node's text.
+    The keys that describe a chunk rather than its meaning (``chunkwise.record``: offsets, ids, sizes, rows, lines,
+    scores) are left out of what is embedded and what the LLM reads."""
 
-    _chunker: BaseChunker = PrivateAttr()
+    _chunker: Any = PrivateAttr()
 
-    def __init__(self, chunker: BaseChunker, **kwargs: Any) -> None:
-        if not isinstance(chunker, BaseChunker):
-            raise TypeError(f"chunker must be a chunkwise chunker, got {type(chunker).__name__}")
+    def __init__(self, chunker: Union[BaseChunker, AutoChunker], **kwargs: Any) -> None:
+        check_chunker(chunker)
         super().__init__(**kwargs)
         self._chunker = chunker
 
@@ -49,7 +43,7 @@ class ChunkwiseNodeParser(NodeParser):
         return "ChunkwiseNodeParser"
 
     @property
-    def chunker(self) -> BaseChunker:
+    def chunker(self) -> Union[BaseChunker, AutoChunker]:
         return self._chunker
 
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> List[BaseNode]:
@@ -77,9 +71,9 @@ class ChunkwiseNodeParser(NodeParser):
                     start_char_idx=chunk.start,
                     end_char_idx=chunk.end,
                     metadata=meta,
-                    excluded_embed_metadata_keys=[k for k in _TECHNICAL if k in meta]
+                    excluded_embed_metadata_keys=[k for k in meta if k in EXCLUDED_FROM_EMBEDDING]
                     + list(node.excluded_embed_metadata_keys),
-                    excluded_llm_metadata_keys=[k for k in _TECHNICAL if k in meta]
+                    excluded_llm_metadata_keys=[k for k in meta if k in EXCLUDED_FROM_EMBEDDING]
                     + list(node.excluded_llm_metadata_keys),
                     **templates,
                 )
@@ -118,8 +112,8 @@ def hierarchical_nodes(chunks: Sequence[Any], document: Any = None) -> List[Text
             start_char_idx=chunk.start,
             end_char_idx=chunk.end,
             metadata=meta,
-            excluded_embed_metadata_keys=[k for k in _TECHNICAL if k in meta],
-            excluded_llm_metadata_keys=[k for k in _TECHNICAL if k in meta],
+            excluded_embed_metadata_keys=[k for k in meta if k in EXCLUDED_FROM_EMBEDDING],
+            excluded_llm_metadata_keys=[k for k in meta if k in EXCLUDED_FROM_EMBEDDING],
         )
     # Relations once every node exists: each is the related node's own info, so that two nodes naming the same
     # neighbour name it alike (the retriever compares them).

@@ -129,15 +129,32 @@ impl Splitter {
 /// id; without one, a digest of the whole text stands for the document, so that equal chunk texts of different
 /// documents do not collide (and every id changes with any edit).
 pub fn chunk_ids(text: &str, spans: &[Span], doc_id: Option<&str>) -> Vec<u64> {
+    level_ids(
+        text,
+        spans.iter().map(|s| &text.as_bytes()[s.start..s.end]),
+        doc_id,
+        0,
+    )
+}
+
+/// The ids of the chunks of one level of a hierarchy of chunks over `text` (HierarchicalChunker's), given by their
+/// texts (`chunks`): the ids [`chunk_ids`] gives at level 0, namespaced by the level below it too, so that the
+/// same passage at two levels has two ids.
+pub fn level_ids<'a>(
+    text: &str,
+    chunks: impl ExactSizeIterator<Item = &'a [u8]>,
+    doc_id: Option<&str>,
+    level: u32,
+) -> Vec<u64> {
     let mut ids = Ids::new(match doc_id {
         Some(d) => DocKey::Id(d),
         None => DocKey::Text(text),
     });
-    ids.seen.reserve(spans.len());
-    spans
-        .iter()
-        .map(|s| ids.next(&text.as_bytes()[s.start..s.end]))
-        .collect()
+    if level > 0 {
+        ids.doc = xxh3_64_with_seed(&level.to_le_bytes(), ids.doc);
+    }
+    ids.seen.reserve(chunks.len());
+    chunks.map(|c| ids.next(c)).collect()
 }
 
 /// What namespaces a document's chunk ids.
@@ -194,6 +211,34 @@ impl Ids {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn level_ids_are_chunk_ids_at_level_0_and_apart_at_other_levels() {
+        let text = "one two. one two. three";
+        let spans: Vec<Span> = [(0, 8), (9, 17), (18, 23)]
+            .iter()
+            .map(|&(start, end)| Span {
+                start,
+                end,
+                level: Level::END,
+                size: 0,
+            })
+            .collect();
+        let pieces = || spans.iter().map(|s| &text.as_bytes()[s.start..s.end]);
+        for doc in [None, Some("doc_id=a")] {
+            let zero = level_ids(text, pieces(), doc, 0);
+            assert_eq!(zero, chunk_ids(text, &spans, doc));
+            // The repeated text gets two ids.
+            assert_ne!(zero[0], zero[1]);
+            let one = level_ids(text, pieces(), doc, 1);
+            assert!(zero.iter().all(|id| !one.contains(id)));
+            assert_eq!(one, level_ids(text, pieces(), doc, 1));
+        }
+        assert_ne!(
+            level_ids(text, pieces(), Some("doc_id=a"), 1),
+            level_ids(text, pieces(), Some("doc_id=b"), 1)
+        );
+    }
     use crate::{SplitterConfig, Strategy};
 
     fn splitter(strategy: Strategy, size: usize) -> Splitter {

@@ -29,6 +29,7 @@ pub mod error;
 pub mod langchain;
 pub mod levels;
 pub mod offsets;
+pub mod record;
 pub mod semantic;
 mod simd;
 pub mod size;

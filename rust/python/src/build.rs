@@ -2,6 +2,7 @@
 //! metadata, with the strings they share made once.
 
 use chunkwise_core::levels::Name;
+use chunkwise_core::record::{self, Key, Value};
 use chunkwise_core::structure::ChunkType;
 use chunkwise_core::{ChunkOptions, Description, SpanInfo, Splitter};
 use std::sync::OnceLock;
@@ -233,16 +234,16 @@ pub(crate) fn build<'py>(
                 Some(m) => m,
                 None => meta.insert(metadata::new_frozen(py)?),
             };
-            m.set_item(pyo3::intern!(py, "cut_score"), scores[i])?;
-            m.set_item(pyo3::intern!(py, "cut_mode"), *mode)?;
+            m.set_item(key_string(py, CUT_SCORE), scores[i])?;
+            m.set_item(key_string(py, CUT_MODE), *mode)?;
         }
         if let Some((first, last)) = ch.pages {
             let m = match &mut meta {
                 Some(m) => m,
                 None => meta.insert(metadata::new_frozen(py)?),
             };
-            m.set_item(pyo3::intern!(py, "page_start"), first)?;
-            m.set_item(pyo3::intern!(py, "page_end"), last)?;
+            m.set_item(key_string(py, PAGE_START), first)?;
+            m.set_item(key_string(py, PAGE_END), last)?;
         }
         let meta = meta.map(Bound::unbind);
         let (text, source, index) = match &texts {
@@ -289,8 +290,8 @@ pub(crate) fn context_sep(info: &SpanInfo) -> &'static str {
     }
 }
 
-/// Adds a chunk's description to its metadata: `title_path` (from `titles`, the Python strings of the headings'
-/// titles), `headings`, `chunk_type`, and the table rows or code language of a chunk of one table or code block.
+/// Adds a chunk's description to its metadata: the keys the core's record gives it (`record::describe`, the one
+/// place that knows the rules), the headings' titles from `titles` (their Python strings, made once per text).
 fn describe(
     py: Python<'_>,
     meta: &Bound<'_, PyDict>,
@@ -298,66 +299,44 @@ fn describe(
     titles: &[Bound<'_, PyString>],
     description: &Description,
 ) -> PyResult<()> {
-    use pyo3::intern;
-    let path = pyo3::types::PyList::new(py, info.path.iter().map(|&h| &titles[h]))?;
-    if let Some(code) = info.code.as_ref().filter(|c| c.symbols.is_none()) {
-        // Code: the symbol path instead of a title path, and where the chunk is in the file.
-        meta.set_item(
-            intern!(py, "language"),
-            info.language.as_ref().and_then(|l| l.as_deref()),
-        )?;
-        code_keys(py, meta, code, path)?;
-        meta.set_item(intern!(py, "chunk_type"), chunk_type_string(py, info.kind))?;
-        if let Some(note) = code.note {
-            meta.set_item(intern!(py, "note"), note)?;
+    use pyo3::types::PyList;
+    let mut result = Ok(());
+    record::describe(info, |key, value| {
+        if result.is_err() {
+            return;
         }
-        if info.context_shortened {
-            meta.set_item(intern!(py, "context_shortened"), true)?;
-        }
-        return Ok(());
-    }
-    let depths = info.path.iter().map(|&h| description.headings[h].depth);
-    let levels = pyo3::types::PyList::new(py, depths)?;
-    // Interned keys and types: one string each for all the chunks, not one per chunk.
-    meta.set_item(intern!(py, "title_path"), path)?;
-    meta.set_item(intern!(py, "headings"), levels)?;
-    meta.set_item(intern!(py, "chunk_type"), chunk_type_string(py, info.kind))?;
-    if let Some((first, past, total)) = info.rows {
-        meta.set_item(intern!(py, "row_start"), first)?;
-        meta.set_item(intern!(py, "row_end"), past)?;
-        meta.set_item(intern!(py, "total_rows"), total)?;
-    }
-    if let Some(language) = &info.language {
-        meta.set_item(intern!(py, "language"), language.as_deref())?;
-    }
-    if let Some(code) = &info.code {
-        // A Markdown code block parsed as code: the code chunker's keys too.
-        let symbols = code.symbols.as_deref().unwrap_or_default();
-        let symbols = pyo3::types::PyList::new(py, symbols.iter().map(|&h| &titles[h]))?;
-        code_keys(py, meta, code, symbols)?;
-        if let Some(note) = code.note {
-            meta.set_item(intern!(py, "note"), note)?;
-        }
-    }
-    if info.context_shortened {
-        meta.set_item(intern!(py, "context_shortened"), true)?;
-    }
-    Ok(())
+        let key = key_string(py, key);
+        result = match value {
+            Value::Titles(h) => {
+                PyList::new(py, h.iter().map(|&h| &titles[h])).and_then(|l| meta.set_item(key, l))
+            }
+            Value::Depths(h) => PyList::new(py, h.iter().map(|&h| description.headings[h].depth))
+                .and_then(|l| meta.set_item(key, l)),
+            Value::Type(kind) => meta.set_item(key, chunk_type_string(py, kind)),
+            Value::Str(s) => meta.set_item(key, s),
+            Value::OptStr(s) => meta.set_item(key, s),
+            Value::Int(n) => meta.set_item(key, n),
+            Value::Strs(s) => meta.set_item(key, s),
+            Value::True => meta.set_item(key, true),
+        };
+    });
+    result
 }
 
-/// A chunk of code's `symbol_path`, `start_line`, `end_line` and `node_types`.
-fn code_keys(
-    py: Python<'_>,
-    meta: &Bound<'_, PyDict>,
-    code: &chunkwise_core::structure::CodeSpan,
-    symbols: Bound<'_, pyo3::types::PyList>,
-) -> PyResult<()> {
-    use pyo3::intern;
-    meta.set_item(intern!(py, "symbol_path"), symbols)?;
-    meta.set_item(intern!(py, "start_line"), code.lines.0)?;
-    meta.set_item(intern!(py, "end_line"), code.lines.1)?;
-    meta.set_item(intern!(py, "node_types"), &code.node_types)?;
-    Ok(())
+// The keys build() sets itself (the description's are record::describe's), checked against the record when compiled.
+const CUT_SCORE: Key = Key::of("cut_score");
+const CUT_MODE: Key = Key::of("cut_mode");
+const PAGE_START: Key = Key::of("page_start");
+const PAGE_END: Key = Key::of("page_end");
+
+/// The Python string of a metadata key of the record, made once for the process.
+fn key_string<'py>(py: Python<'py>, key: Key) -> Bound<'py, PyString> {
+    static KEYS: Interned = Interned::new();
+    interned(py, &KEYS, || {
+        record::COLUMNS.iter().map(|c| c.name).collect()
+    })[key.index()]
+    .bind(py)
+    .clone()
 }
 
 /// The Python string of a level name, made once for the process.

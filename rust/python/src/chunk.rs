@@ -436,3 +436,24 @@ impl Chunk {
         ))
     }
 }
+
+/// The ids of one level of HierarchicalChunker's chunks of `text`, given by their texts (`chunks`): the core's ids
+/// (`chunkwise_core::chunk::level_ids`), the document named by `metadata` as `chunk()` names it, so that level 0's
+/// ids are those its chunker gave.
+#[pyfunction]
+#[pyo3(signature = (text, chunks, metadata, level))]
+pub(crate) fn level_ids(
+    text: pyo3::pybacked::PyBackedStr,
+    chunks: Vec<pyo3::pybacked::PyBackedStr>,
+    metadata: Option<Bound<'_, PyDict>>,
+    level: u32,
+) -> PyResult<Vec<String>> {
+    let doc = metadata::doc_id(metadata.as_ref())?;
+    let ids = chunkwise_core::chunk::level_ids(
+        &text,
+        chunks.iter().map(|c| c.as_bytes()),
+        doc.as_deref(),
+        level,
+    );
+    Ok(ids.into_iter().map(|h| ChunkId::Hash(h).render()).collect())
+}

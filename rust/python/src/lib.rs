@@ -18,6 +18,7 @@ mod jsonl;
 mod langchain;
 mod metadata;
 mod parquet;
+mod record;
 mod splitter;
 mod stream;
 mod text;
@@ -36,6 +37,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(detect::detect, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::chunk_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(elements::render_elements, m)?)?;
+    m.add_function(wrap_pyfunction!(record::columns, m)?)?;
+    m.add_function(wrap_pyfunction!(chunk::level_ids, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;
     m.add_class::<jsonl::JsonLines>()?;

@@ -7,6 +7,9 @@
 //! list, tuple) are copied here and scalars shared (they are immutable); anything else goes to `copy.deepcopy`,
 //! which honours its `__deepcopy__`.
 
+use std::sync::LazyLock;
+
+use chunkwise_core::record::{self, Source};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
@@ -16,33 +19,23 @@ use crate::errors::ChunkingError;
 /// Metadata keys that name a document, in order of preference, for chunk ids.
 const DOC_ID_KEYS: [&str; 3] = ["doc_id", "id", "source"];
 
-/// The keys a structural chunker (markdown, clause, table) sets on its chunks. A caller's key of the same name is
-/// refused rather than overwritten in silence.
-pub(crate) const STRUCTURE_KEYS: [&str; 7] = [
-    "title_path",
-    "headings",
-    "chunk_type",
-    "row_start",
-    "row_end",
-    "total_rows",
-    "language",
-];
+/// The keys a structural chunker (markdown, clause, table) sets on its chunks, read from the core's record. A
+/// caller's key of the same name is refused rather than overwritten in silence. (In the record's order, whose first
+/// seven are the Arrow description columns' order.)
+pub(crate) static STRUCTURE_KEYS: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| record::keys(Source::Structure).collect());
 
-/// The keys the code chunker sets on its chunks besides `language` and `chunk_type`.
-pub(crate) const CODE_KEYS: [&str; 6] = [
-    "symbol_path",
-    "start_line",
-    "end_line",
-    "node_types",
-    "note",
-    "context_shortened",
-];
+/// The keys the code chunker (and a Markdown code block of a known language) sets on its chunks.
+pub(crate) static CODE_KEYS: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| record::keys(Source::Code).collect());
 
 /// The keys the semantic chunker sets on its chunks.
-pub(crate) const SEMANTIC_KEYS: [&str; 2] = ["cut_score", "cut_mode"];
+pub(crate) static SEMANTIC_KEYS: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| record::keys(Source::Semantic).collect());
 
 /// The keys every chunker sets on the chunks of a paged text.
-pub(crate) const PAGE_KEYS: [&str; 2] = ["page_start", "page_end"];
+pub(crate) static PAGE_KEYS: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| record::keys(Source::Pages).collect());
 
 /// Nesting deeper than this is copied by `copy.deepcopy`, which also handles a container that holds itself.
 const MAX_DEPTH: usize = 32;

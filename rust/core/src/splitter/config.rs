@@ -78,6 +78,9 @@ macro_rules! names {
         }
 
         impl $ty {
+            /// The names callers give, in the order of the list (aliases included).
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+
             /// The name callers give it.
             pub fn name(self) -> &'static str {
                 // The first name of a value is its own (later ones are aliases).
