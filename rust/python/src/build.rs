@@ -279,15 +279,8 @@ pub(crate) fn build<'py>(
     Ok(out)
 }
 
-/// What joins a chunk's context and its text in its embedding text: one line break after a table header or a fence
-/// line (so that the result is still a table or a code block), else a blank line.
-pub(crate) fn context_sep(info: &SpanInfo) -> &'static str {
-    if info.inline_join {
-        "\n"
-    } else {
-        "\n\n"
-    }
-}
+/// What joins a chunk's context and its text (the outputs' rule, kept in `chunkwise_io`).
+pub(crate) use chunkwise_io::context_sep;
 
 /// Adds a chunk's description to its metadata: `title_path` (from `titles`, the Python strings of the headings'
 /// titles), `headings`, `chunk_type`, and the table rows or code language of a chunk of one table or code block.
