@@ -280,15 +280,8 @@ pub(crate) fn build<'py>(
     Ok(out)
 }
 
-/// What joins a chunk's context and its text in its embedding text: one line break after a table header or a fence
-/// line (so that the result is still a table or a code block), else a blank line.
-pub(crate) fn context_sep(info: &SpanInfo) -> &'static str {
-    if info.inline_join {
-        "\n"
-    } else {
-        "\n\n"
-    }
-}
+/// What joins a chunk's context and its text (the outputs' rule, kept in `chunkwise_io`).
+pub(crate) use chunkwise_io::context_sep;
 
 /// Adds a chunk's description to its metadata: the keys the core's record gives it (`record::describe`, the one
 /// place that knows the rules), the headings' titles from `titles` (their Python strings, made once per text).

@@ -77,16 +77,8 @@ impl ChunkId {
     }
 }
 
-/// A chunk id hash as it reads: 16 lowercase hex digits (ASCII). By hand: `format!` cost more than the rest of an
-/// id column in `chunk_arrow`.
-pub(crate) fn hash_id(hash: u64) -> [u8; 16] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = [0u8; 16];
-    for (i, digit) in out.iter_mut().enumerate() {
-        *digit = HEX[((hash >> (60 - 4 * i)) & 0xf) as usize];
-    }
-    out
-}
+/// A chunk id hash as it reads (the outputs' rendering, kept in `chunkwise_io`).
+pub(crate) use chunkwise_io::hash_id;
 
 impl PartialEq for ChunkId {
     fn eq(&self, other: &Self) -> bool {

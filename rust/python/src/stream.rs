@@ -2,6 +2,7 @@
 //! as `Chunk` objects with offsets in the whole stream.
 
 use chunkwise_core::ChunkStream;
+use chunkwise_io::{Chunked, Document};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -9,7 +10,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use crate::build::{Prepared, Texts};
 use crate::errors::{run, DETACH_BYTES};
 use crate::interrupt::Interrupt;
-use crate::jsonl::{strategy_arg, Document, JsonLines, Shape};
+use crate::jsonl::{shape, strategy_arg, JsonLines};
 use crate::metadata;
 use crate::splitter::{metadata_arg, PySplitter};
 use crate::text::borrow_str;
@@ -200,7 +201,7 @@ impl PyChunkStream {
     fn spool<'py>(&mut self, py: Python<'py>, prepared: &Prepared) -> (Bound<'py, PyBytes>, usize) {
         let mut out = Vec::new();
         let inner = &self.inner;
-        crate::parquet::spool(&mut out, prepared.chunks(), self.made, |c| inner.text(c));
+        chunkwise_io::spool::spool(&mut out, prepared.chunks(), self.made, |c| inner.text(c));
         let n = prepared.count();
         self.made += n;
         (PyBytes::new(py, &out), n)
@@ -214,23 +215,14 @@ impl PyChunkStream {
         lines: &JsonLines,
         document: Document<'_>,
     ) -> (Bound<'py, PyBytes>, usize) {
-        let shape = Shape::of(self.splitter.get());
-        let mut out = Vec::new();
         let inner = &self.inner;
-        // One piece: the lines of one push.
-        let flush = |_: &mut Vec<u8>| Ok::<(), std::convert::Infallible>(());
-        let ids = lines
-            .write(
-                &mut out,
-                &shape,
-                document,
-                prepared,
-                self.made,
-                |c| inner.text(c),
-                flush,
-            )
-            .unwrap_or_else(|never| match never {});
-        lines.record(&ids);
+        let out = lines.write_all(
+            &shape(self.splitter.get()),
+            document,
+            Chunked::plain(prepared.chunks()),
+            self.made,
+            |c| inner.text(c),
+        );
         let n = prepared.count();
         self.made += n;
         (PyBytes::new(py, &out), n)

@@ -1,0 +1,324 @@
+//! Arrow record batches of chunks (`chunkwise.arrow.chunk_arrow`): one row per chunk, built column by column from
+//! the documents' chunks, in parallel, a batch of whole documents at a time. Which columns a batch has depends on
+//! the chunker only, never on the data, so that every batch of a dataset gets the same schema.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{GenericStringBuilder, Int64Builder};
+use arrow_array::{ArrayRef, Int64Array, OffsetSizeTrait, RecordBatch};
+use arrow_schema::{ArrowError, DataType, Field, Schema};
+use chunkwise_core::Strategy;
+
+use crate::columns::{Column, CODE, STRUCTURE};
+use crate::describe::DescriptionRows;
+use crate::{context_sep, hash_id, Chunked, Shape};
+
+/// The record batches of the chunks of `texts` (`chunks[i]` those of `texts[i]`), at least one (even of no text:
+/// it carries the schema); the strings `large_string` when `large` (or when a column could pass 2 GiB).
+pub fn batches(
+    texts: &[&str],
+    chunks: &[Chunked<'_>],
+    shape: Shape<'_>,
+    large: bool,
+) -> Result<Vec<RecordBatch>, ArrowError> {
+    use rayon::prelude::*;
+    let large = large || needs_large(texts, chunks);
+    groups(chunks)
+        .into_par_iter()
+        .map(|r| {
+            let (texts, chunks) = (&texts[r.clone()], &chunks[r.clone()]);
+            if large {
+                columns::<i64>(texts, chunks, (r.start, 0), shape)
+            } else {
+                columns::<i32>(texts, chunks, (r.start, 0), shape)
+            }
+        })
+        .collect()
+}
+
+/// About how many bytes of chunk text a record batch of the output holds.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// The texts of each record batch of the output: whole texts, about [`BATCH_BYTES`] of chunks each, at least one
+/// batch (even of no text: it carries the schema).
+fn groups(chunks: &[Chunked<'_>]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, p) in chunks.iter().enumerate() {
+        bytes += p.chunks.iter().map(|c| c.end - c.start).sum::<usize>();
+        if bytes >= BATCH_BYTES {
+            out.push(start..i + 1);
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    if start < chunks.len() || out.is_empty() {
+        out.push(start..chunks.len());
+    }
+    out
+}
+
+/// Whether some string column could pass the 2 GiB that a `string` column (32-bit offsets) can hold: a bound on
+/// the bytes of the largest one.
+fn needs_large(texts: &[&str], chunks: &[Chunked<'_>]) -> bool {
+    let mut total = 0usize;
+    for p in chunks {
+        total += p.chunks.iter().map(|c| c.end - c.start + 16).sum::<usize>();
+        if let Some(d) = p.structure {
+            for info in &d.chunks {
+                let titles: usize = d.title_path(info).map(str::len).sum();
+                let nodes: usize = info
+                    .code
+                    .as_ref()
+                    .map_or(0, |c| c.node_types.iter().map(String::len).sum());
+                let embedding = info.embedding.as_ref().map_or(0, String::len);
+                total += 2 * info.context.len() + titles + nodes + embedding + 2;
+            }
+        }
+    }
+    // The text bytes count twice: once in `text`, once in `embedding_text`.
+    let texts: usize = texts.iter().map(|t| t.len()).sum();
+    total + texts > i32::MAX as usize
+}
+
+/// The output columns of `texts`, the first of which is row `first_row` (string columns with offsets of type `O`);
+/// `first_index`: the index of the first chunk of the first text (a part of a stream starts past 0).
+fn columns<O: OffsetSizeTrait>(
+    texts: &[&str],
+    chunks: &[Chunked<'_>],
+    (first_row, first_index): (usize, usize),
+    shape: Shape<'_>,
+) -> Result<RecordBatch, ArrowError> {
+    let n: usize = chunks.iter().map(|p| p.chunks.len()).sum();
+    let text_bytes: usize = chunks
+        .iter()
+        .flat_map(|p| p.chunks.iter().map(|c| c.end - c.start))
+        .sum();
+    let ints = |f: &dyn Fn(usize, usize, &chunkwise_core::Chunk) -> i64| -> ArrayRef {
+        let mut v = Vec::with_capacity(n);
+        for (row, p) in chunks.iter().enumerate() {
+            for (i, c) in p.chunks.iter().enumerate() {
+                v.push(f(row, i, c));
+            }
+        }
+        Arc::new(Int64Array::from(v))
+    };
+    let string = |capacity: usize| GenericStringBuilder::<O>::with_capacity(n, capacity);
+    let mut text = string(text_bytes);
+    let mut level = string(n * 8);
+    let mut ids: Vec<u8> = Vec::with_capacity(n * 16);
+    let (mut has_prev, mut has_next) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut page_start, mut page_end) = (
+        Int64Builder::with_capacity(n),
+        Int64Builder::with_capacity(n),
+    );
+    for (p, t) in chunks.iter().zip(texts) {
+        for c in p.chunks {
+            text.append_value(&t[c.start..c.end]);
+            level.append_value(shape.level_name(c.level));
+            ids.extend_from_slice(&hash_id(c.id));
+            has_prev.push(c.prev_id.is_some());
+            has_next.push(c.next_id.is_some());
+            page_start.append_option(c.pages.map(|(first, _)| first as i64));
+            page_end.append_option(c.pages.map(|(_, last)| last as i64));
+        }
+    }
+    let text: ArrayRef = Arc::new(text.finish());
+    let string_type = text.data_type().clone();
+    let mut fields: Vec<(Field, ArrayRef)> = vec![
+        (
+            Field::new("row", DataType::Int64, false),
+            ints(&|row, _, _| (first_row + row) as i64),
+        ),
+        (
+            Field::new("index", DataType::Int64, false),
+            ints(&|row, i, _| (if row == 0 { first_index + i } else { i }) as i64),
+        ),
+        (Field::new("text", string_type.clone(), false), text.clone()),
+        (
+            Field::new("start", DataType::Int64, false),
+            ints(&|_, _, c| c.char_start as i64),
+        ),
+        (
+            Field::new("end", DataType::Int64, false),
+            ints(&|_, _, c| c.char_end as i64),
+        ),
+        (
+            Field::new("size", DataType::Int64, false),
+            ints(&|_, _, c| c.size as i64),
+        ),
+    ];
+    if shape.tokens {
+        fields.push((
+            Field::new("token_count", DataType::Int64, false),
+            ints(&|_, _, c| c.size as i64),
+        ));
+    }
+    fields.push((
+        Field::new("level", string_type.clone(), false),
+        Arc::new(level.finish()),
+    ));
+    let [id, prev_id, next_id] = id_columns::<O>(ids, has_prev, has_next)?;
+    fields.push((Field::new("id", string_type.clone(), false), id));
+    fields.push((Field::new("prev_id", string_type.clone(), true), prev_id));
+    fields.push((Field::new("next_id", string_type.clone(), true), next_id));
+    let described = chunks.iter().any(|p| p.structure.is_some());
+    let (context, embedding) = if described {
+        contexts::<O>(texts, chunks, n, text_bytes)
+    } else {
+        // No chunk has a context: every embedding text is the chunk's text, and the column shares its buffers.
+        (empty_strings::<O>(n), text)
+    };
+    fields.push((Field::new("context", string_type.clone(), false), context));
+    fields.push((Field::new("embedding_text", string_type, false), embedding));
+    fields.extend(description_columns::<O>(chunks, n, shape));
+    fields.push((
+        Field::new("page_start", DataType::Int64, true),
+        Arc::new(page_start.finish()),
+    ));
+    fields.push((
+        Field::new("page_end", DataType::Int64, true),
+        Arc::new(page_end.finish()),
+    ));
+    let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = fields.into_iter().unzip();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
+}
+
+/// The `id`, `prev_id` and `next_id` columns, over one buffer of ids (16 bytes each, in chunk order): a chunk's
+/// previous chunk is the one before it in the column, its next one the one after (the first and last chunk of a
+/// text have none), so the three columns differ only by their offsets, shifted by one id, and nulls.
+fn id_columns<O: OffsetSizeTrait>(
+    ids: Vec<u8>,
+    has_prev: Vec<bool>,
+    has_next: Vec<bool>,
+) -> Result<[ArrayRef; 3], ArrowError> {
+    let n = has_prev.len();
+    let values = arrow_buffer::Buffer::from_vec(ids);
+    let offset = |k: usize| {
+        O::from_usize(16 * k)
+            .ok_or_else(|| ArrowError::ComputeError("too many ids for a string column".into()))
+    };
+    let column = |offsets: Result<Vec<O>, ArrowError>,
+                  valid: Option<Vec<bool>>|
+     -> Result<ArrayRef, ArrowError> {
+        let offsets = arrow_buffer::OffsetBuffer::new(offsets?.into());
+        let nulls = valid.map(arrow_buffer::NullBuffer::from);
+        Ok(Arc::new(arrow_array::GenericStringArray::<O>::try_new(
+            offsets,
+            values.clone(),
+            nulls,
+        )?))
+    };
+    let id = column((0..=n).map(offset).collect(), None)?;
+    // Entry k spans id k - 1 (entry 0 is empty, and null).
+    let prev = column(
+        std::iter::once(0).chain(0..n).map(offset).collect(),
+        Some(has_prev),
+    )?;
+    // Entry k spans id k + 1 (the last entry is empty, and null).
+    let next = column(
+        (1..=n).chain(std::iter::once(n)).map(offset).collect(),
+        Some(has_next),
+    )?;
+    Ok([id, prev, next])
+}
+
+/// `n` empty strings.
+fn empty_strings<O: OffsetSizeTrait>(n: usize) -> ArrayRef {
+    Arc::new(arrow_array::GenericStringArray::<O>::new(
+        arrow_buffer::OffsetBuffer::new_zeroed(n),
+        arrow_buffer::Buffer::from_vec(Vec::<u8>::new()),
+        None,
+    ))
+}
+
+/// The `context` and `embedding_text` columns of texts whose chunks may carry a context (see `Chunk.embedding_text`:
+/// the chunker's own rendering, else the context, its separator and the text, else the text).
+fn contexts<O: OffsetSizeTrait>(
+    texts: &[&str],
+    chunks: &[Chunked<'_>],
+    n: usize,
+    text_bytes: usize,
+) -> (ArrayRef, ArrayRef) {
+    let mut context = GenericStringBuilder::<O>::with_capacity(n, 0);
+    let mut embedding = GenericStringBuilder::<O>::with_capacity(n, text_bytes);
+    for (p, t) in chunks.iter().zip(texts) {
+        for (i, c) in p.chunks.iter().enumerate() {
+            let text = &t[c.start..c.end];
+            let info = p.info(i).map(|(_, info)| info);
+            match info {
+                Some(info) => {
+                    context.append_value(&info.context);
+                    match &info.embedding {
+                        Some(e) => embedding.append_value(e),
+                        None if info.context.is_empty() => embedding.append_value(text),
+                        None => {
+                            use std::fmt::Write;
+                            let _ =
+                                write!(embedding, "{}{}{text}", info.context, context_sep(info));
+                            embedding.append_value("");
+                        }
+                    }
+                }
+                None => {
+                    context.append_value("");
+                    embedding.append_value(text);
+                }
+            }
+        }
+    }
+    (Arc::new(context.finish()), Arc::new(embedding.finish()))
+}
+
+/// The columns of the chunks' description, named as the keys of `Chunk.metadata`, for the chunkers that describe
+/// their chunks:
+/// - a structural chunker's (`STRUCTURE`): `title_path` (list of strings), `headings` (their depths), `chunk_type`,
+///   `row_start`/`row_end`/`total_rows` (null outside a table), `language` (null outside a code block, and for a
+///   block without one), `context_shortened`; the Markdown chunker's also the code keys of its chunks of code
+///   blocks (`CODE`: `symbol_path`, `start_line`, `end_line`, `node_types`, `note`), null where a chunk is not one;
+/// - the code chunker's, in the order of its `Chunk.metadata`: `language` (null for a text of no known language),
+///   the code keys, `chunk_type`, `note` (null unless the chunk was cut at lines), `context_shortened`.
+fn description_columns<O: OffsetSizeTrait>(
+    chunks: &[Chunked<'_>],
+    n: usize,
+    shape: Shape<'_>,
+) -> Vec<(Field, ArrayRef)> {
+    let code: &[Column] = &[
+        Column::Language,
+        Column::SymbolPath,
+        Column::StartLine,
+        Column::EndLine,
+        Column::NodeTypes,
+        Column::ChunkType,
+        Column::Note,
+        Column::ContextShortened,
+    ];
+    let columns: Vec<Column> = match shape.strategy() {
+        Strategy::Code => code.to_vec(),
+        Strategy::Markdown => STRUCTURE.iter().chain(&CODE).copied().collect(),
+        _ if shape.splitter.is_structural() => STRUCTURE.to_vec(),
+        _ => return Vec::new(),
+    };
+    let mut rows = DescriptionRows::<O>::with_capacity(n);
+    for p in chunks {
+        for i in 0..p.chunks.len() {
+            rows.push(p.info(i));
+        }
+    }
+    let described = rows.finish();
+    columns
+        .into_iter()
+        .filter_map(|c| {
+            let a = described.get(c)?;
+            // Every chunk of a structural chunker has a title path, headings and a type, and says whether its
+            // context was shortened; the rest may be missing.
+            let nullable = !matches!(
+                c,
+                Column::TitlePath | Column::Headings | Column::ChunkType | Column::ContextShortened
+            );
+            Some((Field::new(c.name(), a.data_type().clone(), nullable), a))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
