@@ -19,8 +19,8 @@ __all__ = ["chunk_arrow", "OUTPUT_COLUMNS"]
 
 #: The columns every output has, in order (then ``token_count`` after ``size`` for a chunker in tokens, the
 #: description columns for a structural chunker, and the page columns: see :func:`chunk_arrow`).
-OUTPUT_COLUMNS = tuple(c.name for c in sorted((c for c in COLUMNS if c.arrow_at is not None),
-                                               key=lambda c: c.arrow_at or 0))
+OUTPUT_COLUMNS = tuple(c.name for c in sorted(
+    (c for c in COLUMNS if c.arrow_at is not None and "tokens" not in c.sources), key=lambda c: c.arrow_at or 0))
 # Every column an output may have (the core's record), whichever the chunker: a kept column of the same name would
 # come out twice.
 _ALL_OUTPUT_COLUMNS = frozenset(c.name for c in COLUMNS if "arrow" in c.formats)
@@ -57,19 +57,19 @@ def chunk_arrow(
     ``row``, the row of the document in ``data`` (0-based, also for a sliced input); ``index``, the chunk's index in
     its document; ``text``; ``start`` and ``end``, ``str`` offsets in the document (``text ==
     document[start:end]``); ``size``; ``token_count`` when the chunker measures in tokens; ``level``; ``id``,
-    ``prev_id`` and ``next_id``; ``context`` and ``embedding_text``; for a structural chunker (Markdown, Clause,
-    Table) the keys it adds to a chunk's metadata: ``title_path`` (a list of strings), ``headings`` (their depths),
-    ``chunk_type``, ``row_start``, ``row_end``, ``total_rows`` and ``language`` (null where a chunk's metadata has
-    no such key, and for a code block without a language), ``context_shortened`` (false where absent); for
-    :class:`CodeChunker` its keys instead: ``language``, ``symbol_path`` (a list of strings), ``start_line``,
-    ``end_line``, ``node_types`` (a list of strings), ``chunk_type``, ``note`` (null unless the chunk was cut at
-    lines) and ``context_shortened``; and
-    ``page_start``/``page_end``, null unless the document holds form feeds (the pages of ``chunk()``). Every value
-    is the one ``chunker.chunk_batch`` gives for the same texts, but for the code keys a chunk of a Markdown code
-    block of a known language also has (``symbol_path``, ``start_line``, ``end_line``, ``node_types``, ``note``),
-    which a structural chunker's table has no columns for yet. The columns depend on the chunker only, never on
-    the data, so the batches of a dataset share one schema. Text columns are ``large_string`` when the input is,
-    or when they would not fit in a ``string`` column (2 GiB), else ``string``.
+    ``prev_id`` and ``next_id``; ``context`` and ``embedding_text``; then the metadata keys the chunker sets, a
+    column each, in the record's order (``chunkwise.record.keys(chunker, written=True)``): for a structural
+    chunker (Markdown, Clause, Table) ``title_path`` (a list of strings), ``headings`` (their depths),
+    ``chunk_type``, ``row_start``, ``row_end``, ``total_rows``, ``language`` (null where a chunk's metadata has no
+    such key, and for a code block without a language) and ``context_shortened`` (false where absent); for
+    :class:`CodeChunker` and :class:`MarkdownChunker` (a chunk of a code block of a language it knows) the code
+    keys too: ``symbol_path`` (a list of strings), ``start_line``, ``end_line``, ``node_types`` (a list of strings)
+    and ``note`` (null unless the chunk was cut at lines), :class:`CodeChunker` without ``title_path``,
+    ``headings`` and the table rows; and ``page_start``/``page_end``, null unless the document holds form feeds
+    (the pages of ``chunk()``). Every value is the one ``chunker.chunk_batch`` gives for the same texts. The
+    columns depend on the chunker only, never on the data, so the batches of a dataset share one schema. Text
+    columns are ``large_string`` when the input is, or when they would not fit in a ``string`` column (2 GiB), else
+    ``string``.
 
     A null text has no chunks, like an empty one.
 

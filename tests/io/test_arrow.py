@@ -24,6 +24,7 @@ from chunkwise import (
 
 pa = pytest.importorskip("pyarrow")
 
+from chunkwise import record  # noqa: E402
 from chunkwise.arrow import chunk_arrow  # noqa: E402
 
 from support.tokenizer_assets import tiktoken_encoding, trained  # noqa: E402
@@ -90,8 +91,9 @@ def test_chunkers_made_of_others_are_refused_with_the_reason(name):
         chunk_arrow(pa.table({"text": ["x y z"]}), COMPOSITE[name])
 
 
-CODE_COLUMNS = ["language", "symbol_path", "start_line", "end_line", "node_types", "chunk_type", "note",
-                "context_shortened"]
+# The code chunker's metadata keys, in the record's order (the order of every table's metadata columns).
+CODE_COLUMNS = ["chunk_type", "language", "context_shortened", "symbol_path", "start_line", "end_line", "node_types",
+                "note"]
 CODE_TEXTS = [
     "import os\n\n\nclass Parser:\n    def feed(self, data):\n        return data\n\n\ndef main():\n    pass\n",
     "fn main() {\n    println!(\"hi\");\n}\n\nstruct A { x: i32 }\n\nimpl A {\n    fn get(&self) -> i32 { self.x }\n}\n",
@@ -122,6 +124,19 @@ def test_markdown_fences_of_a_known_language_fill_the_code_columns():
     assert fenced and {r["language"] for r in fenced} == {"python"}
     assert any(r["symbol_path"] == ["class Parser"] for r in fenced)
     assert all(r["start_line"] is None for r in rows if r["symbol_path"] is None)
+
+
+@pytest.mark.parametrize("name", [*CHARS, "CodeChunker"])
+def test_the_metadata_columns_are_the_records_keys_of_the_chunker(name):
+    """The table's columns past the fields are the record's metadata keys its chunker's outputs have (in Arrow), in
+    the record's order: the writer keeps no list of its own."""
+    chunker = CHARS[name](None) if name in CHARS else chunkwise.CodeChunker(60)
+    text = next(t for t in TEXTS.get(name, [_read("mixed.md")]) if t)
+    table = chunk_arrow(pa.array([text], pa.string()), chunker)
+    fields = [c for c in table.column_names if c in chunkwise.arrow.OUTPUT_COLUMNS]
+    assert fields == list(chunkwise.arrow.OUTPUT_COLUMNS)
+    arrow_keys = [k for k in record.keys(chunker, written=True) if "arrow" in record.column(k).formats]
+    assert table.column_names[len(fields):] == arrow_keys
 
 
 @pytest.mark.parametrize("language", ["auto", "python"])

@@ -72,6 +72,21 @@ impl Role {
     }
 }
 
+/// How a table (Parquet) best stores a column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Store {
+    /// Short values: plain, with min/max statistics a reader can skip row groups by.
+    Plain,
+    /// Few distinct values (a level's name, a chunk type, a document's source): dictionary-encoded.
+    Repeated,
+    /// Long texts (a chunk's text, its context, its embedding text): most of the encoding's work, each column
+    /// encoded on a thread of its own; no statistics (they would cost a good part of the writing and skip nothing).
+    Text,
+    /// Hex digits of hashes (ids): an LZ codec without entropy coding saves little of them, so they are stored
+    /// uncompressed under those codecs; no statistics.
+    Hash,
+}
+
 /// Who sets a column: a set of kinds of chunker (see [`Source::chunkers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -214,6 +229,8 @@ pub struct Column {
     /// chunk means (its title path, its symbol path, its language) stay, those that describe the chunk (offsets,
     /// ids, sizes, rows, scores) are left out.
     pub embedded: bool,
+    /// How a table stores it.
+    pub store: Store,
 }
 
 impl Column {
@@ -226,6 +243,24 @@ impl Column {
     /// caller's key of its name is refused.
     pub fn written_for(&self, chunker: &str) -> bool {
         self.sources.iter().any(|s| s.includes(chunker))
+    }
+
+    /// Whether a table's column of it may hold nulls. `mixed`: the table holds the rows of several chunkers (the
+    /// command line's Parquet, where `--strategy auto` picks one per document), so a metadata column is null in the
+    /// rows of the chunkers that do not set it; else the rows of one chunker (`chunk_arrow`). `tokens`: the sizes
+    /// are token counts (a column of the chunkers in tokens is then never null). A flag (`context_shortened`: in
+    /// the metadata only when true) is false, not null, where a described chunk does not set it.
+    pub fn nullable_in(&self, mixed: bool, tokens: bool) -> bool {
+        if mixed && self.role == Role::Metadata {
+            return true;
+        }
+        self.nullable && self.kind != Kind::Bool && !(tokens && self.sources == [Source::Tokens])
+    }
+
+    /// Whether a table keeps min/max statistics of it: of short values, not of long texts, hashes or lists.
+    pub fn ordered(&self) -> bool {
+        matches!(self.store, Store::Plain | Store::Repeated)
+            && !matches!(self.kind, Kind::StrList | Kind::IntList | Kind::Map)
     }
 
     /// Whether the chunks of `chunker` may carry it.
@@ -261,6 +296,7 @@ const fn field(
         arrow_at: Some(arrow_at),
         export,
         embedded: false,
+        store: Store::Plain,
     }
 }
 
@@ -285,6 +321,7 @@ const fn key(
         arrow_at: None,
         export: Some(name),
         embedded,
+        store: Store::Plain,
     }
 }
 
@@ -295,7 +332,10 @@ const CODE: &[Source] = &[Source::Code];
 /// The columns, in the order of the command line's fields (its JSON lines and its Parquet schema), then the
 /// metadata keys in the order of the Parquet columns `metadata` stands for.
 pub const COLUMNS: &[Column] = &[
-    field("text", Kind::Str, 2, None),
+    Column {
+        store: Store::Text,
+        ..field("text", Kind::Str, 2, None)
+    },
     field("start", Kind::Int, 3, Some("start_index")),
     field("end", Kind::Int, 4, Some("end_index")),
     Column {
@@ -310,31 +350,40 @@ pub const COLUMNS: &[Column] = &[
         arrow_at: None,
         export: None,
         embedded: false,
+        store: Store::Repeated,
     },
     field("index", Kind::Int, 1, Some("chunk_index")),
-    field("id", Kind::Str, 7, Some("chunk_id")),
+    Column {
+        store: Store::Hash,
+        ..field("id", Kind::Str, 8, Some("chunk_id"))
+    },
     Column {
         nullable: true,
         when: "every chunk but the first of its document",
-        ..field("prev_id", Kind::Str, 8, Some("prev_chunk_id"))
+        store: Store::Hash,
+        ..field("prev_id", Kind::Str, 9, Some("prev_chunk_id"))
     },
     Column {
         nullable: true,
         when: "every chunk but the last of its document",
-        ..field("next_id", Kind::Str, 9, Some("next_chunk_id"))
+        store: Store::Hash,
+        ..field("next_id", Kind::Str, 10, Some("next_chunk_id"))
     },
-    field("level", Kind::Str, 6, Some("level")),
+    Column {
+        store: Store::Repeated,
+        ..field("level", Kind::Str, 7, Some("level"))
+    },
     field("size", Kind::Int, 5, Some("size")),
     Column {
         nullable: true,
         sources: &[Source::Tokens],
         when: "every chunk of a chunker in tokens (None in characters; Arrow has the column only in tokens)",
-        arrow_at: None,
-        ..field("token_count", Kind::Int, 0, Some("token_count"))
+        ..field("token_count", Kind::Int, 6, Some("token_count"))
     },
     Column {
         when: "every chunk (empty when the chunker adds none)",
-        ..field("context", Kind::Str, 10, Some("context"))
+        store: Store::Text,
+        ..field("context", Kind::Str, 11, Some("context"))
     },
     Column {
         when: "every chunk: what joins the context and the text in the embedding text",
@@ -345,7 +394,8 @@ pub const COLUMNS: &[Column] = &[
     Column {
         when: "every chunk: the context, the separator and the text (the text alone without a context); the \
                LangChain exporter carries it when the chunk has a context",
-        ..field("embedding_text", Kind::Str, 11, Some("embedding_text"))
+        store: Store::Text,
+        ..field("embedding_text", Kind::Str, 12, Some("embedding_text"))
     },
     Column {
         name: "metadata",
@@ -360,6 +410,7 @@ pub const COLUMNS: &[Column] = &[
         arrow_at: None,
         export: None,
         embedded: false,
+        store: Store::Plain,
     },
     Column {
         name: "row",
@@ -373,6 +424,7 @@ pub const COLUMNS: &[Column] = &[
         arrow_at: Some(0),
         export: None,
         embedded: false,
+        store: Store::Plain,
     },
     Column {
         name: "change",
@@ -386,9 +438,11 @@ pub const COLUMNS: &[Column] = &[
         arrow_at: None,
         export: None,
         embedded: false,
+        store: Store::Repeated,
     },
     Column {
         formats: CHUNK.or(LINES),
+        store: Store::Repeated,
         ..key(
             "strategy",
             Kind::Str,
@@ -400,6 +454,7 @@ pub const COLUMNS: &[Column] = &[
     },
     Column {
         formats: CHUNK.or(LINES),
+        store: Store::Repeated,
         ..key(
             "strategy_reason",
             Kind::Str,
@@ -426,14 +481,17 @@ pub const COLUMNS: &[Column] = &[
         "every chunk of a structural chunker: the levels of its title path",
         false,
     ),
-    key(
-        "chunk_type",
-        Kind::Str,
-        false,
-        STRUCTURE_AND_CODE,
-        "every chunk of a structural or code chunker",
-        false,
-    ),
+    Column {
+        store: Store::Repeated,
+        ..key(
+            "chunk_type",
+            Kind::Str,
+            false,
+            STRUCTURE_AND_CODE,
+            "every chunk of a structural or code chunker",
+            false,
+        )
+    },
     key(
         "row_start",
         Kind::Int,
@@ -460,6 +518,7 @@ pub const COLUMNS: &[Column] = &[
     ),
     Column {
         only: Some(&["code", "markdown", "auto", "elements"]),
+        store: Store::Repeated,
         ..key(
             "language",
             Kind::Str,
@@ -510,14 +569,17 @@ pub const COLUMNS: &[Column] = &[
         "every chunk of code: the syntax kinds of the outermost nodes that start in it",
         false,
     ),
-    key(
-        "note",
-        Kind::Str,
-        true,
-        CODE,
-        "only on a chunk of code cut at lines (no known language, a syntax error)",
-        false,
-    ),
+    Column {
+        store: Store::Repeated,
+        ..key(
+            "note",
+            Kind::Str,
+            true,
+            CODE,
+            "only on a chunk of code cut at lines (no known language, a syntax error)",
+            false,
+        )
+    },
     key(
         "page_start",
         Kind::Int,
@@ -701,6 +763,16 @@ impl Key {
     pub const fn name(self) -> &'static str {
         COLUMNS[self.0].name
     }
+
+    /// The key of the column named `name`, if there is one.
+    pub fn named(name: &str) -> Option<Key> {
+        COLUMNS.iter().position(|c| c.name == name).map(Key)
+    }
+
+    /// Every column's key, in the table's order.
+    pub fn all() -> impl Iterator<Item = Key> {
+        (0..COLUMNS.len()).map(Key)
+    }
 }
 
 const fn same(a: &[u8], b: &[u8]) -> bool {
@@ -717,19 +789,57 @@ const fn same(a: &[u8], b: &[u8]) -> bool {
     true
 }
 
-const TITLE_PATH: Key = Key::of("title_path");
-const HEADINGS: Key = Key::of("headings");
-const CHUNK_TYPE: Key = Key::of("chunk_type");
-const ROW_START: Key = Key::of("row_start");
-const ROW_END: Key = Key::of("row_end");
-const TOTAL_ROWS: Key = Key::of("total_rows");
-const LANGUAGE: Key = Key::of("language");
-const CONTEXT_SHORTENED: Key = Key::of("context_shortened");
-const SYMBOL_PATH: Key = Key::of("symbol_path");
-const START_LINE: Key = Key::of("start_line");
-const END_LINE: Key = Key::of("end_line");
-const NODE_TYPES: Key = Key::of("node_types");
-const NOTE: Key = Key::of("note");
+/// The columns a writer handles by name, as [`Key`]s (each checked against [`COLUMNS`] when compiled).
+pub mod key {
+    use super::Key;
+
+    macro_rules! keys {
+        ($($name:ident = $column:literal),* $(,)?) => {
+            $(
+                #[doc = concat!("The column `", $column, "`.")]
+                pub const $name: Key = Key::of($column);
+            )*
+        };
+    }
+
+    keys! {
+        TEXT = "text",
+        START = "start",
+        END = "end",
+        SOURCE = "source",
+        INDEX = "index",
+        ID = "id",
+        PREV_ID = "prev_id",
+        NEXT_ID = "next_id",
+        LEVEL = "level",
+        SIZE = "size",
+        TOKEN_COUNT = "token_count",
+        CONTEXT = "context",
+        EMBEDDING_TEXT = "embedding_text",
+        METADATA = "metadata",
+        ROW = "row",
+        CHANGE = "change",
+        STRATEGY = "strategy",
+        STRATEGY_REASON = "strategy_reason",
+        TITLE_PATH = "title_path",
+        HEADINGS = "headings",
+        CHUNK_TYPE = "chunk_type",
+        ROW_START = "row_start",
+        ROW_END = "row_end",
+        TOTAL_ROWS = "total_rows",
+        LANGUAGE = "language",
+        CONTEXT_SHORTENED = "context_shortened",
+        SYMBOL_PATH = "symbol_path",
+        START_LINE = "start_line",
+        END_LINE = "end_line",
+        NODE_TYPES = "node_types",
+        NOTE = "note",
+        PAGE_START = "page_start",
+        PAGE_END = "page_end",
+    }
+}
+
+use key::*;
 
 /// The metadata keys a chunk's description gives it, in the order they are set (the order of `Chunk.metadata`):
 /// the one place that knows the rules of the structural and code chunkers' keys. A chunk of code (the code
@@ -757,10 +867,10 @@ pub fn describe<'a>(info: &'a SpanInfo, mut emit: impl FnMut(Key, Value<'a>)) {
     emit(TITLE_PATH, Value::Titles(&info.path));
     emit(HEADINGS, Value::Depths(&info.path));
     emit(CHUNK_TYPE, Value::Type(info.kind));
-    if let Some((first, past, total)) = info.rows {
-        emit(ROW_START, Value::Int(first));
-        emit(ROW_END, Value::Int(past));
-        emit(TOTAL_ROWS, Value::Int(total));
+    if let Some(rows) = info.rows {
+        emit(ROW_START, Value::Int(rows.first));
+        emit(ROW_END, Value::Int(rows.past));
+        emit(TOTAL_ROWS, Value::Int(rows.total));
     }
     if let Some(language) = &info.language {
         emit(LANGUAGE, Value::OptStr(language.as_deref()));
@@ -774,6 +884,28 @@ pub fn describe<'a>(info: &'a SpanInfo, mut emit: impl FnMut(Key, Value<'a>)) {
     }
     if info.context_shortened {
         emit(CONTEXT_SHORTENED, Value::True);
+    }
+}
+
+/// The metadata keys of a chunk as the outputs write them, in the order `Chunk.metadata` has them: the strategy that
+/// chose its chunker and why (AutoChunker, the command line's `--strategy auto`), the keys of its description
+/// ([`describe`]), and the pages of a paged text (`page_start`, `page_end`).
+pub fn chunk_metadata<'a>(
+    strategy: Option<(&'a str, &'a str)>,
+    info: Option<&'a SpanInfo>,
+    pages: Option<(usize, usize)>,
+    mut emit: impl FnMut(Key, Value<'a>),
+) {
+    if let Some((strategy, reason)) = strategy {
+        emit(STRATEGY, Value::Str(strategy));
+        emit(STRATEGY_REASON, Value::Str(reason));
+    }
+    if let Some(info) = info {
+        describe(info, &mut emit);
+    }
+    if let Some((first, last)) = pages {
+        emit(PAGE_START, Value::Int(first));
+        emit(PAGE_END, Value::Int(last));
     }
 }
 

@@ -386,9 +386,9 @@ pub fn check_describe(splitter: &Splitter, text: &str, spans: &[Span], structure
                 "span {i}: path ends with a heading after the span's start"
             );
         }
-        if let Some((first, past, count)) = info.rows {
+        if let Some(r) = info.rows {
             assert!(
-                first <= past && past <= count,
+                r.first <= r.past && r.past <= r.total,
                 "span {i}: rows {:?}",
                 info.rows
             );

@@ -4,13 +4,12 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{GenericStringBuilder, Int64Builder};
+use arrow_array::builder::GenericStringBuilder;
 use arrow_array::{ArrayRef, Int64Array, OffsetSizeTrait, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema};
-use chunkwise_core::Strategy;
+use chunkwise_core::record::{key, Formats, Key, Role};
 
-use crate::columns::{Column, CODE, STRUCTURE};
-use crate::describe::DescriptionRows;
+use crate::describe::MetadataRows;
 use crate::{context_sep, hash_id, Chunked, Shape};
 
 /// The record batches of the chunks of `texts` (`chunks[i]` those of `texts[i]`), at least one (even of no text:
@@ -81,7 +80,9 @@ fn needs_large(texts: &[&str], chunks: &[Chunked<'_>]) -> bool {
 }
 
 /// The output columns of `texts`, the first of which is row `first_row` (string columns with offsets of type `O`);
-/// `first_index`: the index of the first chunk of the first text (a part of a stream starts past 0).
+/// `first_index`: the index of the first chunk of the first text (a part of a stream starts past 0). The columns
+/// are the record's: those Arrow writes that are not metadata, in their Arrow order (`token_count` only in tokens),
+/// then the metadata keys of the chunker (`record::Column::written_for`), in the record's order.
 fn columns<O: OffsetSizeTrait>(
     texts: &[&str],
     chunks: &[Chunked<'_>],
@@ -107,80 +108,90 @@ fn columns<O: OffsetSizeTrait>(
     let mut level = string(n * 8);
     let mut ids: Vec<u8> = Vec::with_capacity(n * 16);
     let (mut has_prev, mut has_next) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut page_start, mut page_end) = (
-        Int64Builder::with_capacity(n),
-        Int64Builder::with_capacity(n),
-    );
+    let mut metadata = MetadataRows::<O>::new(metadata_columns(shape), n);
     for (p, t) in chunks.iter().zip(texts) {
-        for c in p.chunks {
+        for (i, c) in p.chunks.iter().enumerate() {
             text.append_value(&t[c.start..c.end]);
             level.append_value(shape.level_name(c.level));
             ids.extend_from_slice(&hash_id(c.id));
             has_prev.push(c.prev_id.is_some());
             has_next.push(c.next_id.is_some());
-            page_start.append_option(c.pages.map(|(first, _)| first as i64));
-            page_end.append_option(c.pages.map(|(_, last)| last as i64));
+            metadata.push(None, p.info(i), c.pages);
         }
     }
     let text: ArrayRef = Arc::new(text.finish());
-    let string_type = text.data_type().clone();
-    let mut fields: Vec<(Field, ArrayRef)> = vec![
-        (
-            Field::new("row", DataType::Int64, false),
-            ints(&|row, _, _| (first_row + row) as i64),
-        ),
-        (
-            Field::new("index", DataType::Int64, false),
-            ints(&|row, i, _| (if row == 0 { first_index + i } else { i }) as i64),
-        ),
-        (Field::new("text", string_type.clone(), false), text.clone()),
-        (
-            Field::new("start", DataType::Int64, false),
-            ints(&|_, _, c| c.char_start as i64),
-        ),
-        (
-            Field::new("end", DataType::Int64, false),
-            ints(&|_, _, c| c.char_end as i64),
-        ),
-        (
-            Field::new("size", DataType::Int64, false),
-            ints(&|_, _, c| c.size as i64),
-        ),
-    ];
-    if shape.tokens {
-        fields.push((
-            Field::new("token_count", DataType::Int64, false),
-            ints(&|_, _, c| c.size as i64),
-        ));
-    }
-    fields.push((
-        Field::new("level", string_type.clone(), false),
-        Arc::new(level.finish()),
-    ));
+    let level: ArrayRef = Arc::new(level.finish());
     let [id, prev_id, next_id] = id_columns::<O>(ids, has_prev, has_next)?;
-    fields.push((Field::new("id", string_type.clone(), false), id));
-    fields.push((Field::new("prev_id", string_type.clone(), true), prev_id));
-    fields.push((Field::new("next_id", string_type.clone(), true), next_id));
     let described = chunks.iter().any(|p| p.structure.is_some());
     let (context, embedding) = if described {
         contexts::<O>(texts, chunks, n, text_bytes)
     } else {
         // No chunk has a context: every embedding text is the chunk's text, and the column shares its buffers.
-        (empty_strings::<O>(n), text)
+        (empty_strings::<O>(n), text.clone())
     };
-    fields.push((Field::new("context", string_type.clone(), false), context));
-    fields.push((Field::new("embedding_text", string_type, false), embedding));
-    fields.extend(description_columns::<O>(chunks, n, shape));
-    fields.push((
-        Field::new("page_start", DataType::Int64, true),
-        Arc::new(page_start.finish()),
-    ));
-    fields.push((
-        Field::new("page_end", DataType::Int64, true),
-        Arc::new(page_end.finish()),
-    ));
+    let mut fields: Vec<(Field, ArrayRef)> = Vec::new();
+    for key in field_columns(shape.tokens) {
+        let array = match key {
+            key::ROW => ints(&|row, _, _| (first_row + row) as i64),
+            key::INDEX => ints(&|row, i, _| (if row == 0 { first_index + i } else { i }) as i64),
+            key::TEXT => text.clone(),
+            key::START => ints(&|_, _, c| c.char_start as i64),
+            key::END => ints(&|_, _, c| c.char_end as i64),
+            key::SIZE | key::TOKEN_COUNT => ints(&|_, _, c| c.size as i64),
+            key::LEVEL => level.clone(),
+            key::ID => id.clone(),
+            key::PREV_ID => prev_id.clone(),
+            key::NEXT_ID => next_id.clone(),
+            key::CONTEXT => context.clone(),
+            key::EMBEDDING_TEXT => embedding.clone(),
+            other => {
+                return Err(ArrowError::SchemaError(format!(
+                    "chunk_arrow has no values for the column {:?}",
+                    other.name()
+                )))
+            }
+        };
+        fields.push((table_field(key, array.data_type(), shape.tokens), array));
+    }
+    for (key, nullable, array) in metadata.finish() {
+        fields.push((
+            Field::new(key.name(), array.data_type().clone(), nullable),
+            array,
+        ));
+    }
     let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = fields.into_iter().unzip();
     RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
+}
+
+/// The columns of `chunk_arrow` that are not metadata, in their Arrow order: `token_count` only in tokens.
+fn field_columns(tokens: bool) -> Vec<Key> {
+    let mut keys: Vec<Key> = Key::all()
+        .filter(|k| k.column().arrow_at.is_some())
+        .filter(|&k| tokens || k != key::TOKEN_COUNT)
+        .collect();
+    keys.sort_by_key(|k| k.column().arrow_at);
+    keys
+}
+
+/// The metadata columns of the chunker's table, in the record's order, and whether each may be null.
+fn metadata_columns(shape: Shape<'_>) -> Vec<(Key, bool)> {
+    let chunker = shape.strategy().name();
+    Key::all()
+        .map(|k| (k, k.column()))
+        .filter(|(_, c)| {
+            c.role == Role::Metadata && c.formats.has(Formats::ARROW) && c.written_for(chunker)
+        })
+        .map(|(k, c)| (k, c.nullable_in(false, shape.tokens)))
+        .collect()
+}
+
+/// The Arrow field of `key`, of type `data_type`.
+fn table_field(key: Key, data_type: &DataType, tokens: bool) -> Field {
+    Field::new(
+        key.name(),
+        data_type.clone(),
+        key.column().nullable_in(false, tokens),
+    )
 }
 
 /// The `id`, `prev_id` and `next_id` columns, over one buffer of ids (16 bytes each, in chunk order): a chunk's
@@ -267,57 +278,6 @@ fn contexts<O: OffsetSizeTrait>(
         }
     }
     (Arc::new(context.finish()), Arc::new(embedding.finish()))
-}
-
-/// The columns of the chunks' description, named as the keys of `Chunk.metadata`, for the chunkers that describe
-/// their chunks:
-/// - a structural chunker's (`STRUCTURE`): `title_path` (list of strings), `headings` (their depths), `chunk_type`,
-///   `row_start`/`row_end`/`total_rows` (null outside a table), `language` (null outside a code block, and for a
-///   block without one), `context_shortened`; the Markdown chunker's also the code keys of its chunks of code
-///   blocks (`CODE`: `symbol_path`, `start_line`, `end_line`, `node_types`, `note`), null where a chunk is not one;
-/// - the code chunker's, in the order of its `Chunk.metadata`: `language` (null for a text of no known language),
-///   the code keys, `chunk_type`, `note` (null unless the chunk was cut at lines), `context_shortened`.
-fn description_columns<O: OffsetSizeTrait>(
-    chunks: &[Chunked<'_>],
-    n: usize,
-    shape: Shape<'_>,
-) -> Vec<(Field, ArrayRef)> {
-    let code: &[Column] = &[
-        Column::Language,
-        Column::SymbolPath,
-        Column::StartLine,
-        Column::EndLine,
-        Column::NodeTypes,
-        Column::ChunkType,
-        Column::Note,
-        Column::ContextShortened,
-    ];
-    let columns: Vec<Column> = match shape.strategy() {
-        Strategy::Code => code.to_vec(),
-        Strategy::Markdown => STRUCTURE.iter().chain(&CODE).copied().collect(),
-        _ if shape.splitter.is_structural() => STRUCTURE.to_vec(),
-        _ => return Vec::new(),
-    };
-    let mut rows = DescriptionRows::<O>::with_capacity(n);
-    for p in chunks {
-        for i in 0..p.chunks.len() {
-            rows.push(p.info(i));
-        }
-    }
-    let described = rows.finish();
-    columns
-        .into_iter()
-        .filter_map(|c| {
-            let a = described.get(c)?;
-            // Every chunk of a structural chunker has a title path, headings and a type, and says whether its
-            // context was shortened; the rest may be missing.
-            let nullable = !matches!(
-                c,
-                Column::TitlePath | Column::Headings | Column::ChunkType | Column::ContextShortened
-            );
-            Some((Field::new(c.name(), a.data_type().clone(), nullable), a))
-        })
-        .collect()
 }
 
 #[cfg(test)]

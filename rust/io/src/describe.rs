@@ -1,161 +1,183 @@
-//! The columns of a chunk's description (title path, headings, type, table rows, language, code keys), row by row:
-//! the one row builder of that part of the record, shared by the Arrow batches and the Parquet rows.
+//! The metadata columns of a table of chunks (the strategy, the description's keys, the pages), row by row: the one
+//! row builder of that part of the record, shared by the Arrow batches and the Parquet rows. Which keys a chunk has
+//! is `record::chunk_metadata`'s to say; this only stores them, a builder per column by the column's kind.
 
 use std::sync::Arc;
 
-use arrow_array::builder::{BooleanBuilder, GenericStringBuilder, Int64Builder, ListBuilder};
+use arrow_array::builder::{
+    BooleanBuilder, Float64Builder, GenericStringBuilder, Int64Builder, ListBuilder,
+};
 use arrow_array::{ArrayRef, OffsetSizeTrait};
+use chunkwise_core::record::{self, Key, Kind, Value};
 use chunkwise_core::{Description, SpanInfo};
 
-use crate::columns::Column;
-
-/// A builder per column of the description (string columns with offsets of type `O`).
+/// A column's builder, by its kind.
 #[derive(Debug)]
-pub(crate) struct DescriptionRows<O: OffsetSizeTrait> {
-    title_path: ListBuilder<GenericStringBuilder<O>>,
-    headings: ListBuilder<Int64Builder>,
-    chunk_type: GenericStringBuilder<O>,
-    /// First row, row past the last, total rows of a table's chunk.
-    table_rows: [Int64Builder; 3],
-    language: GenericStringBuilder<O>,
-    shortened: BooleanBuilder,
-    symbol_path: ListBuilder<GenericStringBuilder<O>>,
-    /// First and last line of a chunk of code.
-    lines: [Int64Builder; 2],
-    node_types: ListBuilder<GenericStringBuilder<O>>,
-    note: GenericStringBuilder<O>,
+enum Builder<O: OffsetSizeTrait> {
+    Str(GenericStringBuilder<O>),
+    Int(Int64Builder),
+    Float(Float64Builder),
+    Bool(BooleanBuilder),
+    Strs(ListBuilder<GenericStringBuilder<O>>),
+    Ints(ListBuilder<Int64Builder>),
 }
 
-impl<O: OffsetSizeTrait> DescriptionRows<O> {
-    /// Builders sized for `rows` rows (the code columns grow as needed: most chunkers have none).
-    pub(crate) fn with_capacity(rows: usize) -> Self {
+impl<O: OffsetSizeTrait> Builder<O> {
+    fn new(kind: Kind, rows: usize) -> Self {
+        match kind {
+            Kind::Str | Kind::Map => {
+                Builder::Str(GenericStringBuilder::with_capacity(rows, rows * 8))
+            }
+            Kind::Int => Builder::Int(Int64Builder::with_capacity(rows)),
+            Kind::Float => Builder::Float(Float64Builder::with_capacity(rows)),
+            Kind::Bool => Builder::Bool(BooleanBuilder::with_capacity(rows)),
+            Kind::StrList => Builder::Strs(ListBuilder::with_capacity(
+                GenericStringBuilder::new(),
+                rows,
+            )),
+            Kind::IntList => Builder::Ints(ListBuilder::with_capacity(Int64Builder::new(), rows)),
+        }
+    }
+
+    /// Appends `value` (headings as their titles or depths in `d`).
+    fn append(&mut self, d: Option<&Description>, value: Value<'_>) {
+        let title = |h: &usize| d.map_or("", |d| d.headings[*h].title.as_str());
+        match (self, value) {
+            (Builder::Strs(b), Value::Titles(path)) => {
+                for h in path {
+                    b.values().append_value(title(h));
+                }
+                b.append(true);
+            }
+            (Builder::Strs(b), Value::Strs(items)) => {
+                for item in items {
+                    b.values().append_value(item);
+                }
+                b.append(true);
+            }
+            (Builder::Ints(b), Value::Depths(path)) => {
+                for &h in path {
+                    let depth = d.map_or(0, |d| d.headings[h].depth);
+                    b.values().append_value(i64::from(depth));
+                }
+                b.append(true);
+            }
+            (Builder::Str(b), Value::Type(t)) => b.append_value(t.as_str()),
+            (Builder::Str(b), Value::Str(s)) => b.append_value(s),
+            (Builder::Str(b), Value::OptStr(s)) => b.append_option(s),
+            (Builder::Int(b), Value::Int(n)) => b.append_value(n as i64),
+            (Builder::Bool(b), Value::True) => b.append_value(true),
+            // A value of another kind than its column's: the record's test forbids it; stored as missing.
+            (b, _) => b.append_absent(true, false),
+        }
+    }
+
+    /// Appends the row of a chunk without the key: null where the column may be, else the kind's empty value (a
+    /// flag: false in a described row).
+    fn append_absent(&mut self, nullable: bool, described: bool) {
+        match self {
+            Builder::Bool(b) if described || !nullable => b.append_value(false),
+            Builder::Bool(b) => b.append_null(),
+            Builder::Str(b) if nullable => b.append_null(),
+            Builder::Str(b) => b.append_value(""),
+            Builder::Int(b) if nullable => b.append_null(),
+            Builder::Int(b) => b.append_value(0),
+            Builder::Float(b) if nullable => b.append_null(),
+            Builder::Float(b) => b.append_value(0.0),
+            Builder::Strs(b) => b.append(!nullable),
+            Builder::Ints(b) => b.append(!nullable),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Builder::Str(b) => Arc::new(b.finish()),
+            Builder::Int(b) => Arc::new(b.finish()),
+            Builder::Float(b) => Arc::new(b.finish()),
+            Builder::Bool(b) => Arc::new(b.finish()),
+            Builder::Strs(b) => Arc::new(b.finish()),
+            Builder::Ints(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+/// The metadata columns of a table, a builder each (string columns with offsets of type `O`).
+#[derive(Debug)]
+pub(crate) struct MetadataRows<O: OffsetSizeTrait> {
+    /// The columns, in the table's order: the key, whether it may be null, its builder.
+    columns: Vec<(Key, bool, Builder<O>)>,
+    /// For each column of the record, its place in `columns` (or `usize::MAX`: not a column of this table).
+    slots: Vec<usize>,
+    /// The columns a row has set so far (a bit per place in `columns`).
+    set: Vec<bool>,
+}
+
+impl<O: OffsetSizeTrait> MetadataRows<O> {
+    /// Builders for `keys` (metadata keys, in the order of the table's columns; `nullable` says which may be null),
+    /// sized for `rows` rows.
+    pub(crate) fn new(keys: impl IntoIterator<Item = (Key, bool)>, rows: usize) -> Self {
+        let columns: Vec<_> = keys
+            .into_iter()
+            .map(|(k, nullable)| (k, nullable, Builder::new(k.column().kind, rows)))
+            .collect();
+        let mut slots = vec![usize::MAX; record::COLUMNS.len()];
+        for (at, (k, _, _)) in columns.iter().enumerate() {
+            slots[k.index()] = at;
+        }
+        let set = vec![false; columns.len()];
         Self {
-            title_path: ListBuilder::with_capacity(GenericStringBuilder::new(), rows),
-            headings: ListBuilder::with_capacity(Int64Builder::new(), rows),
-            chunk_type: GenericStringBuilder::with_capacity(rows, rows * 8),
-            table_rows: std::array::from_fn(|_| Int64Builder::with_capacity(rows)),
-            language: GenericStringBuilder::new(),
-            shortened: BooleanBuilder::with_capacity(rows),
-            symbol_path: ListBuilder::new(GenericStringBuilder::new()),
-            lines: std::array::from_fn(|_| Int64Builder::new()),
-            node_types: ListBuilder::new(GenericStringBuilder::new()),
-            note: GenericStringBuilder::new(),
+            columns,
+            slots,
+            set,
         }
     }
 
-    /// Adds the row of a chunk, with its description when its chunker gives one (else: empty title path and
-    /// headings, empty type, no context shortened, nulls elsewhere).
-    pub(crate) fn push(&mut self, info: Option<(&Description, &SpanInfo)>) {
-        let Some((d, s)) = info else {
-            self.title_path.append(true);
-            self.headings.append(true);
-            self.chunk_type.append_value("");
-            for b in &mut self.table_rows {
-                b.append_null();
-            }
-            self.language.append_null();
-            self.shortened.append_value(false);
-            self.code_nulls();
+    /// Adds the row of a chunk: the strategy that chose its chunker, its description when its chunker gives one,
+    /// its pages when its text is paged. A key of no column here is left out; a column the chunk has no key of
+    /// gets a null (or its kind's empty value, where the column may not be null).
+    pub(crate) fn push(
+        &mut self,
+        strategy: Option<(&str, &str)>,
+        info: Option<(&Description, &SpanInfo)>,
+        pages: Option<(usize, usize)>,
+    ) {
+        if self.columns.is_empty() {
             return;
-        };
-        // A chunk of source code has its symbol path in place of a title path (as `chunk.metadata` has it); a
-        // chunk of a Markdown code block of a known language has both.
-        let source_code = s.code.as_ref().is_some_and(|c| c.symbols.is_none());
-        for title in d.title_path(s).filter(|_| !source_code) {
-            self.title_path.values().append_value(title);
         }
-        self.title_path.append(!source_code);
-        for &h in s.path.iter().filter(|_| !source_code) {
-            self.headings
-                .values()
-                .append_value(i64::from(d.headings[h].depth));
-        }
-        self.headings.append(!source_code);
-        match &s.code {
-            Some(code) => {
-                for symbol in d.symbol_path(s) {
-                    self.symbol_path.values().append_value(symbol);
-                }
-                self.symbol_path.append(true);
-                self.lines[0].append_value(code.lines.0 as i64);
-                self.lines[1].append_value(code.lines.1 as i64);
-                for node in &code.node_types {
-                    self.node_types.values().append_value(node);
-                }
-                self.node_types.append(true);
-                self.note.append_option(code.note);
+        let (d, s) = info.unzip();
+        let Self {
+            columns,
+            slots,
+            set,
+        } = self;
+        set.fill(false);
+        record::chunk_metadata(strategy, s, pages, |key, value| {
+            let at = slots[key.index()];
+            if let Some((_, _, b)) = columns.get_mut(at) {
+                b.append(d, value);
+                set[at] = true;
             }
-            None => self.code_nulls(),
+        });
+        for ((_, nullable, b), &done) in columns.iter_mut().zip(set.iter()) {
+            if !done {
+                b.append_absent(*nullable, s.is_some());
+            }
         }
-        self.chunk_type.append_value(s.kind.as_str());
-        for (k, b) in self.table_rows.iter_mut().enumerate() {
-            b.append_option(s.rows.map(|r| [r.0, r.1, r.2][k] as i64));
-        }
-        self.language
-            .append_option(s.language.as_ref().and_then(|l| l.as_deref()));
-        self.shortened.append_value(s.context_shortened);
     }
 
-    /// A row of no code: nulls in the code columns.
-    fn code_nulls(&mut self) {
-        self.symbol_path.append(false);
-        for b in &mut self.lines {
-            b.append_null();
-        }
-        self.node_types.append(false);
-        self.note.append_null();
+    /// The rows gathered, a column each, in order (the builders are left empty).
+    pub(crate) fn finish(&mut self) -> Vec<(Key, bool, ArrayRef)> {
+        self.columns
+            .iter_mut()
+            .map(|(k, nullable, b)| (*k, *nullable, b.finish()))
+            .collect()
     }
 
-    /// The rows gathered, one array per column of the description (the builders are left empty).
-    pub(crate) fn finish(&mut self) -> Described {
-        let [row_start, row_end, total_rows] = self
-            .table_rows
-            .each_mut()
-            .map(|b| Arc::new(b.finish()) as ArrayRef);
-        let [start_line, end_line] = self
-            .lines
-            .each_mut()
-            .map(|b| Arc::new(b.finish()) as ArrayRef);
-        Described([
-            Arc::new(self.title_path.finish()),
-            Arc::new(self.headings.finish()),
-            Arc::new(self.chunk_type.finish()),
-            row_start,
-            row_end,
-            total_rows,
-            Arc::new(self.language.finish()),
-            Arc::new(self.shortened.finish()),
-            Arc::new(self.symbol_path.finish()),
-            start_line,
-            end_line,
-            Arc::new(self.node_types.finish()),
-            Arc::new(self.note.finish()),
-        ])
-    }
-}
-
-/// The description's columns of some rows, in the order of `STRUCTURE` then `CODE`.
-pub(crate) struct Described([ArrayRef; 13]);
-
-impl Described {
-    /// The column of `c`, or `None` for a column that is not the description's.
-    pub(crate) fn get(&self, c: Column) -> Option<ArrayRef> {
-        let k = match c {
-            Column::TitlePath => 0,
-            Column::Headings => 1,
-            Column::ChunkType => 2,
-            Column::RowStart => 3,
-            Column::RowEnd => 4,
-            Column::TotalRows => 5,
-            Column::Language => 6,
-            Column::ContextShortened => 7,
-            Column::SymbolPath => 8,
-            Column::StartLine => 9,
-            Column::EndLine => 10,
-            Column::NodeTypes => 11,
-            Column::Note => 12,
-            _ => return None,
-        };
-        Some(self.0[k].clone())
+    /// The column of `key`, finished: see [`MetadataRows::finish`].
+    pub(crate) fn slot(&self, key: Key) -> Option<usize> {
+        self.slots
+            .get(key.index())
+            .copied()
+            .filter(|&at| at != usize::MAX)
     }
 }

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use chunkwise_core::structure::CodeSpan;
+use chunkwise_core::record::{self, key, Value};
 use chunkwise_core::{Chunk, Description, SpanInfo};
 
 use crate::columns::Field;
@@ -59,12 +59,9 @@ impl Lines {
         // The metadata's keys that are the same for every chunk of the document: the source, and the strategy.
         let mut head_json = b"{\"source\": ".to_vec();
         head_json.extend_from_slice(&source_json);
-        if let Some((strategy, reason)) = document.strategy {
-            head_json.extend_from_slice(b", \"strategy\": ");
-            string(&mut head_json, strategy);
-            head_json.extend_from_slice(b", \"strategy_reason\": ");
-            string(&mut head_json, reason);
-        }
+        record::chunk_metadata(document.strategy, None, None, |key, value| {
+            entry(&mut head_json, key, value, None);
+        });
         let mut ids = Vec::new();
         for (i, c) in chunks.chunks.iter().enumerate() {
             let text = text_of(c);
@@ -79,25 +76,25 @@ impl Lines {
                 out.push(b'"');
                 out.extend_from_slice(field.name().as_bytes());
                 out.extend_from_slice(b"\": ");
-                match field {
-                    Field::Text => {
+                match *field {
+                    key::TEXT => {
                         let from = out.len();
                         string(out, text);
                         escaped = Some(from..out.len());
                     }
-                    Field::Start => int(out, c.char_start),
-                    Field::End => int(out, c.char_end),
-                    Field::Source => out.extend_from_slice(&source_json),
-                    Field::Index => int(out, first + i),
-                    Field::Id => id(out, Some(c.id)),
-                    Field::PrevId => id(out, c.prev_id),
-                    Field::NextId => id(out, c.next_id),
-                    Field::Level => string(out, shape.level_name(c.level)),
-                    Field::Size => int(out, c.size),
-                    Field::TokenCount if shape.tokens => int(out, c.size),
-                    Field::TokenCount => out.extend_from_slice(b"null"),
-                    Field::Context => string(out, info.map_or("", |(_, s)| &s.context)),
-                    Field::EmbeddingText => match info.map(|(_, s)| s) {
+                    key::START => int(out, c.char_start),
+                    key::END => int(out, c.char_end),
+                    key::SOURCE => out.extend_from_slice(&source_json),
+                    key::INDEX => int(out, first + i),
+                    key::ID => id(out, Some(c.id)),
+                    key::PREV_ID => id(out, c.prev_id),
+                    key::NEXT_ID => id(out, c.next_id),
+                    key::LEVEL => string(out, shape.level_name(c.level)),
+                    key::SIZE => int(out, c.size),
+                    key::TOKEN_COUNT if shape.tokens => int(out, c.size),
+                    key::TOKEN_COUNT => out.extend_from_slice(b"null"),
+                    key::CONTEXT => string(out, info.map_or("", |(_, s)| &s.context)),
+                    key::EMBEDDING_TEXT => match info.map(|(_, s)| s) {
                         Some(s) if s.embedding.is_some() => {
                             string(out, s.embedding.as_deref().unwrap_or_default());
                         }
@@ -109,11 +106,13 @@ impl Lines {
                             None => string(out, text),
                         },
                     },
-                    Field::Metadata => metadata(out, &head_json, info, c.pages),
-                    Field::Change => {
+                    key::METADATA => metadata(out, &head_json, info, c.pages),
+                    key::CHANGE => {
                         let kept = changes.kept_id(c.id);
                         out.extend_from_slice(if kept { b"\"kept\"" } else { b"\"added\"" });
                     }
+                    // Not a field of a line (`parse_fields` takes none other).
+                    _ => out.extend_from_slice(b"null"),
                 }
             }
             out.extend_from_slice(b"}\n");
@@ -129,8 +128,8 @@ impl Lines {
 }
 
 /// A chunk's metadata as `chunk.metadata` holds it in the command line: `head`, the opening brace and the keys the
-/// document gives every chunk (the source, then the strategy that chose its chunker), then the keys of a structural
-/// chunker's description (in the order `build::describe` sets them), then the pages of a paged text.
+/// document gives every chunk (the source, then the strategy that chose its chunker), then the keys of its
+/// description and its pages (`record::chunk_metadata`).
 fn metadata(
     out: &mut Vec<u8>,
     head: &[u8],
@@ -138,90 +137,36 @@ fn metadata(
     pages: Option<(usize, usize)>,
 ) {
     out.extend_from_slice(head);
-    if let Some((d, s)) = info.filter(|(_, s)| s.code.as_ref().is_some_and(|c| c.symbols.is_none()))
-    {
-        code_metadata(out, d, s);
-    } else if let Some((d, s)) = info {
-        out.extend_from_slice(b", \"title_path\": ");
-        strings(out, d.title_path(s));
-        out.extend_from_slice(b", \"headings\": [");
-        for (k, &h) in s.path.iter().enumerate() {
-            if k > 0 {
-                out.extend_from_slice(b", ");
-            }
-            int(out, usize::from(d.headings[h].depth));
-        }
-        out.extend_from_slice(b"], \"chunk_type\": ");
-        string(out, s.kind.as_str());
-        if let Some((first, past, total)) = s.rows {
-            for (key, value) in [
-                ("row_start", first),
-                ("row_end", past),
-                ("total_rows", total),
-            ] {
-                let _ = write!(out, ", \"{key}\": ");
-                int(out, value);
-            }
-        }
-        if let Some(language) = &s.language {
-            out.extend_from_slice(b", \"language\": ");
-            match language {
-                Some(l) => string(out, l),
-                None => out.extend_from_slice(b"null"),
-            }
-        }
-        if let Some(code) = &s.code {
-            // A Markdown code block parsed as code: the code chunker's keys too.
-            code_keys(out, d, s, code);
-            if let Some(note) = code.note {
-                out.extend_from_slice(b", \"note\": ");
-                string(out, note);
-            }
-        }
-        if s.context_shortened {
-            out.extend_from_slice(b", \"context_shortened\": true");
-        }
-    }
-    if let Some((first, last)) = pages {
-        out.extend_from_slice(b", \"page_start\": ");
-        int(out, first);
-        out.extend_from_slice(b", \"page_end\": ");
-        int(out, last);
-    }
+    let (d, s) = info.unzip();
+    record::chunk_metadata(None, s, pages, |key, value| entry(out, key, value, d));
     out.push(b'}');
 }
 
-/// A code chunk's keys, in the order `build::describe` sets them: language, symbol path, lines, node types, chunk
-/// type, then the note and `context_shortened` when set.
-fn code_metadata(out: &mut Vec<u8>, d: &Description, s: &SpanInfo) {
-    let Some(code) = &s.code else { return };
-    out.extend_from_slice(b", \"language\": ");
-    match s.language.as_ref().and_then(|l| l.as_deref()) {
-        Some(l) => string(out, l),
-        None => out.extend_from_slice(b"null"),
+/// `, "key": value` (headings as their titles or depths in `d`).
+fn entry(out: &mut Vec<u8>, key: record::Key, value: Value<'_>, d: Option<&Description>) {
+    out.extend_from_slice(b", \"");
+    out.extend_from_slice(key.name().as_bytes());
+    out.extend_from_slice(b"\": ");
+    let title = |h: &usize| d.map_or("", |d| d.headings[*h].title.as_str());
+    match value {
+        Value::Titles(path) => strings(out, path.iter().map(title)),
+        Value::Depths(path) => {
+            out.push(b'[');
+            for (k, &h) in path.iter().enumerate() {
+                if k > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                int(out, d.map_or(0, |d| usize::from(d.headings[h].depth)));
+            }
+            out.push(b']');
+        }
+        Value::Type(t) => string(out, t.as_str()),
+        Value::Str(s) | Value::OptStr(Some(s)) => string(out, s),
+        Value::OptStr(None) => out.extend_from_slice(b"null"),
+        Value::Int(n) => int(out, n),
+        Value::Strs(items) => strings(out, items.iter().map(String::as_str)),
+        Value::True => out.extend_from_slice(b"true"),
     }
-    code_keys(out, d, s, code);
-    out.extend_from_slice(b", \"chunk_type\": ");
-    string(out, s.kind.as_str());
-    if let Some(note) = code.note {
-        out.extend_from_slice(b", \"note\": ");
-        string(out, note);
-    }
-    if s.context_shortened {
-        out.extend_from_slice(b", \"context_shortened\": true");
-    }
-}
-
-/// A chunk of code's symbol path, lines and node types.
-fn code_keys(out: &mut Vec<u8>, d: &Description, s: &SpanInfo, code: &CodeSpan) {
-    out.extend_from_slice(b", \"symbol_path\": ");
-    strings(out, d.symbol_path(s));
-    out.extend_from_slice(b", \"start_line\": ");
-    int(out, code.lines.0);
-    out.extend_from_slice(b", \"end_line\": ");
-    int(out, code.lines.1);
-    out.extend_from_slice(b", \"node_types\": ");
-    strings(out, code.node_types.iter().map(String::as_str));
 }
 
 /// A JSON list of strings.

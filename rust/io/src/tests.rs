@@ -84,11 +84,11 @@ fn parse_id_takes_only_lowercase_hex_of_sixteen_digits() {
 
 #[test]
 fn fields_parse_by_name_once_and_change_needs_a_previous_run() {
-    use crate::columns::parse_fields;
-    use crate::Field;
+    use crate::columns::{fields, parse_fields};
+    use chunkwise_core::record::key;
     assert_eq!(
         parse_fields(&["text", "id"], false),
-        Ok(vec![Field::Text, Field::Id])
+        Ok(vec![key::TEXT, key::ID])
     );
     let unknown = parse_fields(&["text", "txet"], false).unwrap_err();
     assert!(
@@ -100,11 +100,33 @@ fn fields_parse_by_name_once_and_change_needs_a_previous_run() {
         "fields names \"id\" twice"
     );
     assert!(parse_fields(&["change"], false).is_err());
-    assert_eq!(parse_fields(&["change"], true), Ok(vec![Field::Change]));
-    for (name, field) in Field::ALL {
-        assert_eq!(Field::parse(name), Some(field));
-        assert_eq!(field.name(), name);
+    assert_eq!(parse_fields(&["change"], true), Ok(vec![key::CHANGE]));
+    // The fields are the record's columns of the lines that are not metadata keys, in its order.
+    let names: Vec<_> = fields().map(|f| f.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "text",
+            "start",
+            "end",
+            "source",
+            "index",
+            "id",
+            "prev_id",
+            "next_id",
+            "level",
+            "size",
+            "token_count",
+            "context",
+            "embedding_text",
+            "metadata",
+            "change"
+        ]
+    );
+    for name in names {
+        assert_eq!(parse_fields(&[name], true).map(|f| f[0].name()), Ok(name));
     }
+    assert!(parse_fields(&["title_path"], false).is_err());
 }
 
 #[test]

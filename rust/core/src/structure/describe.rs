@@ -84,6 +84,17 @@ impl Description {
     }
 }
 
+/// The data rows of a table a chunk holds (0-based, the header not counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableRows {
+    /// Its first data row.
+    pub first: usize,
+    /// The row past its last.
+    pub past: usize,
+    /// The table's data rows.
+    pub total: usize,
+}
+
 /// What a chunk learns from the structure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpanInfo {
@@ -100,8 +111,8 @@ pub struct SpanInfo {
     pub context_shortened: bool,
     /// What the chunk is made of.
     pub kind: ChunkType,
-    /// For a chunk of one table: the data rows it holds (first, past last) and the table's row count.
-    pub rows: Option<(usize, usize, usize)>,
+    /// For a chunk of one table: the data rows it holds and the table's row count.
+    pub rows: Option<TableRows>,
     /// For a chunk of one code block: the block's language (`Some(None)`: a block without one).
     pub language: Option<Option<String>>,
     /// The text to embed when it is not context + join + text: a CSV or TSV chunk rendered as a Markdown table.
@@ -426,7 +437,11 @@ impl Structure {
                 .iter()
                 .take_while(|b| b.range.start < span.end)
                 .filter(|b| b.range.end > start);
-            let (kind, rows, mut language) = match self.verbatim_block(start, span.end) {
+            let Classified {
+                kind,
+                rows,
+                mut language,
+            } = match self.verbatim_block(start, span.end) {
                 // Inside one code block or table (nested in a list, say): that block decides.
                 Some(b) => classify(std::iter::once(&b), start, span.end),
                 None => classify(inside, start, span.end),
@@ -443,7 +458,7 @@ impl Structure {
                 code.symbols = Some(path.into_iter().map(|i| symbols_at[k] + i).collect());
                 code
             });
-            let embedding = rows.and_then(|(first, past, _)| {
+            let embedding = rows.and_then(|TableRows { first, past, .. }| {
                 let table = top.get(first_block)?;
                 match &table.kind {
                     BlockKind::Table {
@@ -495,15 +510,32 @@ fn render_rows(
     Some(out)
 }
 
-type Kind = (
-    ChunkType,
-    Option<(usize, usize, usize)>,
-    Option<Option<String>>,
-);
+/// What [`classify`] learns of a chunk from the blocks it overlaps.
+struct Classified {
+    kind: ChunkType,
+    /// The rows of the one table it holds rows of.
+    rows: Option<TableRows>,
+    /// The language of the one code block it is inside of (`Some(None)`: a block without one).
+    language: Option<Option<String>>,
+}
+
+impl Classified {
+    fn of(kind: ChunkType) -> Self {
+        Self {
+            kind,
+            rows: None,
+            language: None,
+        }
+    }
+}
 
 /// The type of a chunk from the top-level blocks it overlaps: the one kind of its blocks (headings aside), "heading"
 /// when it holds only headings, else "text".
-fn classify<'a>(blocks: impl Iterator<Item = &'a &'a Block>, start: usize, end: usize) -> Kind {
+fn classify<'a>(
+    blocks: impl Iterator<Item = &'a &'a Block>,
+    start: usize,
+    end: usize,
+) -> Classified {
     let mut kind: Option<&BlockKind> = None;
     let mut count = 0;
     let mut mixed = false;
@@ -540,18 +572,22 @@ fn classify<'a>(blocks: impl Iterator<Item = &'a &'a Block>, start: usize, end: 
         }
     }
     match kind {
-        None if headings => (ChunkType::Heading, None, None),
-        None => (ChunkType::Text, None, None),
-        Some(_) if mixed => (ChunkType::Text, None, None),
-        Some(BlockKind::Table { rows, .. }) if count == 1 => {
-            let first = rows.partition_point(|&r| r < start);
-            let past = rows.partition_point(|&r| r < end);
-            (ChunkType::Table, Some((first, past, rows.len())), None)
-        }
-        Some(BlockKind::Code { language, .. }) if count == 1 => {
-            (ChunkType::Code, None, Some(language.clone()))
-        }
-        Some(k) => (k.chunk_type(), None, None),
+        None if headings => Classified::of(ChunkType::Heading),
+        None => Classified::of(ChunkType::Text),
+        Some(_) if mixed => Classified::of(ChunkType::Text),
+        Some(BlockKind::Table { rows, .. }) if count == 1 => Classified {
+            rows: Some(TableRows {
+                first: rows.partition_point(|&r| r < start),
+                past: rows.partition_point(|&r| r < end),
+                total: rows.len(),
+            }),
+            ..Classified::of(ChunkType::Table)
+        },
+        Some(BlockKind::Code { language, .. }) if count == 1 => Classified {
+            language: Some(language.clone()),
+            ..Classified::of(ChunkType::Code)
+        },
+        Some(k) => Classified::of(k.chunk_type()),
     }
 }
 

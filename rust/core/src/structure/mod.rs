@@ -32,5 +32,5 @@ mod rules;
 pub mod table;
 
 pub use code::CodeSpan;
-pub use describe::{join, ChunkType, Description, SpanInfo};
+pub use describe::{join, ChunkType, Description, SpanInfo, TableRows};
 pub use model::{Block, BlockKind, Heading, Rendered, Structure};

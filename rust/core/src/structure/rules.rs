@@ -330,8 +330,8 @@ mod tests {
             .iter()
             .zip(info)
             .map(|(s, i)| {
-                let (first, past, _) = i.rows.expect("table rows");
-                (text[s.start..s.end].to_owned(), first, past)
+                let rows = i.rows.expect("table rows");
+                (text[s.start..s.end].to_owned(), rows.first, rows.past)
             })
             .collect()
     }

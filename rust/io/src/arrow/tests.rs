@@ -4,6 +4,7 @@ use arrow_array::Array;
 
 use super::*;
 use crate::tests::{chunked, chunks, shape, splitter, MARKDOWN, PLAIN};
+use chunkwise_core::Strategy;
 
 fn names(batch: &RecordBatch) -> Vec<&str> {
     batch
@@ -65,15 +66,16 @@ fn the_columns_depend_on_the_chunker_only() {
         (
             Strategy::Code,
             "def f(x):\n    return x\n\n\nclass A:\n    pass\n",
+            // The code chunker's keys in the record's order (no title path: a chunk of code has its symbol path).
             &[
+                "chunk_type",
                 "language",
+                "context_shortened",
                 "symbol_path",
                 "start_line",
                 "end_line",
                 "node_types",
-                "chunk_type",
                 "note",
-                "context_shortened",
             ],
         ),
     ];

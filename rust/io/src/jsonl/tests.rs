@@ -59,10 +59,8 @@ fn strings_are_escaped_as_python_json_dumps_escapes_them() {
 
 fn all_fields() -> Lines {
     Lines::new(
-        Field::ALL
-            .iter()
-            .map(|&(_, f)| f)
-            .filter(|&f| f != Field::Change)
+        crate::columns::fields()
+            .filter(|&f| f != key::CHANGE)
             .collect(),
     )
 }
@@ -223,7 +221,7 @@ fn structural_chunks_carry_their_description_in_the_metadata() {
 #[test]
 fn code_chunks_carry_the_code_keys_in_their_order() {
     let text = "import os\n\n\nclass Parser:\n    def feed(self, data):\n        return data\n\n\ndef main():\n    pass\n";
-    let written = lines_written(&Lines::new(vec![Field::Metadata]), Strategy::Code, 40, text);
+    let written = lines_written(&Lines::new(vec![key::METADATA]), Strategy::Code, 40, text);
     assert!(!written.is_empty());
     for line in written.lines() {
         // The metadata is the one field: its object is the line's, less `{"metadata": ` and `}`.
@@ -340,7 +338,7 @@ fn change_says_kept_for_the_previous_run_ids() {
         .unwrap()
         .to_owned();
     let changes = Changes::new(Some([first.as_str()]));
-    let lines = Lines::new(vec![Field::Id, Field::Change]);
+    let lines = Lines::new(vec![key::ID, key::CHANGE]);
     let (mut out, mut sink) = (Vec::new(), Vec::new());
     let ids = lines
         .write(
@@ -363,4 +361,93 @@ fn change_says_kept_for_the_previous_run_ids() {
         .collect();
     assert_eq!(parsed[0]["change"], "kept");
     assert!(parsed[1..].iter().all(|l| l["change"] == "added"));
+}
+
+/// Every output writes the record's keys, and the same values: for every strategy, the metadata keys of each line
+/// are keys the record says its chunker sets, and Arrow's metadata columns are the record's keys of the chunker
+/// (those Arrow writes), each row holding the line's value (null where the line has no such key; a flag false).
+#[test]
+fn the_lines_and_the_arrow_rows_carry_the_records_keys_with_equal_values() {
+    use chunkwise_core::record::{Formats, Role, COLUMNS};
+    let code = "import os\n\n\nclass A:\n    def f(self):\n        return 1\n";
+    let table = "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n| 5 | 6 |\n";
+    for &name in Strategy::NAMES {
+        let strategy: Strategy = name.parse().expect("a strategy");
+        let text = match strategy {
+            Strategy::Code => code,
+            Strategy::Table => table,
+            Strategy::Semantic => continue, // its units are embedded in Python: no output of its own here
+            _ => MARKDOWN,
+        };
+        let splitter = splitter(strategy, 40);
+        let lines = lines_of(&Lines::new(vec![key::METADATA]), strategy, 40, text);
+        let chunks = chunks(&splitter, text);
+        let batch = &crate::arrow::batches(&[text], &[chunked(&chunks)], shape(&splitter), false)
+            .expect("batches")[0];
+        let arrow_keys: Vec<&str> = COLUMNS
+            .iter()
+            .filter(|c| c.role == Role::Metadata && c.formats.has(Formats::ARROW))
+            .filter(|c| c.written_for(name))
+            .map(|c| c.name)
+            .collect();
+        let schema = batch.schema();
+        let metadata_columns: Vec<&str> = schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .filter(|n| record::column(n).is_some_and(|c| c.role == Role::Metadata))
+            .collect();
+        assert_eq!(metadata_columns, arrow_keys, "{name}");
+        assert_eq!(lines.len(), batch.num_rows(), "{name}");
+        for (row, line) in lines.iter().enumerate() {
+            let metadata = line["metadata"].as_object().expect("an object");
+            for (k, value) in metadata {
+                if k == "source" || k.starts_with("strategy") {
+                    continue; // the document's keys (the caller's source; the test document's strategy)
+                }
+                let c = record::column(k).unwrap_or_else(|| panic!("{k} is not a column"));
+                assert!(c.set_by(name), "{name} sets {k}");
+                let column = batch.column_by_name(k).expect("a column of each key");
+                let written = arrow_json(column.as_ref(), row);
+                assert_eq!(&written, value, "{name}: {k} of chunk {row}");
+            }
+            for &k in &arrow_keys {
+                if !metadata.contains_key(k) {
+                    let column = batch.column_by_name(k).expect("a column");
+                    let absent = arrow_json(column.as_ref(), row);
+                    assert!(
+                        absent.is_null()
+                            || absent == false
+                            || absent == Value::Array(vec![])
+                            || absent == "",
+                        "{name}: {k}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Row `row` of an Arrow column as JSON.
+fn arrow_json(column: &dyn arrow_array::Array, row: usize) -> Value {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+    use arrow_schema::DataType;
+    if column.is_null(row) {
+        return Value::Null;
+    }
+    match column.data_type() {
+        DataType::Utf8 => Value::from(column.as_string::<i32>().value(row)),
+        DataType::Int64 => Value::from(column.as_primitive::<Int64Type>().value(row)),
+        DataType::Boolean => Value::from(column.as_boolean().value(row)),
+        DataType::List(_) => {
+            let items = column.as_list::<i32>().value(row);
+            Value::Array(
+                (0..items.len())
+                    .map(|i| arrow_json(items.as_ref(), i))
+                    .collect(),
+            )
+        }
+        other => panic!("a column of type {other}"),
+    }
 }

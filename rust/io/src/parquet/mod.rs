@@ -26,7 +26,9 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::{ColumnDescPtr, ColumnPath};
 
-use crate::columns::{Column, Field};
+use chunkwise_core::record::{key, Store};
+
+use crate::columns::{data_type, Column};
 
 pub mod rows;
 
@@ -161,10 +163,7 @@ impl<W: Write + Send> Encoding<W> {
             ArrowWriter::try_new(out, schema.clone(), Some(props))?.into_serialized_writer()?;
         let text_pages = Arc::new(Mutex::new(Vec::new()));
         let position = |c| columns.iter().position(|&x| x == c);
-        let twins = match (
-            position(Column::Field(Field::Text)),
-            position(Column::Field(Field::EmbeddingText)),
-        ) {
+        let twins = match (position(key::TEXT), position(key::EMBEDDING_TEXT)) {
             (Some(text), Some(embedding)) => {
                 Some((text, embedding, file.schema_descr().column(embedding)))
             }
@@ -177,7 +176,10 @@ impl<W: Write + Send> Encoding<W> {
             })),
             None => factory,
         };
-        let heavy: Vec<bool> = columns.iter().map(|c| c.heavy()).collect();
+        let heavy: Vec<bool> = columns
+            .iter()
+            .map(|c| c.column().store == Store::Text)
+            .collect();
         let threads = heavy.iter().filter(|&&h| h).count();
         let pool = if threads > 1 {
             rayon::ThreadPoolBuilder::new()
@@ -524,7 +526,11 @@ impl Layout {
         let schema = Arc::new(Schema::new(
             columns
                 .iter()
-                .map(|&c| ArrowField::new(c.name(), c.data_type(), c.nullable(tokens)))
+                .map(|&c| {
+                    let spec = c.column();
+                    let data_type = data_type(spec.kind, false);
+                    ArrowField::new(c.name(), data_type, spec.nullable_in(true, tokens))
+                })
                 .collect::<Vec<_>>(),
         ));
         Self { columns, schema }
@@ -551,14 +557,15 @@ fn properties(layout: &Layout, codec: Compression) -> WriterProperties {
         .set_data_page_size_limit(PAGE_BYTES)
         .set_write_batch_size(PAGE_ROWS);
     for &c in &layout.columns {
-        let path = ColumnPath::from(c.name());
-        if c.repeats() {
+        let (path, spec) = (ColumnPath::from(c.name()), c.column());
+        if spec.store == Store::Repeated {
             props = props.set_column_dictionary_enabled(path.clone(), true);
         }
-        if c.ordered() {
+        if spec.ordered() {
             props = props.set_column_statistics_enabled(path.clone(), EnabledStatistics::Chunk);
         }
-        if c.hashes() && matches!(codec, Compression::SNAPPY | Compression::LZ4_RAW) {
+        if spec.store == Store::Hash && matches!(codec, Compression::SNAPPY | Compression::LZ4_RAW)
+        {
             props = props.set_column_compression(path, Compression::UNCOMPRESSED);
         }
     }

@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{Int64Builder, StringBuilder};
-use arrow_array::{new_null_array, ArrayRef, Int64Array, RecordBatch};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+use chunkwise_core::record::{key, Role};
 use chunkwise_core::{Chunk, Description, SpanInfo};
 
 use super::{Layout, Rows, PIECE_BYTES, PIECE_ROWS};
-use crate::columns::{Column, Field};
-use crate::describe::DescriptionRows;
+use crate::describe::MetadataRows;
 use crate::{context_sep, hash_id, Changes, Document, Shape};
 
 /// Rows gathered for the encoder: a builder per column the output can have (those it has not are left empty).
@@ -17,7 +17,7 @@ pub struct RowBuilder<'a> {
     layout: &'a Layout,
     shape: Shape<'a>,
     changes: &'a Changes,
-    /// Whether the description's columns hold values (a structural chunker), else nulls.
+    /// Whether the chunks' descriptions are written (a structural chunker's), else their columns are null.
     described: bool,
     rows: usize,
     text_bytes: usize,
@@ -30,10 +30,8 @@ pub struct RowBuilder<'a> {
     ids: [StringBuilder; 3],
     ints: [Vec<i64>; 4],
     token_count: Int64Builder,
-    description: DescriptionRows<i32>,
-    /// The strategy and its reason.
-    strategy: [StringBuilder; 2],
-    pages: [Int64Builder; 2],
+    /// The metadata columns: the strategy, the description's keys, the pages.
+    metadata: MetadataRows<i32>,
     change: StringBuilder,
 }
 
@@ -75,9 +73,14 @@ impl<'a> RowBuilder<'a> {
             ids: std::array::from_fn(|_| strings(16)),
             ints: std::array::from_fn(|_| Vec::with_capacity(rows)),
             token_count: ints(),
-            description: DescriptionRows::with_capacity(if described { rows } else { 0 }),
-            strategy: std::array::from_fn(|_| StringBuilder::new()),
-            pages: std::array::from_fn(|_| ints()),
+            metadata: MetadataRows::new(
+                layout
+                    .columns
+                    .iter()
+                    .filter(|c| c.column().role == Role::Metadata)
+                    .map(|&c| (c, true)),
+                rows,
+            ),
             change: strings(5),
         }
     }
@@ -135,9 +138,6 @@ impl<'a> RowBuilder<'a> {
             }
         }
         self.source.append_value(document.source);
-        let (strategy, reason) = document.strategy.unzip();
-        self.strategy[0].append_option(strategy);
-        self.strategy[1].append_option(reason);
         self.level.append_value(self.shape.level_name(c.level));
         for (b, id) in self.ids.iter_mut().zip([Some(c.id), c.prev_id, c.next_id]) {
             let hex = id.map(hash_id);
@@ -152,11 +152,8 @@ impl<'a> RowBuilder<'a> {
         }
         self.token_count
             .append_option(self.shape.tokens.then_some(c.size as i64));
-        if self.described {
-            self.description.push(info);
-        }
-        self.pages[0].append_option(c.pages.map(|(first, _)| first as i64));
-        self.pages[1].append_option(c.pages.map(|(_, last)| last as i64));
+        let info = info.filter(|_| self.described);
+        self.metadata.push(document.strategy, info, c.pages);
         if self.changes.compared() {
             self.change.append_value(self.changes.change(c.id));
         }
@@ -180,7 +177,7 @@ impl<'a> RowBuilder<'a> {
 
     /// The rows gathered as a record batch of the output's schema; the builders are left empty.
     pub fn finish(&mut self) -> Result<Rows, arrow_schema::ArrowError> {
-        let n = std::mem::take(&mut self.rows);
+        self.rows = 0;
         self.text_bytes = 0;
         let embedding_is_text = self.embedding.is_none();
         let text: ArrayRef = Arc::new(self.text.finish());
@@ -197,15 +194,7 @@ impl<'a> RowBuilder<'a> {
             .each_mut()
             .map(|v| Arc::new(Int64Array::from(std::mem::take(v))) as ArrayRef);
         // Every builder is emptied, whether its column is written or not.
-        let described = self.description.finish();
-        let [strategy, reason] = self
-            .strategy
-            .each_mut()
-            .map(|b| Arc::new(b.finish()) as ArrayRef);
-        let [page_start, page_end] = self
-            .pages
-            .each_mut()
-            .map(|b| Arc::new(b.finish()) as ArrayRef);
+        let metadata = self.metadata.finish();
         let context: ArrayRef = Arc::new(self.context.finish());
         let source: ArrayRef = Arc::new(self.source.finish());
         let level: ArrayRef = Arc::new(self.level.finish());
@@ -214,28 +203,30 @@ impl<'a> RowBuilder<'a> {
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.layout.columns.len());
         for &c in &self.layout.columns {
             arrays.push(match c {
-                Column::Field(Field::Text) => text.clone(),
-                Column::Field(Field::Start) => start.clone(),
-                Column::Field(Field::End) => end.clone(),
-                Column::Field(Field::Source) => source.clone(),
-                Column::Field(Field::Index) => index.clone(),
-                Column::Field(Field::Id) => id.clone(),
-                Column::Field(Field::PrevId) => prev_id.clone(),
-                Column::Field(Field::NextId) => next_id.clone(),
-                Column::Field(Field::Level) => level.clone(),
-                Column::Field(Field::Size) => size.clone(),
-                Column::Field(Field::TokenCount) => token_count.clone(),
-                Column::Field(Field::Context) => context.clone(),
-                Column::Field(Field::EmbeddingText) => embedding.clone(),
-                Column::Strategy => strategy.clone(),
-                Column::StrategyReason => reason.clone(),
-                Column::PageStart => page_start.clone(),
-                Column::PageEnd => page_end.clone(),
-                // `metadata` is never a column of its own: it stands for the description's columns.
-                Column::Field(Field::Change | Field::Metadata) => change.clone(),
-                c => match described.get(c).filter(|_| self.described) {
-                    Some(a) => a,
-                    None => new_null_array(&c.data_type(), n),
+                key::TEXT => text.clone(),
+                key::START => start.clone(),
+                key::END => end.clone(),
+                key::SOURCE => source.clone(),
+                key::INDEX => index.clone(),
+                key::ID => id.clone(),
+                key::PREV_ID => prev_id.clone(),
+                key::NEXT_ID => next_id.clone(),
+                key::LEVEL => level.clone(),
+                key::SIZE => size.clone(),
+                key::TOKEN_COUNT => token_count.clone(),
+                key::CONTEXT => context.clone(),
+                key::EMBEDDING_TEXT => embedding.clone(),
+                key::CHANGE => change.clone(),
+                // A metadata key: its column of the metadata rows (`metadata` itself is never a column: it stands
+                // for them).
+                c => match self.metadata.slot(c) {
+                    Some(at) => metadata[at].2.clone(),
+                    None => {
+                        return Err(arrow_schema::ArrowError::SchemaError(format!(
+                            "no values for the Parquet column {:?}",
+                            c.name()
+                        )))
+                    }
                 },
             });
         }

@@ -7,17 +7,13 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::rows::RowBuilder;
 use super::*;
-use crate::columns::{columns, Metadata};
+use crate::columns::{columns, fields, Field, Metadata};
 use crate::tests::{chunked, chunks, shape, splitter, MARKDOWN, PLAIN};
 use crate::{Changes, Document};
 
 /// Every field but `change` (which needs a previous run), `metadata` standing for every column it can.
 fn every_column(tokens: bool) -> Layout {
-    let fields: Vec<Field> = Field::ALL
-        .iter()
-        .map(|&(_, f)| f)
-        .filter(|&f| f != Field::Change)
-        .collect();
+    let fields: Vec<Field> = fields().filter(|&f| f != key::CHANGE).collect();
     let metadata = Metadata {
         structural: true,
         code: true,
@@ -106,7 +102,7 @@ fn the_schema_and_column_order_are_pinned() {
         code: true,
         strategies: true,
     };
-    let layout = Layout::new(columns(&Field::ALL.map(|(_, f)| f), every), false);
+    let layout = Layout::new(columns(&fields().collect::<Vec<_>>(), every), false);
     let names: Vec<&str> = layout
         .schema()
         .fields()
@@ -208,15 +204,8 @@ fn the_schema_and_column_order_are_pinned() {
         .unwrap()
         .is_nullable());
     // Without the description: only the pages stand for `metadata`.
-    let plain = columns(&[Field::Text, Field::Metadata], Metadata::default());
-    assert_eq!(
-        plain,
-        [
-            Column::Field(Field::Text),
-            Column::PageStart,
-            Column::PageEnd
-        ]
-    );
+    let plain = columns(&[key::TEXT, key::METADATA], Metadata::default());
+    assert_eq!(plain, [key::TEXT, key::PAGE_START, key::PAGE_END]);
 }
 
 #[test]
@@ -345,10 +334,7 @@ fn every_codec_writes_a_file_that_reads_back() {
     let splitter = splitter(Strategy::Recursive, 40);
     for name in CODECS {
         let codec = codec(name).expect("a codec");
-        let layout = Layout::new(
-            vec![Column::Field(Field::Text), Column::Field(Field::Id)],
-            false,
-        );
+        let layout = Layout::new(vec![key::TEXT, key::ID], false);
         let blocks = Blocks::default();
         let mut encoding =
             Encoding::new(blocks.clone(), &layout, codec, || {}).expect("an encoder");
