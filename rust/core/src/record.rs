@@ -815,6 +815,7 @@ pub mod key {
         SIZE = "size",
         TOKEN_COUNT = "token_count",
         CONTEXT = "context",
+        CONTEXT_SEP = "context_sep",
         EMBEDDING_TEXT = "embedding_text",
         METADATA = "metadata",
         ROW = "row",

@@ -8,6 +8,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
+use chunkwise_core::record::{key, Formats, Key, Role};
+
 use crate::errors::{int_arg, wrong_type, ChunkingError};
 use crate::metadata;
 use crate::text::substring;
@@ -359,21 +361,33 @@ impl Chunk {
     /// All fields as a plain dict (``metadata`` a deep copy, a plain ``dict``), plus ``embedding_text``:
     /// ``Chunk(**c.to_dict()) == c``.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        // The record's fields of a chunk, in its order.
         let d = PyDict::new(py);
-        d.set_item("text", self.text_of(py)?)?;
-        d.set_item("start", self.start)?;
-        d.set_item("end", self.end)?;
-        d.set_item("index", self.index)?;
-        d.set_item("size", self.size)?;
-        d.set_item("token_count", self.token_count)?;
-        d.set_item("level", &self.level)?;
-        d.set_item("metadata", metadata::deep_copy(&self.metadata_view(py)?)?)?;
-        d.set_item("context", &self.context)?;
-        d.set_item("context_sep", &self.context_sep)?;
-        d.set_item("id", self.id())?;
-        d.set_item("prev_id", self.prev_id())?;
-        d.set_item("next_id", self.next_id())?;
-        d.set_item("embedding_text", self.embedding_text(py)?)?;
+        for k in Key::all().filter(|k| {
+            let c = k.column();
+            c.role == Role::Field && c.formats.has(Formats::CHUNK)
+        }) {
+            let name = k.name();
+            match k {
+                key::TEXT => d.set_item(name, self.text_of(py)?)?,
+                key::START => d.set_item(name, self.start)?,
+                key::END => d.set_item(name, self.end)?,
+                key::INDEX => d.set_item(name, self.index)?,
+                key::ID => d.set_item(name, self.id())?,
+                key::PREV_ID => d.set_item(name, self.prev_id())?,
+                key::NEXT_ID => d.set_item(name, self.next_id())?,
+                key::LEVEL => d.set_item(name, &self.level)?,
+                key::SIZE => d.set_item(name, self.size)?,
+                key::TOKEN_COUNT => d.set_item(name, self.token_count)?,
+                key::CONTEXT => d.set_item(name, &self.context)?,
+                key::CONTEXT_SEP => d.set_item(name, &self.context_sep)?,
+                key::EMBEDDING_TEXT => d.set_item(name, self.embedding_text(py)?)?,
+                key::METADATA => {
+                    d.set_item(name, metadata::deep_copy(&self.metadata_view(py)?)?)?;
+                }
+                other => return Err(crate::errors::no_field(other.name())),
+            }
+        }
         Ok(d)
     }
 

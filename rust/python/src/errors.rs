@@ -67,6 +67,13 @@ pub(crate) fn internal(what: &str, panic: &Panic) -> PyErr {
     ))
 }
 
+/// A column of the record that a writer has no value for (a column added to the record and not to the writer).
+pub(crate) fn no_field(name: &str) -> PyErr {
+    ChunkingError::new_err(format!(
+        "internal error in chunkwise: no value for the record's column {name:?}; please report it"
+    ))
+}
+
 /// What a caught panic said, and where it happened when the hook saw it.
 #[derive(Debug, Clone)]
 pub(crate) struct Panic(pub String);
