@@ -445,20 +445,26 @@ def problems(
     for b in ref.structures:
         if len(found) >= limit:
             break
-        # A block right under a heading stays whole only together with the heading (a heading is never a chunk of
-        # its own when content follows it): then the heading and the block must fit.
+        # The rules in their order: the cap > a block that fits is never split > a heading never ends a chunk > a
+        # heading is not a chunk of its own. A block that fits, alone or with the heading right above it, is whole
+        # (the heading is a chunk of its own when the two do not fit together).
         first = b.start
         if b.kind in ("list", "table") and ref.lead_ins.get(b.start):
             first = ref.lead_ins[b.start][0]
         above = ref.heading_above(first)
-        first = above.start if above is not None else b.start
-        need = measure(text[first : b.end])
-        if size_includes_context:
-            # The context a chunk starting with the block carries (a list's lead-in included); a context over half
-            # the size may be shortened to at most half.
-            exp = expected_fields(ref, first, b.end, [t for _, t in ref.ancestry[ref.line(first)]])
-            if exp["context"]:
-                need += min(measure(exp["context"]) + measure(exp["join"]), size // 2)
+        starts = [first] + ([above.start] if above is not None else [])
+
+        def cost(start: int) -> int:
+            n = measure(text[start : b.end])
+            if size_includes_context:
+                # The context a chunk starting there carries (a list's lead-in included); a context over half the
+                # size may be shortened to at most half.
+                exp = expected_fields(ref, start, b.end, [t for _, t in ref.ancestry[ref.line(start)]])
+                if exp["context"]:
+                    n += min(measure(exp["context"]) + measure(exp["join"]), size // 2)
+            return n
+
+        need = min(cost(start) for start in starts)
         k = bisect.bisect_right(ordered, b.start)
         if need <= size and k < len(ordered) and ordered[k] < b.end:
             found.append(f"{b.kind} [{b.start}:{b.end}] fits ({need} <= {size}) but a chunk boundary at "

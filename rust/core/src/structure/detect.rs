@@ -20,7 +20,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use memchr::{memchr, memchr2_iter, memrchr, memrchr2};
-use pulldown_cmark::{CodeBlockKind, Event, LinkType, Parser, Tag};
+use pulldown_cmark::{CodeBlockKind, Event, LinkType, Tag};
 use regex::Regex;
 
 use super::code::Syntax;
@@ -318,7 +318,7 @@ impl<'a> Markdown<'a> {
     fn read(&mut self, text: &'a str) {
         let mut fences: Vec<Range<usize>> = Vec::new();
         let mut last_link_line = None;
-        for (event, range) in Parser::new_ext(text, markdown::options()).into_offset_iter() {
+        for (event, range) in markdown::events(text) {
             let Event::Start(tag) = event else { continue };
             match tag {
                 Tag::Heading { .. } if is_atx(line_of(text, range.start)) => self.headings += 1,

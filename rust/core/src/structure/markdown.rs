@@ -67,6 +67,8 @@ enum Top {
 #[derive(Debug, Default)]
 struct Walk {
     open: Vec<Open>,
+    /// The end of the last content read (text, code, a rule, a block other than a list): where a list really ends.
+    content_end: usize,
     /// The top-level blocks in order: index into `blocks`, and what it is.
     top: Vec<(usize, Top)>,
     /// The heading being read (its title so far), if any.
@@ -75,20 +77,58 @@ struct Walk {
     fence: Option<Pending>,
 }
 
-/// The extensions of Markdown this parser reads (GFM tables, strikethrough, task lists, metadata blocks).
-pub(crate) fn options() -> Options {
-    Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
-        | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS
+/// The extensions of Markdown this parser reads (GFM tables, strikethrough, task lists), and front matter.
+fn options(front_matter: bool) -> Options {
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    if front_matter {
+        options
+            | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+            | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS
+    } else {
+        options
+    }
+}
+
+/// The events of `text` with their byte ranges. A metadata block (`---` or `+++` lines around YAML or TOML) is read
+/// only as front matter, at the start of the text: pulldown-cmark reads one anywhere a blank line comes before it,
+/// and a changelog's `---` rule above a heading, with another `---` further down, hid every heading between them.
+pub(crate) fn events(text: &str) -> impl Iterator<Item = (Event<'_>, Range<usize>)> {
+    // Only a text that starts with a fence line can have front matter (and only then is it parsed twice).
+    let fenced = text.starts_with("---") || text.starts_with("+++");
+    let mut front = Parser::new_ext(if fenced { text } else { "" }, options(true))
+        .into_offset_iter()
+        .peekable();
+    let front_end = match front.peek() {
+        Some((Event::Start(Tag::MetadataBlock(_)), r)) if r.start == 0 => {
+            let end = front
+                .find(|(e, _)| matches!(e, Event::End(TagEnd::MetadataBlock(_))))
+                .map_or(text.len(), |(_, r)| r.end);
+            // Up to a char boundary past the block (its range ends at its closing line).
+            (end..=text.len())
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(text.len())
+        }
+        _ => 0,
+    };
+    let head = Parser::new_ext(&text[..front_end], options(true)).into_offset_iter();
+    let rest = Parser::new_ext(&text[front_end..], options(false))
+        .into_offset_iter()
+        .map(move |(e, r)| (e, r.start + front_end..r.end + front_end));
+    head.chain(rest)
 }
 
 /// Parses `text` and returns its structure.
 pub fn parse(text: &str) -> Structure {
     let mut s = Structure::default();
     let mut w = Walk::default();
-    for (event, range) in Parser::new_ext(text, options()).into_offset_iter() {
+    for (event, range) in events(text) {
+        if !matches!(
+            event,
+            Event::Start(_) | Event::End(TagEnd::List(_) | TagEnd::Item)
+        ) {
+            w.content_end = w.content_end.max(range.end);
+        }
         match event {
             Event::Start(tag) => start(text, &mut s, &mut w, &tag, range),
             Event::End(tag) => end(text, &mut s, &mut w, tag, range),
@@ -325,6 +365,14 @@ fn end(text: &str, s: &mut Structure, w: &mut Walk, tag: TagEnd, _range: Range<u
         return;
     }
     let open = w.open.pop();
+    if let (TagEnd::List(_) | TagEnd::Item, Some(Some(i))) = (tag, open.as_ref().map(|o| o.block)) {
+        // pulldown-cmark's range of a list runs over the link reference definitions after it (a README's list of
+        // links, then their targets): the list ends with its last content, so that a list that fits stays whole.
+        let b = &mut s.blocks[i];
+        if w.content_end > b.range.start && w.content_end < b.range.end {
+            b.range.end = trimmed(text, b.range.start..w.content_end).end;
+        }
+    }
     if matches!(tag, TagEnd::CodeBlock) {
         if let Some(fence) = w.fence.take() {
             fence.finish(text, s);
@@ -716,6 +764,40 @@ mod tests {
         assert_eq!(s.headings.len(), 1);
         assert_eq!(s.headings[0].title, "Real");
         assert_eq!(s.verbatim[0].start, 0);
+    }
+
+    #[test]
+    fn a_list_ends_before_the_link_definitions_after_it() {
+        let text = "Formats, including:\n- [`JSON`], and *more*.\n- [`Rust`] literals.\n\n[`JSON`]: https://x.y/json\n\
+                    [`Rust`]: https://x.y/rust\n";
+        let s = parse(text);
+        let list = s
+            .blocks
+            .iter()
+            .find(|b| b.keep_whole && text[b.range.clone()].contains("- [`JSON`]"))
+            .expect("the list");
+        assert!(
+            text[list.range.clone()].ends_with("literals."),
+            "{:?}",
+            &text[list.range.clone()]
+        );
+    }
+
+    #[test]
+    fn a_rule_pair_inside_the_text_is_no_metadata_block() {
+        // A changelog: `---` above each release's heading. pulldown-cmark read the text between two such rules as a
+        // YAML block, and its headings were lost.
+        let text = "# Changelog\n\nNotes.\n\n---\n## 2.0.1\n\n### Other\n\n- Remove x\n\n---\n## 2.0.0\n\nFirst.\n";
+        let s = parse(text);
+        let titles: Vec<_> = s.headings.iter().map(|h| h.title.as_str()).collect();
+        assert_eq!(titles, ["Changelog", "2.0.1", "Other", "2.0.0"]);
+        // Front matter still is one, and the rest of its text is read as Markdown.
+        let text = "---\ntitle: x\n---\n\n# Real\n\n---\n## Two\n\nbody\n\n---\n";
+        let s = parse(text);
+        let titles: Vec<_> = s.headings.iter().map(|h| h.title.as_str()).collect();
+        assert_eq!(titles, ["Real", "Two"]);
+        assert_eq!(s.verbatim[0].start, 0);
+        assert!(s.headings.iter().all(|h| text[h.start..].starts_with('#')));
     }
 
     #[test]

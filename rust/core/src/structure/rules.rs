@@ -195,15 +195,20 @@ impl Structure {
             if b.range.end - b.range.start < 2 {
                 continue;
             }
-            // A block right under a heading stays whole only with its heading: a heading is never a chunk of its
-            // own when content follows it, so when the two do not fit together the heading goes with the block's
-            // first piece (a table's first rows, a code block's first lines).
-            let from = match under_heading.binary_search_by_key(&b.range.start, |&(a, _)| a) {
-                Ok(k) => under_heading[k].1,
-                Err(_) => b.range.start,
+            // The rules in their order, where they conflict: the cap is never exceeded > a block that fits is never
+            // split > a heading never ends a chunk > a heading is not a chunk of its own. A block that fits stays
+            // whole, with the heading above it when the two fit together; else the heading is a chunk of its own
+            // (the block's chunk carries it in its context). Only a block over the cap is cut, and its first piece
+            // then takes the heading along.
+            let fits = |from: usize| {
+                sizer.size(&text[from..b.range.end])
+                    <= self.capacity_at(text, from, sizer, capacity)
             };
-            let cost = sizer.size(&text[from..b.range.end]);
-            if cost <= self.capacity_at(text, from, sizer, capacity) {
+            let heading = under_heading
+                .binary_search_by_key(&b.range.start, |&(a, _)| a)
+                .ok()
+                .map(|k| under_heading[k].1);
+            if heading.is_some_and(fits) || fits(b.range.start) {
                 ranges.push((b.range.start, b.range.end));
             }
         }
