@@ -12,6 +12,7 @@ are >= 80 MB/s for JSON lines and for Parquet, and a peak under 3x the largest f
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,19 @@ def test_cli_end_to_end(benchmark, impl, folder, smoke):
         info["vs_langchain"] = round(result["MBps"] / _langchain[folder]["MBps"], 1)
     benchmark.extra_info.update(info)
     assert result["output_bytes"] > result["bytes"] // 2  # every file's chunks were written
+
+
+@pytest.mark.skipif(not os.environ.get("CHUNKWISE_BASELINE"), reason="CHUNKWISE_BASELINE (a baseline's python/, "
+                    "made by `python benches/baseline.py build REF`) is not set")
+@pytest.mark.parametrize("impl", ["jsonl", "parquet"])
+def test_cli_against_baseline(benchmark, impl, smoke):
+    """This checkout's command against the baseline's, interleaved in one session (baseline.py compare)."""
+    if not (corpus_dir() / "en.txt").is_file():
+        pytest.skip("corpus not found")
+    from baseline import compare
+
+    benchmark.group = "cli: against the baseline, folder corpus, 512 chars"
+    rounds, copies = (1, 1) if smoke else (3, 4)
+    rows = benchmark.pedantic(lambda: compare(Path(os.environ["CHUNKWISE_BASELINE"]), [impl], rounds, copies),
+                              rounds=1, iterations=1)
+    benchmark.extra_info.update(rows[0])
