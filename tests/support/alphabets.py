@@ -1,5 +1,5 @@
-"""The texts the property tests draw: ASCII, Han, kana, Hangul, emoji ZWJ sequences, combining marks, CRLF, CJK
-punctuation and structure lines, joined from fragments so that grapheme clusters appear whole.
+"""The texts the property tests draw: ASCII, Han, kana, Hangul, Thai, Lao, Khmer, Myanmar, emoji ZWJ sequences,
+combining marks, CRLF, CJK punctuation, the sentence terminators of other scripts and structure lines, joined from fragments so that grapheme clusters appear whole.
 """
 
 from __future__ import annotations
@@ -37,6 +37,13 @@ HANGUL = list("한국어가나다") + ["한국어", "안녕하세요"]
 CJK_PUNCT = list("。！？，、」「『』（）：；") + ["。」", "！」", "\n\n"]
 
 
+# Scripts whose words a dictionary finds (runs of them, whole words and not), with their stops; other terminators.
+SPACELESS = [
+    "ทุกสอง", "สัปดาห์", "ไปตลาด", "ก", "ປະເທດ", "ລາວ", "កញ្ចប់", "និម្មិត", "។", "៕", "မင်္ဂလာပါ", "။", "၊", "\u200b",
+]
+TERMINATORS = ["।", "॥", "؟", "۔", "։", "።", "፧", "‽", "𑁇"]
+
+
 EMOJI = ["👨\u200d👩\u200d👧", "🏳\ufe0f\u200d🌈", "👍🏽", "🇯🇵", "😀", "❤\ufe0f"]
 
 
@@ -52,7 +59,10 @@ STRUCTURE = [
 ]
 
 
-FRAGMENTS = ASCII + ASCII_PUNCT + SPACES + BREAKS + HAN + KANA + HANGUL + CJK_PUNCT + EMOJI + COMBINING + STRUCTURE
+FRAGMENTS = (
+    ASCII + ASCII_PUNCT + SPACES + BREAKS + HAN + KANA + HANGUL + SPACELESS + TERMINATORS + CJK_PUNCT + EMOJI
+    + COMBINING + STRUCTURE
+)
 
 
 fragment = st.sampled_from(FRAGMENTS)

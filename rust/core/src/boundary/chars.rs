@@ -80,8 +80,9 @@ pub(crate) fn is_clause_punct(c: char) -> bool {
 pub(crate) fn is_terminator(c: char) -> bool {
     match c as u32 {
         0..=0x7F => return matches!(c, '.' | '!' | '?'),
-        // Kana, Han and Hangul, asked about once a character on CJK text, hold none (。 is U+3002, ！ U+FF01).
-        0x3040..=0xFEFF => return false,
+        // Kana, Han and Hangul, asked about once a character on CJK text, hold none (。 is U+3002, ！ U+FF01, the
+        // next one after 。 is Lisu's U+A4FF).
+        0x3040..=0xA4FE | 0xAC00..=0xD7FF => return false,
         _ => {}
     }
     let mut buf = [0u8; 4];
@@ -106,7 +107,7 @@ mod tests {
         // Once two lists: the word and line rules missed the Arabic, Urdu and Devanagari stops.
         for c in [
             '.', '!', '?', '。', '！', '？', '｡', '．', '…', '‼', '⁇', '⁈', '⁉', '⋯', '؟', '۔',
-            '।', '॥',
+            '।', '॥', '։', '።', '፧', '፨', '។', '៕', '၊', '။', '‽', '︒', '﹒', '𑁇',
         ] {
             assert!(is_terminator(c), "{c:?}");
             assert!(is_pause(c), "{c:?}");

@@ -83,9 +83,10 @@ fn first_line_start(text: &str, from: usize, nl: usize) -> usize {
 pub(crate) fn starts_with_pause(next_line: &str) -> bool {
     let bytes = next_line.as_bytes();
     // Every paragraph and line end asks this, and most lines start with a letter, a digit or an ideograph (lead
-    // bytes E4 to EC: U+4000 to U+CFFF, Han and Hangul), which is neither a pause nor a closing mark; after an
-    // indent or blank lines too.
-    let plain = |b: u8| b.is_ascii_alphanumeric() || (0xE4..=0xEC).contains(&b);
+    // bytes E4 to E9, EB and EC: U+4000 to U+9FFF and U+B000 to U+CFFF, Han and Hangul), which is neither a pause
+    // nor a closing mark; after an indent or blank lines too. (U+A000 to U+AFFF holds the full stops of Lisu, Vai,
+    // Bamum...)
+    let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, 0xE4..=0xE9 | 0xEB | 0xEC);
     match bytes.first() {
         None => return false,
         Some(&b) if plain(b) => return false,
@@ -252,7 +253,10 @@ mod tests {
         assert!(starts_with_pause("、次"));
         assert!(!starts_with_pause("次、"));
         // The fast path's characters are neither pauses nor closing marks.
-        for c in (0x4000..=0xCFFF).filter_map(char::from_u32) {
+        for c in (0x4000..=0x9FFF)
+            .chain(0xB000..=0xCFFF)
+            .filter_map(char::from_u32)
+        {
             assert!(!is_pause(c) && !is_closing(c), "{c:?}");
         }
     }

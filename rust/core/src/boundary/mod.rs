@@ -10,6 +10,7 @@
 pub mod breaks;
 mod chars;
 mod clause;
+mod dictionary;
 mod grapheme;
 mod line;
 mod paragraph;
@@ -30,7 +31,8 @@ pub struct Level(pub u8);
 impl Level {
     /// Between grapheme clusters: the floor, always available.
     pub const GRAPHEME: Level = Level(1);
-    /// Between words (after the whitespace; between CJK characters where words have no spaces).
+    /// Between words (after the whitespace; between CJK characters where words have no spaces; between the
+    /// dictionary's words of Thai, Lao, Khmer and Myanmar).
     pub const WORD: Level = Level(2);
     /// A soft wrap of hard-wrapped text: no better than a word for meaning, but it keeps lines whole.
     pub const WRAP: Level = Level(3);
@@ -110,7 +112,7 @@ pub enum Emitter {
     Sentence,
     /// Clause punctuation: ，、；： and ASCII , ; : before a space.
     Clause,
-    /// UAX #29 words; punctuation stays with the word before it.
+    /// UAX #29 words, Thai, Lao, Khmer and Myanmar words by dictionary; punctuation stays with the word before it.
     Word,
     /// Extended grapheme clusters: the floor no cut goes below.
     Grapheme,

@@ -1,11 +1,11 @@
 //! Sentence boundaries, scanned in one pass over the bytes (UAX #29's sentence rules cost 60% of a run when this
 //! used unicode-segmentation; this scanner keeps the rules that matter for chunking and runs at memory speed):
 //!
-//! - A terminator run (. ! ? 。 ！ ？ ｡ ． ‼ ⁇ ⁈ ⁉ ؟ । ॥ ۔, repeated or mixed: "?!", "。。") with its closing quotes and
-//!   brackets (」』）”' ...) ends a sentence; the cut falls after them and after the spaces and the one line break
-//!   that follow, so closing punctuation stays on the left.
-//! - CJK terminators cut with or without a following space. The others need whitespace or the end of the text
-//!   after them, so "3.5", "example.com/a.b" and "file.Name" never break.
+//! - A terminator run (. ! ? 。 ！ ？ and every other Sentence_Terminal of Unicode: ؟ ۔ । ॥ ։ ። ។ ။ ..., repeated
+//!   or mixed: "?!", "。。") with its closing quotes and brackets (」』）”' ...) ends a sentence; the cut falls after them and after the spaces
+//!   and the one line break that follow, so closing punctuation stays on the left.
+//! - CJK, Khmer and Myanmar terminators cut with or without a following space. The others need whitespace or the end
+//!   of the text after them, so "3.5", "example.com/a.b" and "file.Name" never break.
 //! - A full stop is not an end after a known abbreviation ("e.g.", "Dr.") or an initial ("J. Smith"), nor "etc."
 //!   before a lower-case word ("etc. and"). Technical text starts sentences in lower case ("git diff ..."), so a
 //!   lower-case word alone does not rule out a sentence end.
@@ -29,20 +29,109 @@ pub(super) const MAX_TRAILING_SPACES: usize = 16;
 pub(super) enum Kind {
     /// Needs whitespace after it; "." also checks abbreviations.
     Spaced,
-    /// CJK full stops and marks: a cut with or without a space.
+    /// The full stops and marks of scripts without spaces (CJK, Khmer, Myanmar): a cut with or without a space.
     Cjk,
     /// "…" and "⋯": a cut only between CJK characters.
     Ellipsis,
 }
 
 /// Lead bytes of every terminator: where the emitter looks, every other byte skipped in bulk.
-const LEADS: [u8; 9] = [
-    b'.', b'!', b'?', 0xD8, // ؟
-    0xDB, // ۔
-    0xE0, // । ॥
-    0xE2, // … ‼ ⁇ ⁈ ⁉ ⋯
-    0xE3, // 。
-    0xEF, // ！ ？ ． ｡
+const LEADS: [u8; 15] = [
+    b'.', b'!', b'?', 0xD6, 0xD8, 0xDB, 0xDC, 0xDF, 0xE0, 0xE1, 0xE2, 0xE3, 0xEA, 0xEF, 0xF0,
+];
+
+/// The non-ASCII terminators, ranges of code points in order: Unicode's Sentence_Terminal property (tested against
+/// ICU4X's copy of it) and the ellipses. Those of scripts written without spaces (CJK, Khmer, Myanmar) cut with or
+/// without a space after them; the others, like ".", need one.
+const TERMINATORS: &[(u32, u32, Kind)] = &[
+    (0x0589, 0x0589, Kind::Spaced),   // ։ Armenian
+    (0x061D, 0x061F, Kind::Spaced),   // ؝..؟ Arabic
+    (0x06D4, 0x06D4, Kind::Spaced),   // ۔ Arabic
+    (0x0700, 0x0702, Kind::Spaced),   // ܀..܂ Syriac
+    (0x07F9, 0x07F9, Kind::Spaced),   // ߹ Nko
+    (0x0837, 0x0837, Kind::Spaced),   // ࠷ Samaritan
+    (0x0839, 0x0839, Kind::Spaced),   // ࠹ Samaritan
+    (0x083D, 0x083E, Kind::Spaced),   // ࠽..࠾ Samaritan
+    (0x0964, 0x0965, Kind::Spaced),   // ।..॥ Devanagari
+    (0x104A, 0x104B, Kind::Cjk),      // ၊..။ Myanmar
+    (0x1362, 0x1362, Kind::Spaced),   // ። Ethiopic
+    (0x1367, 0x1368, Kind::Spaced),   // ፧..፨ Ethiopic
+    (0x166E, 0x166E, Kind::Spaced),   // ᙮ Canadian
+    (0x1735, 0x1736, Kind::Spaced),   // ᜵..᜶ Philippine
+    (0x17D4, 0x17D5, Kind::Cjk),      // ។..៕ Khmer
+    (0x1803, 0x1803, Kind::Spaced),   // ᠃ Mongolian
+    (0x1809, 0x1809, Kind::Spaced),   // ᠉ Mongolian
+    (0x1944, 0x1945, Kind::Spaced),   // ᥄..᥅ Limbu
+    (0x1AA8, 0x1AAB, Kind::Spaced),   // ᪨..᪫ Tai
+    (0x1B4E, 0x1B4F, Kind::Spaced),   // ᭎..᭏
+    (0x1B5A, 0x1B5B, Kind::Spaced),   // ᭚..᭛ Balinese
+    (0x1B5E, 0x1B5F, Kind::Spaced),   // ᭞..᭟ Balinese
+    (0x1B7D, 0x1B7F, Kind::Spaced),   // ᭽..᭿ Balinese
+    (0x1C3B, 0x1C3C, Kind::Spaced),   // ᰻..᰼ Lepcha
+    (0x1C7E, 0x1C7F, Kind::Spaced),   // ᱾..᱿ Ol
+    (0x2024, 0x2024, Kind::Spaced),   // ․ One
+    (0x2026, 0x2026, Kind::Ellipsis), // … not Sentence_Terminal
+    (0x203C, 0x203D, Kind::Spaced),   // ‼..‽ Double
+    (0x2047, 0x2049, Kind::Spaced),   // ⁇..⁉ Double
+    (0x22EF, 0x22EF, Kind::Ellipsis), // ⋯ not Sentence_Terminal
+    (0x2CF9, 0x2CFB, Kind::Spaced),   // ⳹..⳻ Coptic
+    (0x2E2E, 0x2E2E, Kind::Spaced),   // ⸮ Reversed
+    (0x2E3C, 0x2E3C, Kind::Spaced),   // ⸼ Stenographic
+    (0x2E53, 0x2E54, Kind::Spaced),   // ⹓..⹔ Medieval
+    (0x2E60, 0x2E61, Kind::Spaced),   // ⹠..⹡
+    (0x3002, 0x3002, Kind::Cjk),      // 。 Ideographic
+    (0xA4FF, 0xA4FF, Kind::Spaced),   // ꓿ Lisu
+    (0xA60E, 0xA60F, Kind::Spaced),   // ꘎..꘏ Vai
+    (0xA6F3, 0xA6F3, Kind::Spaced),   // ꛳ Bamum
+    (0xA6F7, 0xA6F7, Kind::Spaced),   // ꛷ Bamum
+    (0xA876, 0xA877, Kind::Spaced),   // ꡶..꡷ Phags-Pa
+    (0xA8CE, 0xA8CF, Kind::Spaced),   // ꣎..꣏ Saurashtra
+    (0xA92F, 0xA92F, Kind::Spaced),   // ꤯ Kayah
+    (0xA9C8, 0xA9C9, Kind::Spaced),   // ꧈..꧉ Javanese
+    (0xAA5D, 0xAA5F, Kind::Spaced),   // ꩝..꩟ Cham
+    (0xAAF0, 0xAAF1, Kind::Spaced),   // ꫰..꫱ Meetei
+    (0xABEB, 0xABEB, Kind::Spaced),   // ꯫ Meetei
+    (0xFE12, 0xFE12, Kind::Cjk),      // ︒ Presentation
+    (0xFE15, 0xFE16, Kind::Cjk),      // ︕..︖ Presentation
+    (0xFE52, 0xFE52, Kind::Cjk),      // ﹒ Small
+    (0xFE56, 0xFE57, Kind::Cjk),      // ﹖..﹗ Small
+    (0xFF01, 0xFF01, Kind::Cjk),      // ！ Fullwidth
+    (0xFF0E, 0xFF0E, Kind::Cjk),      // ． Fullwidth
+    (0xFF1F, 0xFF1F, Kind::Cjk),      // ？ Fullwidth
+    (0xFF61, 0xFF61, Kind::Cjk),      // ｡ Halfwidth
+    (0x10A56, 0x10A57, Kind::Spaced), // 𐩖..𐩗 Kharoshthi
+    (0x10F55, 0x10F59, Kind::Spaced), // 𐽕..𐽙 Sogdian
+    (0x10F86, 0x10F89, Kind::Spaced), // 𐾆..𐾉 Old
+    (0x11047, 0x11048, Kind::Spaced), // 𑁇..𑁈 Brahmi
+    (0x110BE, 0x110C1, Kind::Spaced), // 𑂾..𑃁 Kaithi
+    (0x11141, 0x11143, Kind::Spaced), // 𑅁..𑅃 Chakma
+    (0x111C5, 0x111C6, Kind::Spaced), // 𑇅..𑇆 Sharada
+    (0x111CD, 0x111CD, Kind::Spaced), // 𑇍 Sharada
+    (0x111DE, 0x111DF, Kind::Spaced), // 𑇞..𑇟 Sharada
+    (0x11238, 0x11239, Kind::Spaced), // 𑈸..𑈹 Khojki
+    (0x1123B, 0x1123C, Kind::Spaced), // 𑈻..𑈼 Khojki
+    (0x112A9, 0x112A9, Kind::Spaced), // 𑊩 Multani
+    (0x113D4, 0x113D5, Kind::Spaced), // 𑏔..𑏕
+    (0x1144B, 0x1144C, Kind::Spaced), // 𑑋..𑑌 Newa
+    (0x115C2, 0x115C3, Kind::Spaced), // 𑗂..𑗃 Siddham
+    (0x115C9, 0x115D7, Kind::Spaced), // 𑗉..𑗗 Siddham
+    (0x11641, 0x11642, Kind::Spaced), // 𑙁..𑙂 Modi
+    (0x1173C, 0x1173E, Kind::Spaced), // 𑜼..𑜾 Ahom
+    (0x11944, 0x11944, Kind::Spaced), // 𑥄 Dives
+    (0x11946, 0x11946, Kind::Spaced), // 𑥆 Dives
+    (0x11A42, 0x11A43, Kind::Spaced), // 𑩂..𑩃 Zanabazar
+    (0x11A9B, 0x11A9C, Kind::Spaced), // 𑪛..𑪜 Soyombo
+    (0x11C41, 0x11C42, Kind::Spaced), // 𑱁..𑱂 Bhaiksuki
+    (0x11EF7, 0x11EF8, Kind::Spaced), // 𑻷..𑻸 Makasar
+    (0x11F43, 0x11F44, Kind::Spaced), // 𑽃..𑽄
+    (0x16A6E, 0x16A6F, Kind::Spaced), // 𖩮..𖩯 Mro
+    (0x16AF5, 0x16AF5, Kind::Spaced), // 𖫵 Bassa
+    (0x16B37, 0x16B38, Kind::Spaced), // 𖬷..𖬸 Pahawh
+    (0x16B44, 0x16B44, Kind::Spaced), // 𖭄 Pahawh
+    (0x16D6E, 0x16D6F, Kind::Spaced), // 𖵮..𖵯
+    (0x16E98, 0x16E98, Kind::Spaced), // 𖺘 Medefaidrin
+    (0x1BC9F, 0x1BC9F, Kind::Spaced), // 𛲟 Duployan
+    (0x1DA88, 0x1DA88, Kind::Spaced), // 𝪈 Signwriting
 ];
 
 /// The terminator starting at byte `i`, if any: its kind and length in bytes.
@@ -50,23 +139,31 @@ const LEADS: [u8; 9] = [
 pub(super) fn terminator_at(bytes: &[u8], i: usize) -> Option<(Kind, usize)> {
     let b = bytes[i];
     let next = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
-    match b {
-        b'.' | b'!' | b'?' => Some((Kind::Spaced, 1)),
-        0xD8 if next(1) == 0x9F => Some((Kind::Spaced, 2)),
-        0xDB if next(1) == 0x94 => Some((Kind::Spaced, 2)),
-        0xE0 if next(1) == 0xA5 && matches!(next(2), 0xA4 | 0xA5) => Some((Kind::Spaced, 3)),
-        0xE2 => match (next(1), next(2)) {
-            (0x80, 0xA6) | (0x8B, 0xAF) => Some((Kind::Ellipsis, 3)),
-            (0x80, 0xBC) | (0x81, 0x87..=0x89) => Some((Kind::Spaced, 3)),
-            _ => None,
-        },
-        0xE3 if next(1) == 0x80 && next(2) == 0x82 => Some((Kind::Cjk, 3)),
-        0xEF => match (next(1), next(2)) {
-            (0xBC, 0x81) | (0xBC, 0x9F) | (0xBC, 0x8E) | (0xBD, 0xA1) => Some((Kind::Cjk, 3)),
-            _ => None,
-        },
-        _ => None,
+    let candidate = match b {
+        b'.' | b'!' | b'?' => return Some((Kind::Spaced, 1)),
+        // Kana and CJK punctuation (E3) and the fullwidth forms (EF), dense in CJK text, turned down on their bytes.
+        0xE3 => next(1) == 0x80 && next(2) == 0x82,
+        0xEF => matches!(next(1), 0xB8 | 0xB9 | 0xBC | 0xBD),
+        0xD6 | 0xD8 | 0xDB | 0xDC | 0xDF | 0xE0 | 0xE1 | 0xE2 | 0xEA | 0xF0 => true,
+        _ => false,
+    };
+    if !candidate {
+        return None;
     }
+    let len = match b {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    };
+    let tail = bytes.get(i + 1..i + len)?;
+    let cp = tail.iter().fold(u32::from(b) & (0x7F >> len), |cp, &t| {
+        (cp << 6) | u32::from(t & 0x3F)
+    });
+    let at = TERMINATORS.partition_point(|&(_, last, _)| last < cp);
+    TERMINATORS
+        .get(at)
+        .filter(|&&(first, _, _)| first <= cp)
+        .map(|&(_, _, kind)| (kind, len))
 }
 
 pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut Vec<Boundary>) {
@@ -313,6 +410,47 @@ mod tests {
             vec!["Wait… ", "This one. ", "And… more"]
         );
         assert_eq!(pieces("日本語です。次の文"), vec!["日本語です。", "次の文"]);
+    }
+
+    #[test]
+    fn terminators_of_other_scripts() {
+        // Devanagari, Arabic, Urdu, Armenian, Ethiopic: a space after them, as after ".".
+        assert_eq!(pieces("यह है। वह॥ अब"), vec!["यह है। ", "वह॥ ", "अब"]);
+        assert_eq!(pieces("هل هذا؟ نعم"), vec!["هل هذا؟ ", "نعم"]);
+        assert_eq!(pieces("یہ ہے۔ وہ"), vec!["یہ ہے۔ ", "وہ"]);
+        assert_eq!(pieces("Բարեւ։ Ինչպես"), vec!["Բարեւ։ ", "Ինչպես"]);
+        assert_eq!(
+            pieces("ሰላም። ደህና፧ አዎ፨ እሺ"),
+            vec!["ሰላም። ", "ደህና፧ ", "አዎ፨ ", "እሺ"]
+        );
+        assert_eq!(pieces("Really‽ Yes"), vec!["Really‽ ", "Yes"]);
+        assert_eq!(pieces("a։b"), vec!["a։b"]);
+        // Khmer and Myanmar are written without spaces: their stops cut as CJK ones do.
+        assert_eq!(pieces("សួស្តី។ខ្ញុំ"), vec!["សួស្តី។", "ខ្ញុំ"]);
+        assert_eq!(pieces("မင်္ဂလာပါ။ နေကောင်း"), vec!["မင်္ဂလာပါ။ ", "နေကောင်း"]);
+        // Supplementary planes: Brahmi's danda.
+        assert_eq!(pieces("𑀅𑁇 𑀆"), vec!["𑀅𑁇 ", "𑀆"]);
+    }
+
+    /// Every character of Unicode's Sentence_Terminal property (ICU4X's copy) is a terminator, and every terminator
+    /// but the ellipses is one of them.
+    #[test]
+    fn terminators_are_unicodes_sentence_terminals() {
+        use icu_properties::{props::SentenceTerminal, CodePointSetData};
+        let unicode = CodePointSetData::new::<SentenceTerminal>();
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let mut buf = [0u8; 4];
+            let s = c.encode_utf8(&mut buf);
+            let ours = terminator_at(s.as_bytes(), 0).filter(|&(_, len)| len == s.len());
+            let ellipsis = matches!(ours, Some((Kind::Ellipsis, _)));
+            assert_eq!(
+                ours.is_some() && !ellipsis,
+                unicode.contains(c),
+                "{c:?} U+{:04X}",
+                c as u32
+            );
+        }
+        assert!(TERMINATORS.windows(2).all(|w| w[0].1 < w[1].0));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Word boundaries (UAX #29). Each CJK ideograph is its own word. Whitespace and trailing punctuation stay with
-//! the word before them, and an opening bracket with the word after it, so a piece never starts with "，" or ")".
+//! Word boundaries (UAX #29), with Thai, Lao, Khmer and Myanmar words from a dictionary (`dictionary`). Each CJK
+//! ideograph is its own word. Whitespace and trailing punctuation stay with the word before them, and an opening
+//! bracket with the word after it, so a piece never starts with "，" or ")".
 
 use super::chars::{is_closing, is_opening, is_pause};
 use super::{Boundary, Level};
@@ -9,6 +10,13 @@ pub(super) fn emit(text: &str, from: usize, to: usize, level: Level, out: &mut V
     let slice = &text[from..to];
     if slice.is_ascii() {
         place_ascii(slice.as_bytes(), from, level, out);
+    } else if super::dictionary::has_dictionary_script(slice.as_bytes()) {
+        place(
+            from,
+            level,
+            super::dictionary::words(text, from, to).into_iter(),
+            out,
+        );
     } else {
         place(from, level, slice.split_word_bound_indices(), out);
     }
