@@ -3,10 +3,11 @@ a block that fits (table, fence, list with its lead-in) is never split > a headi
 is not a chunk of its own. Counted against the independent reference (tests/support/md_oracle.py) by
 tests/support/rule_order.py.
 
-    python benches/markdown_rules.py [FILE | @LIST]... [--sizes 256,1024] [--json]
+    python benches/markdown_rules.py [FILE | @LIST]... [--sizes 256,1024] [--balance] [--json]
 
 Without files: the corpus's mixed.md. ``@LIST``: a file naming one Markdown file per line (for instance
-``find / -name '*.md' -not -path '/proc/*' > list``). Prints one row per size and context mode.
+``find / -name '*.md' -not -path '/proc/*' > list``). ``--balance``: the chunker's balanced cuts. Prints one row per
+size and context mode.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("files", nargs="*")
     p.add_argument("--sizes", default="256,1024")
+    p.add_argument("--balance", action="store_true")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
     texts = []
@@ -54,7 +56,9 @@ def main(argv=None) -> int:
         for with_context in (True, False):
             total = {"size": size, "size_includes_context": with_context, "files": len(texts)}
             for text in texts:
-                chunks = chunkwise.MarkdownChunker(size, size_includes_context=with_context).chunk(text)
+                chunks = chunkwise.MarkdownChunker(
+                    size, size_includes_context=with_context, balance=a.balance
+                ).chunk(text)
                 add(total, counts(text, chunks, size, size_includes_context=with_context))
             rows.append(total)
     if a.json:

@@ -166,6 +166,7 @@ class Splitter:
         target: Optional[int] = None,
         min_unit: Optional[int] = None,
         language: str = "auto",
+        balance: bool = False,
     ) -> "Splitter": ...
     def chunk(self, text: str, metadata: Optional[Dict[str, Any]] = None, paged: bool = False) -> List[Chunk]: ...
     def chunk_batch(

@@ -90,6 +90,12 @@ class BaseChunker(_Configured):
     implied by a tokenizer); ``trim``; and, in tokens, ``max_chars``: the most characters a chunk may hold, since a
     tokenizer can count a long run as one token or none ("auto": 64 per unit of ``size``; an int >= ``size``; None:
     no cap). ``token_count`` is exact either way.
+
+    ``balance`` (RecursiveChunker, SentenceChunker, ParagraphChunker, MarkdownChunker, ClauseChunker; default
+    False): the greedy cuts are chosen again together, by dynamic programming over the same boundaries, so that
+    chunk sizes are as even as the cap and the levels allow: a paragraph of 1,100 characters at 512 gives three
+    chunks of about 370 rather than 512, 512 and 76. Never more chunks than greedy, each cut at a boundary of the
+    level greedy cut at there, every rule of the structure kept. It takes no ``overlap`` and does not stream.
     """
 
     _strategy = ""
@@ -344,6 +350,7 @@ class RecursiveChunker(BaseChunker):
         is_separator_regex: bool = False,
         keep_separator: str = "end",
         min_size: int = 0,
+        balance: bool = False,
         trim: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
@@ -366,6 +373,7 @@ class _LevelChunker(BaseChunker):
         overlap: int = 0,
         *,
         min_size: int = 0,
+        balance: bool = False,
         trim: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,
@@ -444,6 +452,7 @@ class _SectionChunker(BaseChunker):
         merge_sections: bool = True,
         size_includes_context: bool = True,
         min_size: int = 0,
+        balance: bool = False,
         trim: bool = True,
         unit: Optional[str] = None,
         tokenizer: Optional[Tokenizer] = None,

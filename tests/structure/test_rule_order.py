@@ -1,7 +1,7 @@
 """MarkdownChunker's rules in their order where they conflict: the cap is never exceeded > a block that fits (table,
 fence, list with its lead-in) is never split > a heading never ends a chunk > a heading is not a chunk of its own.
 Generated Markdown puts headings right above blocks near the cap, in both context modes; the counts come from the
-independent reference (support.rule_order)."""
+independent reference (support.rule_order). Balanced cuts (``balance=True``) keep the same rules."""
 
 from __future__ import annotations
 
@@ -45,13 +45,15 @@ def documents(draw, size: int) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+@pytest.mark.parametrize("balance", [False, True])
 @pytest.mark.parametrize("size_includes_context", [False, True])
 @pytest.mark.parametrize("size", [120, 200, 320])
-def test_generated_markdown_keeps_the_rules_in_order(size, size_includes_context):
+def test_generated_markdown_keeps_the_rules_in_order(size, size_includes_context, balance):
     @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(documents(size))
     def check(text):
-        chunks = chunkwise.MarkdownChunker(size, size_includes_context=size_includes_context).chunk(text)
+        chunks = chunkwise.MarkdownChunker(size, size_includes_context=size_includes_context,
+                                           balance=balance).chunk(text)
         found = counts(text, chunks, size, size_includes_context=size_includes_context)
         assert found["over_cap"] == 0, found
         assert found["split_that_fit"] == 0, found
@@ -81,11 +83,12 @@ def test_the_issue_reproduction_keeps_the_table_whole():
     assert any(table in c.text for c in chunkwise.MarkdownChunker(size=220).chunk(doc))
 
 
+@pytest.mark.parametrize("balance", [False, True])
 @pytest.mark.parametrize("size_includes_context", [True, False])
 @pytest.mark.parametrize("size", [256, 1024])
-def test_the_corpus_markdown(size, size_includes_context):
+def test_the_corpus_markdown(size, size_includes_context, balance):
     text = (DATA / "mixed.md").read_text(encoding="utf-8")
-    chunks = chunkwise.MarkdownChunker(size, size_includes_context=size_includes_context).chunk(text)
+    chunks = chunkwise.MarkdownChunker(size, size_includes_context=size_includes_context, balance=balance).chunk(text)
     found = counts(text, chunks, size, size_includes_context=size_includes_context)
     assert found["blocks"] > 20 and found["headings"] > 20 and found["lead_ins"] > 5, found
     assert found["over_cap"] == found["split_that_fit"] == found["heading_ends"] == 0, found

@@ -69,6 +69,13 @@ impl ChunkStream {
                  instead",
             ));
         }
+        if splitter.config().balance {
+            return Err(ChunkError::invalid(
+                "balance",
+                "balanced cuts are chosen over the whole text and cannot stream: chunk the whole text instead, \
+                 or set balance=False",
+            ));
+        }
         if splitter.is_structural() {
             return Err(ChunkError::invalid(
                 "strategy",

@@ -270,12 +270,14 @@ impl PySplitter {
                         separators_regex=false, keep_separator="end", snap=None, tokenizer=None,
                         merge_sections=true, size_includes_context=true, format=None,
                         rows_per_chunk=None, max_chars=MaxCharsArg(None), restart=None, mode="percentile",
-                        threshold=None, window=None, target=None, min_unit=None, language="auto"),
+                        threshold=None, window=None, target=None, min_unit=None, language="auto",
+                        balance=false),
            text_signature = "(strategy, size, overlap=None, min_size=None, trim=True, unit='chars', separators=None, \
                              separators_regex=False, keep_separator='end', snap=None, tokenizer=None, \
                              merge_sections=True, size_includes_context=True, format=None, \
                              rows_per_chunk=None, max_chars='auto', restart=None, mode='percentile', \
-                             threshold=None, window=None, target=None, min_unit=None, language='auto')")]
+                             threshold=None, window=None, target=None, min_unit=None, language='auto', \
+                             balance=False)")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -302,6 +304,7 @@ impl PySplitter {
         target: Option<&Bound<'_, PyAny>>,
         min_unit: Option<&Bound<'_, PyAny>>,
         language: &str,
+        balance: bool,
     ) -> PyResult<Self> {
         let strategy: Strategy = strategy.parse().map_err(to_py)?;
         // Ints checked here: pyo3's conversion raised OverflowError for 2**63 and took True as 1. The lower bounds
@@ -338,6 +341,7 @@ impl PySplitter {
             size,
             overlap,
             min_size,
+            balance,
             trim,
             unit: unit.parse().map_err(to_py)?,
             separators,
@@ -597,6 +601,7 @@ impl PySplitter {
         d.set_item("size", c.size)?;
         d.set_item("overlap", c.overlap)?;
         d.set_item("min_size", c.min_size)?;
+        d.set_item("balance", c.balance)?;
         d.set_item("trim", c.trim)?;
         d.set_item("unit", c.unit.name())?;
         d.set_item("separators", c.separators.clone())?;

@@ -31,13 +31,22 @@ const FETCH_AHEAD: usize = BLOCK + 16 * 1024;
 
 /// A paragraph boundary and the sizes of the text from the index's origin to it.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    pos: usize,
+pub(super) struct Entry {
+    pub(super) pos: usize,
     /// Size of `text[origin..pos]`.
-    size: usize,
+    pub(super) size: usize,
     /// Where the content before `pos` ends (trailing whitespace left out), and the size up to there.
-    trimmed_end: usize,
-    trimmed_size: usize,
+    pub(super) trimmed_end: usize,
+    pub(super) trimmed_size: usize,
+}
+
+/// The paragraph boundaries a run's index measured, kept for balancing (see `balance`): the whole text's up to
+/// `to`, at `level`.
+#[derive(Debug, Default)]
+pub(super) struct Measured {
+    pub(super) entries: Vec<Entry>,
+    pub(super) to: usize,
+    pub(super) level: Option<Level>,
 }
 
 /// The paragraph boundaries ahead of the chunk being assembled, measured from the index's origin.
@@ -366,6 +375,7 @@ impl Assembler<'_> {
             return false;
         }
         let mut last = index.last;
+        let kept = index.entries.len();
         for b in &index.fresh {
             if !is_grapheme_boundary(text, b.pos) {
                 continue;
@@ -382,6 +392,12 @@ impl Assembler<'_> {
         }
         index.scanned = to;
         index.last = last;
+        if self.balance {
+            let mut measured = self.measured.borrow_mut();
+            measured.entries.extend_from_slice(&index.entries[kept..]);
+            measured.to = to;
+            measured.level = Some(index.level);
+        }
         true
     }
 

@@ -21,6 +21,7 @@
 //! small chunks). `window`: the look-ahead window of boundaries and the size of the chunk ending at each.
 //! `greedy`: where a greedy chunk ends and where the next one starts. `fixed`: fixed windows.
 
+mod balance;
 mod fixed;
 mod greedy;
 mod index;
@@ -91,6 +92,10 @@ pub struct Assembler<'a> {
     /// Whether chunks of the prose levels may be chosen without a window (see `index`): off only in tests, which
     /// compare the two paths.
     index: bool,
+    /// Whether the greedy cuts are chosen again together for even sizes (see `balance`).
+    balance: bool,
+    /// When balancing: the paragraph boundaries the run's index measured, for `balance` to reuse.
+    measured: std::cell::RefCell<index::Measured>,
 }
 
 /// Where a run of the engine stands before a chunk whose window is new: all it carries from one window to the
@@ -237,6 +242,8 @@ impl<'a> Assembler<'a> {
             stop: Stop::default(),
             horizon: None,
             index: true,
+            balance: false,
+            measured: Default::default(),
         }
     }
 
@@ -262,6 +269,13 @@ impl<'a> Assembler<'a> {
     /// Whether surrounding whitespace is left out of chunks.
     pub fn trim(mut self, trim: bool) -> Self {
         self.trim = trim;
+        self
+    }
+
+    /// Whether greedy cuts are chosen again together, for chunk sizes as even as the cap and the levels allow
+    /// (see `balance`). Only [`Assembler::run`] balances: a stream's chunks are final as they come.
+    pub fn balance(mut self, balance: bool) -> Self {
+        self.balance = balance;
         self
     }
 
@@ -314,7 +328,11 @@ impl<'a> Assembler<'a> {
     pub fn run(&self, text: &str, out: &mut Vec<Span>) -> Result<(), crate::error::ChunkError> {
         let first = out.len();
         self.resume(text, Resume::default(), out)?;
-        if self.min_size > 0 && !self.check.is_some_and(|c| c.found.get()) {
+        let found = self.check.is_some_and(|c| c.found.get());
+        if self.balance && self.mode == Mode::Greedy && !found {
+            self.balance_spans(text, out, first);
+        }
+        if self.min_size > 0 && !found {
             self.merge_small(text, out, first);
         }
         Ok(())

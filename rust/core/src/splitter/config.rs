@@ -224,6 +224,9 @@ pub struct SplitterConfig {
     pub overlap: usize,
     /// Chunks smaller than this merge into a neighbour when the result fits.
     pub min_size: usize,
+    /// Greedy strategies: the cuts are chosen again together, for chunk sizes as even as the cap and the levels
+    /// allow (see `assemble::balance`).
+    pub balance: bool,
     /// Leave whitespace around chunks out of them (and of their size).
     pub trim: bool,
     /// What `size` counts: characters or tokens.
@@ -264,6 +267,7 @@ impl SplitterConfig {
             size: Some(size),
             overlap: 0,
             min_size: 0,
+            balance: false,
             trim: true,
             unit: Unit::Chars,
             separators: None,

@@ -240,6 +240,9 @@ impl Splitter {
                 "separators are only used by the recursive strategy",
             ));
         }
+        if config.balance {
+            Self::check_balance(&config)?;
+        }
         if config.restart.is_some() && config.strategy != Strategy::Fixed {
             return Err(ChunkError::invalid(
                 "restart",
@@ -268,6 +271,27 @@ impl Splitter {
             sizer,
             capped,
         })
+    }
+
+    /// Balanced cuts are greedy cuts chosen again: a strategy that makes no greedy cuts, or overlaps them, has none.
+    fn check_balance(config: &SplitterConfig) -> Result<(), ChunkError> {
+        let refused = match config.strategy {
+            Strategy::Fixed => Some("fixed windows are cut by position, not chosen: use the recursive strategy"),
+            Strategy::Semantic => {
+                Some("the semantic strategy chooses its cuts by meaning: its mode='optimal' evens sizes")
+            }
+            _ if config.overlap > 0 => Some(
+                "balanced chunks do not overlap (each cut is chosen with the ones around it): set overlap=0",
+            ),
+            _ => None,
+        };
+        match refused {
+            Some(why) => Err(ChunkError::invalid(
+                "balance",
+                format!("balance=True does not apply here: {why}"),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The strategy's table of levels.
@@ -616,6 +640,7 @@ impl Splitter {
         )
         .overlap(self.overlap)
         .min_size(self.min_size)
+        .balance(self.config.balance)
         .trim(self.config.trim)
         .mode(self.mode)
         .structure(structure, self.levels.eager())
