@@ -24,15 +24,16 @@ from .chunkers import (
     _given,
     _text_or_pages,
 )
-from .record import metadata_keys
+from .record import COLUMNS, metadata_keys
 
 __all__ = ["HIERARCHY_KEYS", "HierarchicalChunker", "expand", "merge_hits"]
 
 #: The keys :class:`HierarchicalChunker` sets in every chunk's metadata.
 HIERARCHY_KEYS = metadata_keys("hierarchy")
 
-# What a child takes from its parent when its own chunker knows nothing of the document's structure.
-_INHERITED = ("title_path", "headings")
+# What a child takes from its parent when its own chunker knows nothing of the document's structure (the record's
+# inherited keys: where the chunk stands in the document).
+_INHERITED = tuple(c.name for c in COLUMNS if c.inherited)
 
 Level = Union[int, BaseChunker]
 

@@ -12,7 +12,8 @@ an attribute of :class:`~chunkwise.Chunk`; ``metadata``: a key its chunker sets 
 caller's metadata key of its name), ``written_for`` (those chunkers) and ``chunkers`` (the chunkers that set it); ``when`` (on which chunks, in words); ``formats`` (``chunk``: the
 ``Chunk`` object and ``to_dict``; ``lines``: the command line's JSON lines and Parquet; ``arrow``: ``chunk_arrow``);
 ``arrow_at`` (its place among ``chunk_arrow``'s columns that are not metadata); ``export`` (its key in a LlamaIndex
-node's or LangChain Document's metadata) and ``embedded`` (whether the exporters keep it in the embedded text).
+node's or LangChain Document's metadata); ``embedded`` (whether the exporters keep it in the embedded text) and
+``inherited`` (whether HierarchicalChunker passes a parent's value down to a child whose chunker does not set it).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Column(NamedTuple):
     arrow_at: Optional[int]
     export: Optional[str]
     embedded: bool
+    inherited: bool
 
     @property
     def excluded_from_embedding(self) -> bool:

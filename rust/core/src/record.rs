@@ -229,6 +229,10 @@ pub struct Column {
     /// chunk means (its title path, its symbol path, its language) stay, those that describe the chunk (offsets,
     /// ids, sizes, rows, scores) are left out.
     pub embedded: bool,
+    /// Whether a chunk of a hierarchy level whose own chunker does not set it takes its parent's value: where the
+    /// chunk stands in the document (its title path and their levels), which holds for every part of the parent.
+    /// Keys of one chunk (its type, rows, lines) are not passed down.
+    pub inherited: bool,
     /// How a table stores it.
     pub store: Store,
 }
@@ -296,6 +300,7 @@ const fn field(
         arrow_at: Some(arrow_at),
         export,
         embedded: false,
+        inherited: false,
         store: Store::Plain,
     }
 }
@@ -321,6 +326,7 @@ const fn key(
         arrow_at: None,
         export: Some(name),
         embedded,
+        inherited: false,
         store: Store::Plain,
     }
 }
@@ -350,6 +356,7 @@ pub const COLUMNS: &[Column] = &[
         arrow_at: None,
         export: None,
         embedded: false,
+        inherited: false,
         store: Store::Repeated,
     },
     field("index", Kind::Int, 1, Some("chunk_index")),
@@ -410,6 +417,7 @@ pub const COLUMNS: &[Column] = &[
         arrow_at: None,
         export: None,
         embedded: false,
+        inherited: false,
         store: Store::Plain,
     },
     Column {
@@ -424,6 +432,7 @@ pub const COLUMNS: &[Column] = &[
         arrow_at: Some(0),
         export: None,
         embedded: false,
+        inherited: false,
         store: Store::Plain,
     },
     Column {
@@ -438,6 +447,7 @@ pub const COLUMNS: &[Column] = &[
         arrow_at: None,
         export: None,
         embedded: false,
+        inherited: false,
         store: Store::Repeated,
     },
     Column {
@@ -465,22 +475,28 @@ pub const COLUMNS: &[Column] = &[
         )
     },
     // The structure's keys, in the order arrow and the CLI write them.
-    key(
-        "title_path",
-        Kind::StrList,
-        false,
-        STRUCTURE,
-        "every chunk of a structural chunker: the headings above its first line",
-        true,
-    ),
-    key(
-        "headings",
-        Kind::IntList,
-        false,
-        STRUCTURE,
-        "every chunk of a structural chunker: the levels of its title path",
-        false,
-    ),
+    Column {
+        inherited: true,
+        ..key(
+            "title_path",
+            Kind::StrList,
+            false,
+            STRUCTURE,
+            "every chunk of a structural chunker: the headings above its first line",
+            true,
+        )
+    },
+    Column {
+        inherited: true,
+        ..key(
+            "headings",
+            Kind::IntList,
+            false,
+            STRUCTURE,
+            "every chunk of a structural chunker: the levels of its title path",
+            false,
+        )
+    },
     Column {
         store: Store::Repeated,
         ..key(
@@ -1064,6 +1080,30 @@ mod tests {
             assert!(c.nullable && c.when.starts_with("only"), "{name}");
         }
         assert!(!column("title_path").unwrap().nullable);
+    }
+
+    #[test]
+    fn a_child_inherits_where_it_stands_and_nothing_of_one_chunk() {
+        // What a hierarchy passes down holds for every part of a parent: set on every chunk of the structural
+        // chunkers, never null, and no key of one chunk's kind or extent.
+        let inherited: Vec<&str> = COLUMNS
+            .iter()
+            .filter(|c| c.inherited)
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(inherited, ["title_path", "headings"]);
+        for c in COLUMNS.iter().filter(|c| c.inherited) {
+            assert!(
+                c.role == Role::Metadata && !c.nullable && c.sources == STRUCTURE,
+                "{}",
+                c.name
+            );
+            assert!(
+                c.when.starts_with("every chunk of a structural chunker"),
+                "{}",
+                c.name
+            );
+        }
     }
 
     #[test]

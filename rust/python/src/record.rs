@@ -41,6 +41,7 @@ pub(crate) fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("arrow_at", c.arrow_at)?;
         d.set_item("export", c.export)?;
         d.set_item("embedded", c.embedded)?;
+        d.set_item("inherited", c.inherited)?;
         out.append(d)?;
     }
     Ok(out)
