@@ -49,19 +49,6 @@ def forced_cut(text: str, end: int) -> bool:
     return len(line) > SIZE and not any(ch in SENTENCE_END or ch in CLAUSE_END for ch in line)
 
 
-def in_paragraph_sentence_share(text: str, spans) -> tuple:
-    """Among non-final chunk ends not followed (after horizontal spaces) by a line break: the share at a sentence end."""
-    total = at_sentence = 0
-    for start, end in spans:
-        if end >= len(text) or next_char(text, end) in ("\n", "\r", ""):
-            continue
-        total += 1
-        body = text[start:end].rstrip(CLOSERS)
-        if body and body[-1] in SENTENCE_END:
-            at_sentence += 1
-    return (at_sentence / total if total else 1.0), total
-
-
 # -- corpus ----------------------------------------------------------------------------------------------------------
 
 LANGS = ["zh.txt", "ja.txt"]
@@ -96,44 +83,6 @@ def test_corpus_no_chunk_starts_with_closing_punctuation(name):
     text, chunks = chunked(name)
     bad = [(c.index, c.text[:20], text[max(0, c.start - 10) : c.start]) for c in chunks if c.text[0] in BAD_START]
     assert bad == []
-
-
-@pytest.mark.parametrize("name", LANGS)
-def test_corpus_sentence_share_beats_semantic_text_splitter(name):
-    sts = pytest.importorskip(
-        "semantic_text_splitter", reason="a peer of the benchmarks: pip install -r benches/requirements-bench.txt (as .ci/run does)"
-    )
-    text, chunks = chunked(name)
-    ours = in_paragraph_sentence_share(text, [(c.start, c.end) for c in chunks])
-
-    sts_spans = []
-    for offset, piece in sts.TextSplitter(SIZE).chunk_indices(text):
-        assert text[offset : offset + len(piece)] == piece  # char offsets
-        sts_spans.append((offset, offset + len(piece)))
-    theirs = in_paragraph_sentence_share(text, sts_spans)
-
-    rows = [("chunkwise", ours), ("semantic-text-splitter", theirs)]
-    try:
-        from langchain_text_splitters import RecursiveCharacterTextSplitter
-    except ImportError:
-        pass
-    else:
-        splitter = RecursiveCharacterTextSplitter(chunk_size=SIZE, chunk_overlap=0, add_start_index=True)
-        lc_spans, cursor = [], 0
-        for doc in splitter.create_documents([text]):
-            # metadata["start_index"] can be wrong (it searches from a guessed position): find the chunk ourselves.
-            found = text.find(doc.page_content, cursor)
-            if found < 0:
-                continue
-            lc_spans.append((found, found + len(doc.page_content)))
-            cursor = found + len(doc.page_content)
-        rows.append(("langchain recursive", in_paragraph_sentence_share(text, lc_spans)))
-
-    print(f"\n{name}, size {SIZE}: share of in-paragraph chunk ends at a sentence end")
-    print(f"  {'splitter':<24} {'share':>7} {'ends':>6}")
-    for label, (share, n) in rows:
-        print(f"  {label:<24} {share:>7.1%} {n:>6}")
-    assert ours[0] > theirs[0], f"chunkwise {ours[0]:.1%} <= semantic-text-splitter {theirs[0]:.1%}"
 
 
 # -- hand-made cases -------------------------------------------------------------------------------------------------
