@@ -93,3 +93,26 @@ def test_the_corpus_markdown(size, size_includes_context, balance):
     assert found["blocks"] > 20 and found["headings"] > 20 and found["lead_ins"] > 5, found
     assert found["over_cap"] == found["split_that_fit"] == found["heading_ends"] == 0, found
     assert found["alone_needlessly"] == found["alone_untyped"] == found["lead_ins_apart_that_fit"] == 0, found
+
+
+@pytest.mark.parametrize("balance", [False, True])
+def test_a_fence_in_a_quote_is_cut_at_its_line_start(balance):
+    # The fence inside the quote fits; the cut before it falls before its "> ", not between the marker and the fence.
+    intro = "> " + " ".join(["words"] * 30) + "\n>\n"
+    fence = "> ```sh\n> git clone -c core.symlinks=true repository\n> cd node\n> ```\n"
+    doc = "# Build\n\n" + intro + fence + "\nAfter.\n"
+    for size in (100, 120, 160):
+        chunks = chunkwise.MarkdownChunker(size, size_includes_context=False, balance=balance).chunk(doc)
+        assert not any(c.text.rstrip().endswith(">") for c in chunks), [c.text for c in chunks]
+        assert any(fence.rstrip() in c.text for c in chunks), [c.text for c in chunks]
+
+
+@pytest.mark.parametrize("balance", [False, True])
+def test_an_indented_list_that_fits_exactly_stays_whole(balance):
+    # " * item" lines: the list is 254 characters from its first "*"; at 254 it fits, the heading goes alone.
+    items = "\n ".join(["* " + "x" * 60] * 4)
+    doc = "## v1\n\n " + items + "\n\n## v2\n\nmore.\n"
+    chunks = chunkwise.MarkdownChunker(254, size_includes_context=False, balance=balance).chunk(doc)
+    assert [(c.text[:5], c.metadata["chunk_type"]) for c in chunks] == [
+        ("## v1", "heading"), ("* xxx", "list"), ("## v2", "text")]
+    assert chunks[1].text == items

@@ -162,8 +162,39 @@ pub fn parse(text: &str) -> Structure {
         }
     }
     top_level_cuts(text, &mut s, &w);
+    quoted_cuts_at_line_starts(text, &mut s);
     s.finish(text);
     s
+}
+
+/// A block inside a block quote starts after the quote's markers ("> ```"), which belong to its line, as do the
+/// quote's blank lines (">") above it: a cut before the block falls at the start of those lines, not between the
+/// markers and the block (the chunk before would end with a lone ">").
+fn quoted_cuts_at_line_starts(text: &str, s: &mut Structure) {
+    let bytes = text.as_bytes();
+    let markers = |line: &[u8]| {
+        line.iter()
+            .all(|c| matches!(c, b'>' | b' ' | b'\t' | b'\r'))
+    };
+    let line_start = |pos: usize| memchr::memrchr(b'\n', &bytes[..pos]).map_or(0, |i| i + 1);
+    for b in &mut s.bounds {
+        let line = line_start(b.pos);
+        let prefix = &bytes[line..b.pos];
+        if !(prefix.contains(&b'>') && markers(prefix)) {
+            continue;
+        }
+        let mut at = line;
+        // The quote's blank lines before it go with it.
+        while at > 0 {
+            let above = line_start(at - 1);
+            let row = &bytes[above..at - 1];
+            if !(row.contains(&b'>') && markers(row)) {
+                break;
+            }
+            at = above;
+        }
+        b.pos = at;
+    }
 }
 
 /// `range` without trailing whitespace.

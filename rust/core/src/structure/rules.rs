@@ -200,16 +200,22 @@ impl Structure {
             // whole, with the heading above it when the two fit together; else the heading is a chunk of its own
             // (the block's chunk carries it in its context). Only a block over the cap is cut, and its first piece
             // then takes the heading along.
+            // A block indented under its heading (" * item") starts at its content, where a chunk of it starts and
+            // where the cut under the heading falls.
+            let Some(body) = text.get(b.range.clone()) else {
+                continue;
+            };
+            let start = b.range.end - body.trim_start().len();
             let fits = |from: usize| {
                 sizer.size(&text[from..b.range.end])
                     <= self.capacity_at(text, from, sizer, capacity)
             };
             let heading = under_heading
-                .binary_search_by_key(&b.range.start, |&(a, _)| a)
+                .binary_search_by_key(&start, |&(a, _)| a)
                 .ok()
                 .map(|k| under_heading[k].1);
-            if heading.is_some_and(fits) || fits(b.range.start) {
-                ranges.push((b.range.start, b.range.end));
+            if heading.is_some_and(fits) || fits(start) {
+                ranges.push((start, b.range.end));
             }
         }
         ranges.sort_unstable();
