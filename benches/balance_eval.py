@@ -110,11 +110,10 @@ def main(argv: Sequence[str] = ()) -> None:
         def embed(texts: List[str]) -> np.ndarray:
             return cache.embed(model.name, model, list(texts))
 
-    def add(name: str, chunker: Any, make: Callable[[int], Any], base: str, size: int) -> None:
+    def add(name: str, chunker: Any, make: Callable[[int], Any], bname: str, size: int) -> None:
         chunkers[name] = chunker
         described[name] = stats(spans_of(chunker), ds.corpora, units)
         fn, sizes = matched(chunker, make, ds.corpora, units, size)
-        bname = f"{base}-matched-{size}"
         chunkers[bname] = fn
         described[bname] = stats(fn, ds.corpora, units)
         pairs.append((name, bname))
@@ -123,12 +122,13 @@ def main(argv: Sequence[str] = ()) -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         for family in args.family.split(","):
             cls = FAMILIES[family]
-            add(f"{family}-balanced-{size}", cls(size, balance=True), cls, family, size)
+            add(f"{family}-balanced-{size}", cls(size, balance=True), cls, f"{family}-matched-{size}", size)
         if args.semantic:
             semantic = chunkwise.SemanticChunker(size, embed=embed, mode="optimal")
-            add(f"semantic-optimal-{size}", semantic, chunkwise.RecursiveChunker, "recursive", size)
+            add(f"semantic-optimal-{size}", semantic, chunkwise.RecursiveChunker,
+                f"recursive-matched-to-semantic-{size}", size)
             add(f"semantic-optimal-{size}", semantic, partial(chunkwise.RecursiveChunker, balance=True),
-                "recursive-balanced", size)
+                f"recursive-balanced-matched-to-semantic-{size}", size)
 
     out: Dict[str, Any] = {"chunks": described, "runs": {}}
     for r in args.retriever.split(","):
