@@ -210,9 +210,13 @@ impl Assembler<'_> {
         // A piece measured alone counts the special tokens every chunk has (tokens): they are counted once per
         // chunk, not per piece.
         let fixed = if additive { 0 } else { self.sizer.size("") };
+        // Most pieces between cuts that sizes add up over are short and ASCII: their size is their length then.
+        let bytes = additive && self.sizer.ascii_is_bytes();
         let piece = |from: usize, to: usize| {
             if to <= from {
                 0
+            } else if bytes && text.as_bytes()[from..to].is_ascii() {
+                to - from
             } else {
                 self.sizer.size(&text[from..to]).saturating_sub(fixed)
             }
@@ -251,7 +255,13 @@ impl Assembler<'_> {
                 let start = if b.pos >= text.len() {
                     text.len()
                 } else {
-                    floor_grapheme(text, skip_whitespace(text, b.pos))
+                    let at = skip_whitespace(text, b.pos);
+                    // After ASCII whitespace, an ASCII char starts a cluster of its own.
+                    if at > b.pos && text.as_bytes().get(at).is_some_and(|c| c.is_ascii()) {
+                        at
+                    } else {
+                        floor_grapheme(text, at)
+                    }
                 };
                 (start, end.max(prev.start))
             } else {
