@@ -197,11 +197,6 @@ impl ChunkStream {
         &self.buffer[chunk.start - self.base..chunk.end - self.base]
     }
 
-    /// The text held, and its byte offset in the stream: the chunks handed out by the last call lie in it.
-    pub fn held_text(&self) -> (&str, usize) {
-        (&self.buffer, self.base)
-    }
-
     /// Chunks the buffer from the resume point, up to the horizon or (`last`) to the end, and drops what no later
     /// run needs.
     fn run(

@@ -25,7 +25,6 @@ enum Matcher {
 /// One compiled separator.
 #[derive(Debug, Clone)]
 pub struct Separator {
-    source: String,
     matcher: Matcher,
     keep: KeepSeparator,
 }
@@ -91,16 +90,7 @@ impl Separator {
                 memchr::memmem::Finder::new(pattern.as_bytes()).into_owned(),
             ))
         };
-        Ok(Self {
-            source: pattern.to_owned(),
-            matcher,
-            keep,
-        })
-    }
-
-    /// The pattern as the caller gave it.
-    pub fn source(&self) -> &str {
-        &self.source
+        Ok(Self { matcher, keep })
     }
 
     pub(super) fn emit(
