@@ -136,12 +136,12 @@ class BaseChunker(_Configured):
 
     def split(self, text: str) -> List[str]:
         """The chunks' texts only."""
-        pairs = _int64_pairs(self._splitter.spans(text)[0])
+        pairs = _int64_pairs(self._splitter.spans(text))
         return [text[pairs[i] : pairs[i + 1]] for i in range(0, len(pairs), 2)]
 
     def spans(self, text: str):
         """The chunks' ``(start, end)`` ``str`` offsets as an ``n x 2`` int64 numpy array: no Python object per chunk."""
-        return _pairs_array(self._splitter.spans(text)[0])
+        return _pairs_array(self._splitter.spans(text))
 
     def chunk_batch(
         self,

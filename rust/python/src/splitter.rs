@@ -18,15 +18,14 @@ use crate::metadata;
 use crate::text::{borrow_all, borrow_str, collect};
 use crate::tokenizer::PyTokenizer;
 
-/// Packs spans as (bytearray of native int64 [start, end] pairs in `str` offsets, bytes of level codes).
-fn flatten(splitter: &Splitter, text: &str, spans: &[Span]) -> (Vec<u8>, Vec<u8>) {
+/// Packs spans as native int64 (start, end) pairs in `str` offsets.
+fn flatten(splitter: &Splitter, text: &str, spans: &[Span]) -> Vec<u8> {
     let mut offsets = Vec::with_capacity(spans.len() * 16);
     for (start, end) in splitter.char_spans(text, spans) {
         offsets.extend_from_slice(&(start as i64).to_ne_bytes());
         offsets.extend_from_slice(&(end as i64).to_ne_bytes());
     }
-    let levels = spans.iter().map(|s| s.level.0).collect();
-    (offsets, levels)
+    offsets
 }
 
 /// The core splitter. Immutable after construction, so threads may share it.
@@ -460,17 +459,15 @@ impl PySplitter {
         })
     }
 
-    /// (offsets, levels): offsets a bytearray of native int64 (start, end) pairs in `str` indices, levels a bytes
-    /// object with one level code per chunk (see `level_name`).
+    /// A bytearray of native int64 (start, end) pairs in `str` indices, one per chunk.
     fn spans<'py>(
         &self,
         py: Python<'py>,
         text: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyBytes>)> {
+    ) -> PyResult<Bound<'py, PyByteArray>> {
         let text = borrow_str(py, "text", text)?;
         let spans = self.split(py, text)?;
-        let (offsets, levels) = flatten(&self.inner, text, &spans);
-        Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &levels)))
+        Ok(PyByteArray::new(py, &flatten(&self.inner, text, &spans)))
     }
 
     /// Semantic strategy: the units of `text` to embed, one vector each, in order (see
@@ -485,7 +482,7 @@ impl PySplitter {
             self.inner.semantic_units(text)
         })?;
         self.check()?;
-        let (offsets, _) = flatten(&self.inner, text, &units.map_err(to_py)?);
+        let offsets = flatten(&self.inner, text, &units.map_err(to_py)?);
         Ok(PyByteArray::new(py, &offsets))
     }
 
@@ -557,7 +554,7 @@ impl PySplitter {
         let stop = self.stop(&interrupt);
         let packed = self.for_all(py, &strs, &interrupt, |_, t| {
             self.try_split(t, &stop)
-                .map(|spans| flatten(&self.inner, t, &spans).0)
+                .map(|spans| flatten(&self.inner, t, &spans))
         })?;
         let packed = packed
             .into_iter()
@@ -575,11 +572,6 @@ impl PySplitter {
             (offsets, counts)
         });
         Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &counts)))
-    }
-
-    /// The name of a level code: "paragraph", "line", "sentence", "clause", "wrap", "word", "grapheme", "separator", "end".
-    fn level_name(&self, level: u8) -> &'static str {
-        self.inner.level_name(chunkwise_core::Level(level))
     }
 
     /// The size of `text` in the splitter's unit.
