@@ -108,6 +108,21 @@ impl Assembler<'_> {
                         known.push(*e);
                     }
                 }
+            } else if floor >= Level::WORD && logged(&measured.inner, &greedy[i..i + run], floor) {
+                // Chunks the index chose inside paragraphs: the boundaries of their level it measured.
+                for g in &greedy[i..i + run] {
+                    let first = measured.inner.partition_point(|(_, _, e)| e.pos <= g.start);
+                    for &(_, _, e) in measured.inner[first..]
+                        .iter()
+                        .take_while(|(from, _, _)| *from == g.start)
+                    {
+                        found.push(Boundary {
+                            pos: e.pos,
+                            level: floor,
+                        });
+                        known.push(e);
+                    }
+                }
             } else if floor >= Level::WORD {
                 self.emit_from(text, from, to, floor, &mut fresh, &mut found);
             }
@@ -475,6 +490,22 @@ impl Assembler<'_> {
         debug_assert!(stretch.is_empty(), "the last cut is greedy's");
         out.append(&mut stretch);
     }
+}
+
+/// Whether the index measured the boundaries of every chunk of `run` (chunks that end on `floor`, a level below
+/// its paragraphs): each was chosen inside a paragraph, from its start, at that level.
+fn logged(inner: &[(usize, Level, Entry)], run: &[Span], floor: Level) -> bool {
+    !inner.is_empty()
+        && run.iter().all(|g| {
+            let first = inner.partition_point(|(_, _, e)| e.pos <= g.start);
+            inner
+                .get(first)
+                .is_some_and(|&(from, level, _)| from == g.start && level == floor)
+                && inner[first..]
+                    .iter()
+                    .take_while(|(from, _, _)| *from == g.start)
+                    .any(|(_, _, e)| e.pos >= g.end)
+        })
 }
 
 #[cfg(test)]

@@ -47,6 +47,9 @@ pub(super) struct Measured {
     pub(super) entries: Vec<Entry>,
     pub(super) to: usize,
     pub(super) level: Option<Level>,
+    /// The boundaries of the weaker levels the chunks chosen inside a paragraph measured: for each, the chunk's
+    /// start, the level and the boundary with its sizes from the index's origin, up to the chunk's end. In order.
+    pub(super) inner: Vec<(usize, Level, Entry)>,
 }
 
 /// The paragraph boundaries ahead of the chunk being assembled, measured from the index's origin.
@@ -203,7 +206,14 @@ impl Assembler<'_> {
                     let mut end = e.pos;
                     for weaker in &index.weaker {
                         let counts = index.counts.as_ref();
-                        match self.choose_in(text, start, end, weaker, &mut index.fresh, counts) {
+                        match self.choose_in(
+                            text,
+                            (start, base),
+                            end,
+                            weaker,
+                            &mut index.fresh,
+                            counts,
+                        ) {
                             Ok(mark) => return Some(mark),
                             Err(proof) => end = proof,
                         }
@@ -236,7 +246,7 @@ impl Assembler<'_> {
     fn choose_in(
         &self,
         text: &str,
-        start: usize,
+        (start, base): (usize, usize),
         end: usize,
         (emitter, level): &(Emitter, Level),
         fresh: &mut Vec<Boundary>,
@@ -285,6 +295,19 @@ impl Assembler<'_> {
                 trimmed_size,
                 exact: true,
             });
+            if self.balance {
+                // Measured from the index's origin, for `balance` (the chunk's start is `base` from it).
+                self.measured.borrow_mut().inner.push((
+                    start,
+                    level,
+                    Entry {
+                        pos: b.pos,
+                        size: base + size,
+                        trimmed_end,
+                        trimmed_size: base + trimmed_size,
+                    },
+                ));
+            }
         }
         best.ok_or(limit)
     }
@@ -542,10 +565,14 @@ mod tests {
             let view = line_view(text);
             let view = (view.as_ref() != text).then_some(view.as_ref());
             for &size in sizes {
-                for min_size in [0, size / 3] {
+                // Balanced runs too: the boundaries the index measured are those a window emits and measures.
+                for (min_size, balance) in
+                    [(0, false), (size / 3, false), (0, true), (size / 3, true)]
+                {
                     let engine = || {
                         Assembler::new(levels.rows(), levels.order(), &Chars, size)
                             .min_size(min_size)
+                            .balance(balance)
                             .view(view)
                     };
                     let (mut fast, mut window) = (Vec::<Span>::new(), Vec::new());
@@ -555,7 +582,7 @@ mod tests {
                         (0..fast.len().max(window.len())).find(|&i| fast.get(i) != window.get(i))
                     {
                         panic!(
-                            "text {ti} size {size}, min_size {min_size}, chunk {i}: {:?} != {:?} in {:?}",
+                            "text {ti} size {size}, min_size {min_size}, balance {balance}, chunk {i}: {:?} != {:?} in {:?}",
                             fast.get(i),
                             window.get(i),
                             &text[crate::offsets::ceil_char_boundary(text, fast.get(i).or(window.get(i)).map_or(0, |s| s.start.saturating_sub(20)))..]
