@@ -20,8 +20,7 @@
 use super::index::Entry;
 use super::window::content_len;
 use super::{bom_len, floor_grapheme, skip_whitespace, Assembler, Span};
-use crate::boundary::{is_grapheme_boundary, Boundary, Level};
-use crate::levels::Source;
+use crate::boundary::{Boundary, Level};
 use crate::offsets::ceil_char_boundary;
 
 /// The most candidates a chunk may span: far more than a chunk of sentences or lines holds; in a chunk of words,
@@ -184,24 +183,9 @@ impl Assembler<'_> {
             if *level != floor {
                 continue;
             }
-            fresh.clear();
-            match (source, self.structure) {
-                (Source::Emitter(emitter), _) => {
-                    emitter.emit(self.source(text, emitter), from, scan_to, *level, fresh)
-                }
-                (Source::Structure, Some(s)) => s.emit(from, scan_to, *level, fresh),
-                (Source::Structure, None) => {}
-            }
-            if let Some(s) = self.structure {
-                s.filter(fresh, source);
-            }
-            let safe = source.grapheme_safe();
-            out.extend(fresh.iter().filter(|b| {
-                b.pos > from
-                    && b.pos <= to
-                    && b.pos < text.len()
-                    && (safe || is_grapheme_boundary(text, b.pos))
-            }));
+            let keep = |pos: usize| pos > from && pos <= to && pos < text.len();
+            self.emit_source(text, source, *level, (from, scan_to), fresh, keep);
+            out.extend_from_slice(fresh);
         }
         out.sort_by_key(|b| b.pos);
         out.dedup_by(|next, kept| {

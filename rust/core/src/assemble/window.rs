@@ -188,26 +188,15 @@ impl Assembler<'_> {
                 continue;
             }
             // Each source's output is sorted: merge it into the sorted bounds rather than sort them again.
-            win.fresh.clear();
-            match (source, self.structure) {
-                (Source::Emitter(emitter), _) => emitter.emit(
-                    self.source(text, emitter),
-                    start,
-                    scan_end,
-                    *level,
-                    &mut win.fresh,
-                ),
-                (Source::Structure, Some(s)) => s.emit(start, scan_end, *level, &mut win.fresh),
-                (Source::Structure, None) => {}
-            }
-            if let Some(s) = self.structure {
-                // Graphemes are the floor: a chunk that nothing else fits in may still end between two of them.
-                s.filter(&mut win.fresh, source);
-            }
-            let safe = source.grapheme_safe();
             // A boundary at the edge of a window that stops short of the text end is an artefact of the window.
-            win.fresh
-                .retain(|b| keep(b.pos) && (safe || is_grapheme_boundary(text, b.pos)));
+            self.emit_source(
+                text,
+                source,
+                *level,
+                (start, scan_end),
+                &mut win.fresh,
+                keep,
+            );
             if win.bounds.is_empty() {
                 // The first source of the window: its sorted output is the bounds, one per position.
                 std::mem::swap(&mut win.bounds, &mut win.fresh);
@@ -232,6 +221,33 @@ impl Assembler<'_> {
         }
         win.computed = li + 1;
         self.measure(text, win, scan_end);
+    }
+
+    /// The cuts `source` reports at `level` in `text[from..to]` that a chunk may end on, in order, into `out`
+    /// (cleared first): those the structure lets stand, at grapheme boundaries, and at positions `keep` takes.
+    pub(super) fn emit_source(
+        &self,
+        text: &str,
+        source: &Source,
+        level: Level,
+        (from, to): (usize, usize),
+        out: &mut Vec<Boundary>,
+        keep: impl Fn(usize) -> bool,
+    ) {
+        out.clear();
+        match (source, self.structure) {
+            (Source::Emitter(emitter), _) => {
+                emitter.emit(self.source(text, emitter), from, to, level, out)
+            }
+            (Source::Structure, Some(s)) => s.emit(from, to, level, out),
+            (Source::Structure, None) => {}
+        }
+        if let Some(s) = self.structure {
+            // Graphemes are the floor: a chunk that nothing else fits in may still end between two of them.
+            s.filter(out, source);
+        }
+        let safe = source.grapheme_safe();
+        out.retain(|b| keep(b.pos) && (safe || is_grapheme_boundary(text, b.pos)));
     }
 
     /// Computes the size of the chunk ending at each boundary of the window, in one pass.
