@@ -102,13 +102,16 @@ def main(argv: Sequence[str] = ()) -> None:
     chunkers: Dict[str, Any] = {}
     pairs: List[Tuple[str, str]] = []
     described: Dict[str, Dict[str, float]] = {}
-    model = embed = None
+    model: Any = None
+    embed: Any = None
     if "minilm" in args.retriever or args.semantic:
         model = minilm()
         cache = EmbeddingCache(args.cache)
 
-        def embed(texts: List[str]) -> np.ndarray:
+        def embed_cached(texts: List[str]) -> np.ndarray:
             return cache.embed(model.name, model, list(texts))
+
+        embed = embed_cached
 
     def add(name: str, chunker: Any, make: Callable[[int], Any], bname: str, size: int) -> None:
         chunkers[name] = chunker
