@@ -107,22 +107,10 @@ impl Assembler<'_> {
                         known.push(*e);
                     }
                 }
-            } else if floor >= Level::WORD && logged(&measured.inner, &greedy[i..i + run], floor) {
-                // Chunks the index chose inside paragraphs: the boundaries of their level it measured.
-                for g in &greedy[i..i + run] {
-                    let first = measured.inner.partition_point(|(_, _, e)| e.pos <= g.start);
-                    for &(_, _, e) in measured.inner[first..]
-                        .iter()
-                        .take_while(|(from, _, _)| *from == g.start)
-                    {
-                        found.push(Boundary {
-                            pos: e.pos,
-                            level: floor,
-                        });
-                        known.push(e);
-                    }
-                }
-            } else if floor >= Level::WORD {
+            } else if floor >= Level::WORD
+                // Chunks the index chose inside paragraphs: the boundaries of their level it measured; else emitted.
+                && !logged(&measured.inner, &greedy[i..i + run], floor, &mut found, &mut known)
+            {
                 self.emit_from(text, from, to, floor, &mut fresh, &mut found);
             }
             let mut rest = &found[..];
@@ -240,29 +228,15 @@ impl Assembler<'_> {
         } in bounds
         {
             let prev = *out.last().expect("the text's start");
-            let (start, end) = if let Some(e) = known.filter(|_| self.trim) {
-                let start = floor_grapheme(text, skip_whitespace(text, b.pos));
-                (start, e.trimmed_end.max(prev.start))
-            } else if self.trim {
-                let from = prev.pos;
-                let content = content_len(&text[from..b.pos]);
-                let end = if content > 0 {
-                    from + content
-                } else {
-                    prev.end.max(prev.start)
+            let (start, end) = if self.trim {
+                let end = match known {
+                    Some(e) => e.trimmed_end,
+                    None => match content_len(&text[prev.pos..b.pos]) {
+                        0 => prev.end,
+                        content => prev.pos + content,
+                    },
                 };
-                let start = if b.pos >= text.len() {
-                    text.len()
-                } else {
-                    let at = skip_whitespace(text, b.pos);
-                    // After ASCII whitespace, an ASCII char starts a cluster of its own.
-                    if at > b.pos && text.as_bytes().get(at).is_some_and(|c| c.is_ascii()) {
-                        at
-                    } else {
-                        floor_grapheme(text, at)
-                    }
-                };
-                (start, end.max(prev.start))
+                (content_start(text, b.pos), end.max(prev.start))
             } else {
                 (b.pos, b.pos)
             };
@@ -476,20 +450,51 @@ impl Assembler<'_> {
     }
 }
 
-/// Whether the index measured the boundaries of every chunk of `run` (chunks that end on `floor`, a level below
-/// its paragraphs): each was chosen inside a paragraph, from its start, at that level.
-fn logged(inner: &[(usize, Level, Entry)], run: &[Span], floor: Level) -> bool {
-    !inner.is_empty()
-        && run.iter().all(|g| {
-            let first = inner.partition_point(|(_, _, e)| e.pos <= g.start);
-            inner
-                .get(first)
-                .is_some_and(|&(from, level, _)| from == g.start && level == floor)
-                && inner[first..]
-                    .iter()
-                    .take_while(|(from, _, _)| *from == g.start)
-                    .any(|(_, _, e)| e.pos >= g.end)
-        })
+/// Where a chunk that starts at a cut at `pos` starts: after whitespace, at a grapheme cluster's start (an ASCII
+/// char after ASCII whitespace starts one).
+fn content_start(text: &str, pos: usize) -> usize {
+    if pos >= text.len() {
+        return text.len();
+    }
+    let at = skip_whitespace(text, pos);
+    if at > pos && text.as_bytes().get(at).is_some_and(|c| c.is_ascii()) {
+        at
+    } else {
+        floor_grapheme(text, at)
+    }
+}
+
+/// The boundaries the index measured for every chunk of `run` (chunks that end on `floor`, a level below its
+/// paragraphs), into `found` and `known`: true when each was chosen inside a paragraph, from its start, at that
+/// level; false (and nothing added) otherwise.
+fn logged(
+    inner: &[(usize, Level, Entry)],
+    run: &[Span],
+    floor: Level,
+    found: &mut Vec<Boundary>,
+    known: &mut Vec<Entry>,
+) -> bool {
+    for g in run {
+        let first = inner.partition_point(|(_, _, e)| e.pos <= g.start);
+        let log = inner[first..]
+            .iter()
+            .take_while(|(from, _, _)| *from == g.start);
+        let mut reached = false;
+        for &(_, level, e) in log {
+            if level != floor {
+                break;
+            }
+            found.push(Boundary { pos: e.pos, level });
+            known.push(e);
+            reached |= e.pos >= g.end;
+        }
+        if !reached {
+            found.clear();
+            known.clear();
+            return false;
+        }
+    }
+    true
 }
 
 #[cfg(test)]
