@@ -1,5 +1,6 @@
 """Where the cuts fall inside paragraphs: chunkwise's RecursiveChunker against semantic-text-splitter's TextSplitter
-(and LangChain's RecursiveCharacterTextSplitter when installed), at the same size in characters.
+(and LangChain's RecursiveCharacterTextSplitter when installed), at the same size in characters; chunkwise's
+balanced mode, ParagraphChunker and SentenceChunker for comparison.
 
     CHUNKWISE_CORPUS=../shared/corpus PYTHONPATH=python python benches/sentence_ends.py [--sizes 256,512] [FILE...]
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable, List, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -24,12 +26,17 @@ from support.corpus import full_dir  # noqa: E402
 from support.sentence_ends import measure  # noqa: E402
 
 
+def spans_of(chunker) -> Callable[[str], List[Tuple[int, int]]]:
+    return lambda text: [tuple(s) for s in chunker.spans(text).tolist()]
+
+
 def peers(size: int) -> dict:
     out = {
-        "chunkwise": lambda text: [tuple(s) for s in chunkwise.RecursiveChunker(size).spans(text).tolist()],
-        "chunkwise balance=True": lambda text: [
-            tuple(s) for s in chunkwise.RecursiveChunker(size, balance=True).spans(text).tolist()
-        ],
+        # The default for prose (AutoChunker's too), then its balanced mode and the two other chunkers of prose.
+        "chunkwise": spans_of(chunkwise.RecursiveChunker(size)),
+        "chunkwise balance=True": spans_of(chunkwise.RecursiveChunker(size, balance=True)),
+        "chunkwise ParagraphChunker": spans_of(chunkwise.ParagraphChunker(size)),
+        "chunkwise SentenceChunker": spans_of(chunkwise.SentenceChunker(size)),
     }
     try:
         from semantic_text_splitter import TextSplitter

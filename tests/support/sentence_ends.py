@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Sequence, Tuple
 
-# Sentence terminators (Unicode's Sentence_Terminal of the scripts of the corpus and a few more, the ellipses) and
-# the closing punctuation that may follow one ("。」", '." ').
-TERMINATORS = set(".!?。！？｡．…‥।॥؟۔։።။។៕")
-CLOSERS = set("」』）〕】》〉”’\"')]}»›")
+import regex  # a test requirement (pyproject's "test" extra): it knows Unicode's Sentence_Terminal
+
+# The core's sentence terminators: every Sentence_Terminal of Unicode (. ! ? 。 ！ ？ ｡ । ؟ ។ ...) and the ellipses,
+# and the closing quotes and brackets that may follow one ("。」", '." ', "?)"), as in rust/core/src/boundary.
+TERMINATOR = regex.compile(r"[\p{Sentence_Terminal}…⋯]")
+CLOSERS = frozenset("」』）】〕〉》〗〙〛”’\"')]}＞｝］＂＇»›｣")
 BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 
 
@@ -19,7 +21,7 @@ def after_sentence(content: str) -> bool:
     i = len(content) - 1
     while i >= 0 and content[i] in CLOSERS:
         i -= 1
-    return i >= 0 and content[i] in TERMINATORS
+    return i >= 0 and TERMINATOR.fullmatch(content[i]) is not None
 
 
 def measure(text: str, spans: Sequence[Tuple[int, int]], size: int) -> Dict[str, float]:
