@@ -47,6 +47,26 @@ impl Chunk {
     }
 }
 
+/// Checks the offsets of a chunk built by hand (`chunkwise.Chunk(...)`): `end` not before `start`, and `end -
+/// start` the length of its text (`len`), which is the source's slice between them; all in the caller's units.
+pub fn check_offsets(start: usize, end: usize, len: usize) -> Result<(), ChunkError> {
+    if end < start {
+        return Err(ChunkError::invalid(
+            "end",
+            format!("end must be >= start ({start}), got {end}"),
+        ));
+    }
+    if end - start != len {
+        return Err(ChunkError::invalid(
+            "end",
+            format!(
+                "end - start must be len(text) ({len}): the text is source[start:end], got {start}..{end}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// How a text is read into [`Chunks`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ChunkOptions<'a> {

@@ -79,6 +79,28 @@ pub fn char_spans(text: &str, spans: &[Span]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// Offset pairs as they cross to Python on the bulk path: native int64 `(start, end)` pairs, one after the other
+/// (what numpy reads as an `(n, 2)` int64 array without a copy per value).
+pub fn packed(pairs: impl ExactSizeIterator<Item = (usize, usize)>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(pairs.len() * 16);
+    for (start, end) in pairs {
+        out.extend_from_slice(&(start as i64).to_ne_bytes());
+        out.extend_from_slice(&(end as i64).to_ne_bytes());
+    }
+    out
+}
+
+/// The [`packed`] pairs of many texts, one after the other, and the number of pairs of each (native int64).
+pub fn packed_batch(each: &[Vec<u8>]) -> (Vec<u8>, Vec<u8>) {
+    let mut offsets = Vec::with_capacity(each.iter().map(Vec::len).sum());
+    let mut counts = Vec::with_capacity(each.len() * 8);
+    for o in each {
+        offsets.extend_from_slice(o);
+        counts.extend_from_slice(&((o.len() / 16) as i64).to_ne_bytes());
+    }
+    (offsets, counts)
+}
+
 /// The last char boundary at or before `pos`.
 pub(crate) fn floor_char_boundary(text: &str, mut pos: usize) -> usize {
     while !text.is_char_boundary(pos) {
@@ -116,6 +138,24 @@ mod tests {
             size: 2,
         }];
         assert_eq!(char_spans(text, &spans), vec![(1, 3)]);
+    }
+
+    #[test]
+    fn pairs_pack_as_native_int64s_with_a_count_per_text() {
+        let one = packed([(0, 3), (3, 7)].into_iter());
+        assert_eq!(one.len(), 32);
+        let read = |b: &[u8], i: usize| i64::from_ne_bytes(b[8 * i..8 * i + 8].try_into().unwrap());
+        assert_eq!(
+            (0..4).map(|i| read(&one, i)).collect::<Vec<_>>(),
+            [0, 3, 3, 7]
+        );
+        let (offsets, counts) =
+            packed_batch(&[one.clone(), Vec::new(), packed([(1, 2)].into_iter())]);
+        assert_eq!(offsets.len(), 48);
+        assert_eq!(
+            (0..3).map(|i| read(&counts, i)).collect::<Vec<_>>(),
+            [2, 0, 1]
+        );
     }
 }
 

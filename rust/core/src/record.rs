@@ -726,6 +726,40 @@ pub fn keys(source: Source) -> impl Iterator<Item = &'static str> {
         .map(|c| c.name)
 }
 
+/// The keys a text's chunks get from chunkwise itself, by their sources, each with where they are set (for the
+/// error that refuses a caller's metadata holding one: it is refused rather than overwritten in silence).
+/// `description`: the text's, when its chunker describes its chunks; `semantic`: the semantic chunker's; `paged`:
+/// the chunks are numbered by page.
+pub fn reserved(
+    description: Option<&crate::Description>,
+    semantic: bool,
+    paged: bool,
+) -> Vec<(Source, &'static str)> {
+    let code = description.is_some_and(|d| d.chunks.iter().any(|c| c.code.is_some()));
+    [
+        (
+            description.is_some(),
+            Source::Structure,
+            "on the chunks of a structural strategy (markdown, clause, table)",
+        ),
+        (
+            code,
+            Source::Code,
+            "on the chunks of code (the code strategy, a code block of a known language)",
+        ),
+        (
+            semantic,
+            Source::Semantic,
+            "on the chunks of the semantic strategy",
+        ),
+        (paged, Source::Pages, "on the chunks of a paged text"),
+    ]
+    .into_iter()
+    .filter(|r| r.0)
+    .map(|(_, source, why)| (source, why))
+    .collect()
+}
+
 /// A value of a chunk's metadata key, as [`describe`] gives it: headings by their indices into
 /// [`Description::headings`] (a writer turns them into titles or depths once per document, not per chunk).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -937,6 +971,25 @@ fn code_keys<'a>(code: &'a CodeSpan, symbols: &'a [usize], emit: &mut impl FnMut
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reserved_keys_follow_what_the_chunks_carry() {
+        assert!(reserved(None, false, false).is_empty());
+        let sources = |r: Vec<(Source, &str)>| r.into_iter().map(|(s, _)| s).collect::<Vec<_>>();
+        assert_eq!(
+            sources(reserved(None, true, true)),
+            [Source::Semantic, Source::Pages]
+        );
+        let plain = crate::Description {
+            headings: Vec::new(),
+            chunks: Vec::new(),
+        };
+        assert_eq!(
+            sources(reserved(Some(&plain), false, false)),
+            [Source::Structure]
+        );
+        assert!(keys(Source::Structure).count() > 0 && keys(Source::Pages).count() == 2);
+    }
 
     #[test]
     fn describe_gives_the_records_keys_with_their_types_and_rules() {

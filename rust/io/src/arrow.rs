@@ -12,6 +12,10 @@ use chunkwise_core::record::{key, Formats, Key, Role};
 use crate::describe::MetadataRows;
 use crate::{context_sep, hash_id, Chunked, Shape};
 
+pub mod texts;
+
+pub use texts::Error;
+
 /// The record batches of the chunks of `texts` (`chunks[i]` those of `texts[i]`), at least one (even of no text:
 /// it carries the schema); the strings `large_string` when `large` (or when a column could pass 2 GiB).
 pub fn batches(

@@ -81,6 +81,13 @@ impl Changes {
         }
     }
 
+    /// [`Changes::record`] of `chunks`' ids.
+    pub fn record_chunks(&self, chunks: &[chunkwise_core::Chunk]) {
+        if self.compared() {
+            self.record(&chunks.iter().map(|c| c.id).collect::<Vec<_>>());
+        }
+    }
+
     /// Chunks written so far that were not in the previous run.
     pub fn added(&self) -> usize {
         self.lock().added

@@ -40,8 +40,8 @@ impl Lines {
 
     /// Writes the lines of a document's chunks (`chunks`, the first of which has index `first`; their texts by
     /// `text_of`) to `out`, writing it to `sink` (see [`flush`]) whenever it holds [`PIECE`] bytes or more (after a
-    /// whole line); `changes`: the previous run's ids, for `change`. Returns the chunks' ids when a previous run is
-    /// compared with (else none: nothing reads them).
+    /// whole line); `changes`: the previous run's ids, for `change`, where the chunks are counted once all their
+    /// lines are written (see [`Changes::record`]).
     #[allow(clippy::too_many_arguments)]
     pub fn write<'t, W: Write + ?Sized>(
         &self,
@@ -53,7 +53,7 @@ impl Lines {
         chunks: Chunked<'_>,
         first: usize,
         text_of: impl Fn(&Chunk) -> &'t str,
-    ) -> std::io::Result<Vec<u64>> {
+    ) -> std::io::Result<()> {
         let mut source_json = Vec::with_capacity(document.source.len() + 2);
         string(&mut source_json, document.source);
         // The metadata's keys that are the same for every chunk of the document: the source, and the strategy.
@@ -123,7 +123,28 @@ impl Lines {
                 flush(out, sink)?;
             }
         }
-        Ok(ids)
+        changes.record(&ids);
+        Ok(())
+    }
+
+    /// The lines of a document's chunks (as [`Lines::write`] takes them), all in one buffer (a stream's, see
+    /// `ChunkStream.push_lines`).
+    pub fn write_all<'t>(
+        &self,
+        changes: &Changes,
+        shape: &Shape<'_>,
+        document: Document<'_>,
+        chunks: Chunked<'_>,
+        first: usize,
+        text_of: impl Fn(&Chunk) -> &'t str,
+    ) -> Vec<u8> {
+        let (mut out, mut piece) = (Vec::new(), Vec::new());
+        // Writing to memory cannot fail.
+        let _ = self.write(
+            &mut piece, &mut out, changes, shape, document, chunks, first, text_of,
+        );
+        out.extend_from_slice(&piece);
+        out
     }
 }
 

@@ -1,6 +1,7 @@
 //! The outputs of chunkwise, built from the core's chunks and their descriptions: JSON lines ([`jsonl`]), Arrow
 //! record batches ([`arrow`]), Parquet files ([`parquet`]), the spool a streamed document waits in before its
-//! Parquet rows are written ([`spool`]), and a run's chunks measured against a previous run's ([`changes`]).
+//! Parquet rows are written ([`spool`]), a run's chunks measured against a previous run's ([`changes`]), and a
+//! text's chunks as the bindings take them from the core ([`Prepared`]).
 //!
 //! Pure Rust, no Python: the bindings hand each writer a document's chunks and a sink (`std::io::Write`), and
 //! adapt a Python file to that sink. Kept apart from the bindings as polars keeps polars-io apart from its Python
@@ -14,10 +15,12 @@ pub mod columns;
 mod describe;
 pub mod jsonl;
 pub mod parquet;
+mod prepared;
 pub mod spool;
 
 pub use changes::Changes;
 pub use columns::Field;
+pub use prepared::Prepared;
 
 /// What a splitter's outputs hold beyond each chunk: whether sizes are token counts, and the splitter (the names of
 /// its levels, and which description its chunks carry).

@@ -5,21 +5,17 @@
 //! Selecting the text column of a table and repeating the caller's other columns is left to the Python side
 //! (pyarrow), which does both without copying the text.
 
-use std::sync::Arc;
-
-use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_schema::{ArrowError, DataType};
+use arrow_array::{ArrayRef, RecordBatch};
 use chunkwise_core::ChunkOptions;
+use chunkwise_io::arrow::{texts as arrow_texts, Error};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use pyo3_arrow::input::AnyArray;
 
-use crate::batch::batch_error;
-use crate::build::Prepared;
-use crate::errors::{run, ChunkingError};
+use crate::build::{self, Prepared};
+use crate::errors::{arrow_error, batch_error, one_per_text, run};
 use crate::interrupt::Interrupt;
-use crate::jsonl::{chunked, shape};
+use crate::jsonl::shape;
 use crate::metadata;
 use crate::splitter::PySplitter;
 
@@ -51,11 +47,7 @@ pub(crate) fn chunk_arrow<'py>(
             let arrays = read_all("doc_ids", d)?;
             let (given, _) = strings(py, "doc_ids", &arrays)?;
             if given.len() != strs.len() {
-                return Err(ChunkingError::new_err(format!(
-                    "doc_ids must have one entry per text ({}), got {}",
-                    strs.len(),
-                    given.len()
-                )));
+                return Err(one_per_text("doc_ids", strs.len(), given.len()));
             }
             given
                 .into_iter()
@@ -76,117 +68,36 @@ pub(crate) fn chunk_arrow<'py>(
             doc_id: ids[i].as_deref(),
             paged,
         };
-        Prepared::split(&splitter.inner, t, options, &stop)
+        build::split(&splitter.inner, t, options, &stop)
     })?;
     let prepared = prepared
         .into_iter()
         .enumerate()
         .map(|(i, p)| p.map_err(|e| batch_error(i, e)))
         .collect::<PyResult<Vec<_>>>()?;
-    let chunks: Vec<chunkwise_io::Chunked<'_>> = prepared.iter().map(chunked).collect();
+    let chunks: Vec<chunkwise_io::Chunked<'_>> = prepared.iter().map(Prepared::chunked).collect();
     let shape = shape(splitter);
     let batches = run(py, true, "building the Arrow columns", || {
         chunkwise_io::arrow::batches(&texts, &chunks, shape, large)
     })?
-    .map_err(|e| ChunkingError::new_err(format!("building the Arrow columns: {e}")))?;
+    .map_err(|e| arrow_error(Error::Building(e)))?;
     capsule(py, batches)
 }
 
-/// Every array of an Arrow array or stream of strings, in order; string_view arrays as binary_view ones, whose
-/// values are read as bytes (a `&str` of a string_view value would be assumed UTF-8 before [`strings`] checks it).
-/// Binary and large_binary arrays are taken too (their values are checked as UTF-8 like the others): the command
-/// line hands over the bytes of files it read, which a cast to strings would check a second time.
-fn read_all(arg: &str, data: AnyArray) -> PyResult<Vec<ArrayRef>> {
-    let arrays = data
-        .into_reader()?
-        .collect::<Result<Vec<_>, ArrowError>>()
-        .map_err(|e| {
-            ChunkingError::new_err(format!("{arg}: reading the Arrow data failed: {e}"))
-        })?;
-    arrays
-        .into_iter()
-        .map(|a| match a.data_type() {
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary => {
-                Ok(a)
-            }
-            DataType::Utf8View => {
-                Ok(Arc::new(a.as_string_view().clone().to_binary_view()) as ArrayRef)
-            }
-            other => Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "{arg} must be Arrow strings (string, large_string or string_view), got {other}"
-            ))),
-        })
-        .collect()
+/// Every array of an Arrow array or stream of strings (see `chunkwise_io::arrow::texts::string_arrays`).
+fn read_all(arg: &'static str, data: AnyArray) -> PyResult<Vec<ArrayRef>> {
+    arrow_texts::string_arrays(arg, data.into_reader()?).map_err(arrow_error)
 }
 
-/// The texts of the arrays of [`read_all`], borrowed from their buffers (`None` for a null), and whether they are
-/// large_string. Each is checked to be UTF-8 (in parallel, with the GIL released): the Arrow C Data Interface hands
-/// buffers over unchecked.
+/// The texts of the arrays of [`read_all`], borrowed from their buffers and checked with the GIL released (see
+/// `chunkwise_io::arrow::texts::texts`).
 fn strings<'a>(
     py: Python<'_>,
-    arg: &str,
+    arg: &'static str,
     arrays: &'a [ArrayRef],
 ) -> PyResult<(Vec<Option<&'a str>>, bool)> {
-    let mut raw: Vec<Option<&'a [u8]>> = Vec::with_capacity(arrays.iter().map(|a| a.len()).sum());
-    let mut large = false;
-    for array in arrays {
-        match array.data_type() {
-            DataType::LargeUtf8 => {
-                large = true;
-                offset_bytes(arg, array.as_string::<i64>(), &mut raw)?;
-            }
-            DataType::Binary => offset_bytes(arg, array.as_binary::<i32>(), &mut raw)?,
-            DataType::LargeBinary => {
-                large = true;
-                offset_bytes(arg, array.as_binary::<i64>(), &mut raw)?;
-            }
-            DataType::BinaryView => {
-                let view = array.as_binary_view();
-                raw.extend((0..view.len()).map(|i| (!view.is_null(i)).then(|| view.value(i))));
-            }
-            _ => offset_bytes(arg, array.as_string::<i32>(), &mut raw)?,
-        }
-    }
-    let checked = py.detach(|| {
-        use rayon::prelude::*;
-        raw.par_iter()
-            .enumerate()
-            .map(|(i, b)| match b {
-                None => Ok(None),
-                Some(b) => simdutf8::compat::from_utf8(b).map(Some).map_err(|e| (i, e)),
-            })
-            .collect::<Result<Vec<_>, _>>()
-    });
-    let texts = checked
-        .map_err(|(i, e)| ChunkingError::new_err(format!("{arg}[{i}] is not valid UTF-8: {e}")))?;
-    Ok((texts, large))
-}
-
-/// The values of a string or binary array (of either offset size) as bytes, from its offsets and data.
-fn offset_bytes<'a, T: arrow_array::types::ByteArrayType>(
-    arg: &str,
-    array: &'a arrow_array::GenericByteArray<T>,
-    out: &mut Vec<Option<&'a [u8]>>,
-) -> PyResult<()> {
-    let (offsets, data) = (array.value_offsets(), array.value_data());
-    for i in 0..array.len() {
-        if array.is_null(i) {
-            out.push(None);
-            continue;
-        }
-        let (start, end) = (
-            arrow_buffer::ArrowNativeType::as_usize(offsets[i]),
-            arrow_buffer::ArrowNativeType::as_usize(offsets[i + 1]),
-        );
-        let bytes = data.get(start..end).ok_or_else(|| {
-            ChunkingError::new_err(format!(
-                "{arg}[{}]: its Arrow offsets point outside the data",
-                out.len()
-            ))
-        })?;
-        out.push(Some(bytes));
-    }
-    Ok(())
+    py.detach(|| arrow_texts::texts(arg, arrays))
+        .map_err(arrow_error)
 }
 
 /// An Arrow C stream of `batches` (at least one: it carries the schema), in a PyCapsule.

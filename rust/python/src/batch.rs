@@ -3,7 +3,7 @@
 
 use pyo3::prelude::*;
 
-use crate::errors::{guard, internal, run, ChunkingError, Panic};
+use crate::errors::{guard, internal, run, Panic};
 use crate::interrupt::{Interrupt, INTERVAL};
 use crate::splitter::PySplitter;
 
@@ -181,15 +181,6 @@ impl PySplitter {
             built
         })
     }
-}
-
-/// A core error about one text of a batch, naming it: "text is not a table" becomes "texts[3] is not a table".
-pub(crate) fn batch_error(i: usize, e: chunkwise_core::ChunkError) -> PyErr {
-    let message = e.to_string();
-    ChunkingError::new_err(match message.strip_prefix("text ") {
-        Some(rest) => format!("texts[{i}] {rest}"),
-        None => format!("texts[{i}]: {message}"),
-    })
 }
 
 /// A panic while splitting one text of a batch, naming it.

@@ -10,93 +10,32 @@ use std::sync::OnceLock;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
+pub(crate) use chunkwise_io::Prepared;
+
 use crate::chunk::{Chunk, ChunkId};
 use crate::metadata;
 
-/// A text's chunks from the core (offsets, ids, pages: everything that needs no Python object), computed without
-/// the GIL (in parallel for a batch), so that only object creation is left for [`build`].
-#[derive(Debug)]
-pub(crate) struct Prepared {
-    chunks: Vec<chunkwise_core::Chunk>,
-    /// What each chunk learns from the document's structure (structural strategies only).
-    structure: Option<Description>,
-    /// Semantic strategy: the distance at each chunk's end, and the mode that chose the cuts.
-    scores: Option<(Vec<Option<f64>>, &'static str)>,
+/// [`Prepared::split`] behind the test hook (see `errors::tripwire`).
+pub(crate) fn split(
+    splitter: &Splitter,
+    text: &str,
+    options: ChunkOptions<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Result<Prepared, chunkwise_core::ChunkError> {
+    crate::errors::tripwire::check(text);
+    Prepared::split(splitter, text, options, stop)
 }
 
-impl Prepared {
-    /// The number of chunks.
-    pub(crate) fn count(&self) -> usize {
-        self.chunks.len()
-    }
-
-    /// Splits `text` and prepares its chunks (see [`ChunkOptions`]). `stop`: asked every few chunks whether to give
-    /// up (see `interrupt`).
-    pub(crate) fn split(
-        splitter: &Splitter,
-        text: &str,
-        options: ChunkOptions<'_>,
-        stop: &dyn Fn() -> bool,
-    ) -> Result<Self, chunkwise_core::ChunkError> {
-        crate::errors::tripwire::check(text);
-        let chunks = splitter.chunks_until(text, options, Some(stop))?;
-        Ok(Self {
-            chunks: chunks.chunks,
-            structure: chunks.description,
-            scores: None,
-        })
-    }
-
-    /// Splits `text` by the semantic strategy, given one row of `dim` values for each of its units (see
-    /// [`Splitter::semantic_chunks`]).
-    pub(crate) fn semantic(
-        splitter: &Splitter,
-        text: &str,
-        (vectors, dim): (&[f32], usize),
-        options: ChunkOptions<'_>,
-        stop: &dyn Fn() -> bool,
-    ) -> Result<Self, chunkwise_core::ChunkError> {
-        crate::errors::tripwire::check(text);
-        let got = splitter.semantic_chunks(text, vectors, dim, options, Some(stop))?;
-        Ok(Self {
-            chunks: got.chunks.chunks,
-            structure: got.chunks.description,
-            scores: Some((got.scores, splitter.config().semantic.mode.name())),
-        })
-    }
-
-    /// Chunks of a stream, final and in order (they carry no structure).
-    pub(crate) fn streamed(chunks: Vec<chunkwise_core::Chunk>) -> Self {
-        Self {
-            chunks,
-            structure: None,
-            scores: None,
-        }
-    }
-
-    /// The chunks, in order.
-    pub(crate) fn chunks(&self) -> &[chunkwise_core::Chunk] {
-        &self.chunks
-    }
-
-    /// What each chunk learns from the document's structure (structural strategies only).
-    pub(crate) fn structure(&self) -> Option<&Description> {
-        self.structure.as_ref()
-    }
-
-    /// No chunks: those of a missing text (a null in an Arrow column), which is not split at all.
-    pub(crate) fn none() -> Self {
-        Self {
-            chunks: Vec::new(),
-            structure: None,
-            scores: None,
-        }
-    }
-
-    /// Whether the chunks carry page numbers.
-    fn paged(&self) -> bool {
-        self.chunks.first().is_some_and(|c| c.pages.is_some())
-    }
+/// [`Prepared::semantic`] behind the test hook.
+pub(crate) fn semantic(
+    splitter: &Splitter,
+    text: &str,
+    vectors: (&[f32], usize),
+    options: ChunkOptions<'_>,
+    stop: &dyn Fn() -> bool,
+) -> Result<Prepared, chunkwise_core::ChunkError> {
+    crate::errors::tripwire::check(text);
+    Prepared::semantic(splitter, text, vectors, options, stop)
 }
 
 /// Garbage-collector tracking. A chunk holds strings only until its metadata dict exists, so it cannot be part of a
@@ -137,29 +76,9 @@ pub(crate) fn build<'py>(
     let paged = prepared.paged();
     let copied = match metadata {
         Some(m) => {
-            if prepared.structure.is_some() {
-                let why = "on the chunks of a structural strategy (markdown, clause, table)";
-                metadata::check_keys(&arg, m, &metadata::STRUCTURE_KEYS, why)?;
-                if prepared
-                    .structure
-                    .as_ref()
-                    .is_some_and(|d| d.chunks.iter().any(|c| c.code.is_some()))
-                {
-                    let why = "on the chunks of code (the code strategy, a code block of a known language)";
-                    metadata::check_keys(&arg, m, &metadata::CODE_KEYS, why)?;
-                }
-            }
-            if prepared.scores.is_some() {
-                let why = "on the chunks of the semantic strategy";
-                metadata::check_keys(&arg, m, &metadata::SEMANTIC_KEYS, why)?;
-            }
-            if paged {
-                metadata::check_keys(
-                    &arg,
-                    m,
-                    &metadata::PAGE_KEYS,
-                    "on the chunks of a paged text",
-                )?;
+            let structure = prepared.structure.as_ref();
+            for (source, why) in record::reserved(structure, prepared.scores.is_some(), paged) {
+                metadata::check_keys(&arg, m, source, why)?;
             }
             Some(metadata::deep_copy(m)?)
         }

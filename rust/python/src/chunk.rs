@@ -10,7 +10,7 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use chunkwise_core::record::{key, Formats, Key, Role};
 
-use crate::errors::{int_arg, wrong_type, ChunkingError};
+use crate::errors::{int_arg, to_py, wrong_type};
 use crate::metadata;
 use crate::text::substring;
 
@@ -229,17 +229,8 @@ impl Chunk {
         let text = str_arg("text", text)?;
         let start = int_arg("start", start, 0)? as usize;
         let end = int_arg("end", end, 0)? as usize;
-        if end < start {
-            return Err(ChunkingError::new_err(format!(
-                "end must be >= start ({start}), got {end}"
-            )));
-        }
         let len = text.len()?;
-        if end - start != len {
-            return Err(ChunkingError::new_err(format!(
-                "end - start must be len(text) ({len}): the text is source[start:end], got {start}..{end}"
-            )));
-        }
+        chunkwise_core::chunk::check_offsets(start, end, len).map_err(to_py)?;
         let index = opt_count_arg("index", index)?.unwrap_or(0);
         let size = opt_count_arg("size", size)?.unwrap_or(len);
         let token_count = opt_count_arg("token_count", token_count)?;

@@ -2,10 +2,9 @@
 //! `chunkwise_core::structure::elements`), for `ElementsChunker`, with `str` offsets.
 
 use chunkwise_core::structure::elements::{render, Element, ElementKind};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::errors::wrong_type;
+use crate::errors::{value_error, wrong_type};
 use crate::splitter::PySplitter;
 use crate::text::collect;
 
@@ -53,9 +52,8 @@ pub(crate) fn render_elements(
         .collect::<PyResult<_>>()?;
     let mut parsed = Vec::with_capacity(items.len());
     for (i, (kind, text, level, rows, caption, language)) in items.iter().enumerate() {
-        let kind = ElementKind::parse(kind).ok_or_else(|| {
-            PyValueError::new_err(format!("elements[{i}]: unknown kind {kind:?}"))
-        })?;
+        let kind = ElementKind::parse(kind)
+            .ok_or_else(|| value_error(format!("elements[{i}]: unknown kind {kind:?}")))?;
         parsed.push(Element {
             kind,
             text,

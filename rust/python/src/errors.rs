@@ -2,7 +2,7 @@
 
 use chunkwise_core::ChunkError;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyNotImplementedError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
@@ -16,6 +16,73 @@ create_exception!(
 /// Maps a core error to `chunkwise.ChunkingError`.
 pub(crate) fn to_py(err: ChunkError) -> PyErr {
     ChunkingError::new_err(err.to_string())
+}
+
+/// A `ChunkingError` saying `message` (bad arguments or input the bindings check themselves).
+pub(crate) fn chunking(message: impl Into<String>) -> PyErr {
+    ChunkingError::new_err(message.into())
+}
+
+/// A plain `ValueError` (the arguments of LangChain's splitters, as LangChain raises them; the command line's).
+pub(crate) fn value_error(message: impl Into<String>) -> PyErr {
+    PyValueError::new_err(message.into())
+}
+
+/// A `TypeError` saying `message` (see [`wrong_type`] for an argument's type).
+pub(crate) fn type_error(message: impl Into<String>) -> PyErr {
+    PyTypeError::new_err(message.into())
+}
+
+/// What the core cannot do the way Python's LangChain does (Python falls back to its own loop).
+pub(crate) fn not_implemented(message: impl Into<String>) -> PyErr {
+    PyNotImplementedError::new_err(message.into())
+}
+
+/// A list argument (`arg`) that must have one entry per text (`n`) but has `got`.
+pub(crate) fn one_per_text(arg: &str, n: usize, got: usize) -> PyErr {
+    chunking(format!(
+        "{arg} must have one entry per text ({n}), got {got}"
+    ))
+}
+
+/// A core error about one text of a batch, naming it: "text is not a table" becomes "texts[3] is not a table".
+pub(crate) fn batch_error(i: usize, e: ChunkError) -> PyErr {
+    let message = e.to_string();
+    chunking(match message.strip_prefix("text ") {
+        Some(rest) => format!("texts[{i}] {rest}"),
+        None => format!("texts[{i}]: {message}"),
+    })
+}
+
+/// What writing to a sink failed with: the Python exception a file raised as itself, any other error as the
+/// `OSError` it is.
+pub(crate) fn io_error(e: std::io::Error) -> PyErr {
+    match e.downcast::<PyErr>() {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::WriteZero => PyOSError::new_err(e.to_string()),
+        Err(e) => PyErr::from(e),
+    }
+}
+
+/// What writing Parquet rows failed with: the file's own error (a full disk) as the `OSError` it is, a panic of the
+/// encoder as an internal error, anything else as a `ChunkingError`.
+pub(crate) fn parquet_error(e: chunkwise_io::parquet::Error) -> PyErr {
+    use chunkwise_io::parquet::Error;
+    match e {
+        Error::Io(e) => PyErr::from(e),
+        Error::Start(_) => PyOSError::new_err(e.to_string()),
+        Error::Panic(p) => internal("writing the Parquet rows", &Panic(p)),
+        e => chunking(e.to_string()),
+    }
+}
+
+/// What reading the texts of Arrow data, or building the Arrow columns, failed with: a `TypeError` for data that
+/// is not strings, else a `ChunkingError`.
+pub(crate) fn arrow_error(e: chunkwise_io::arrow::Error) -> PyErr {
+    match e {
+        chunkwise_io::arrow::Error::NotStrings { .. } => type_error(e.to_string()),
+        e => chunking(e.to_string()),
+    }
 }
 
 /// The error for a `str` that cannot become UTF-8 (lone surrogates), naming the argument and the index.

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use chunkwise_core::ChunkError;
 use pyo3::prelude::*;
 
-use crate::errors::{to_py, ChunkingError};
+use crate::errors::to_py;
 
 /// How often the calling thread runs Python's signal handlers: Ctrl-C feels immediate, and taking the GIL back 20
 /// times a second costs nothing measurable.
@@ -88,7 +88,7 @@ impl Interrupt {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
-            .unwrap_or_else(|| ChunkingError::new_err("interrupted"))
+            .unwrap_or_else(|| to_py(ChunkError::Interrupted))
     }
 
     /// A core error as a Python exception: an interruption is what the handler raised.

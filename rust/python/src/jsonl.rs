@@ -6,12 +6,12 @@
 use chunkwise_core::ChunkOptions;
 use chunkwise_io::jsonl::{flush, Lines, PIECE};
 use chunkwise_io::{Chunked, Document, Shape};
-use pyo3::exceptions::{PyOSError, PyUnicodeDecodeError, PyValueError};
+use pyo3::exceptions::PyUnicodeDecodeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
-use crate::build::Prepared;
-use crate::errors::{wrong_type, ChunkingError};
+use crate::build::{self, Prepared};
+use crate::errors::{io_error, one_per_text, to_py, value_error, wrong_type};
 use crate::interrupt::Interrupt;
 use crate::metadata;
 use crate::splitter::PySplitter;
@@ -91,21 +91,18 @@ impl JsonLines {
             strategies,
             paged,
             |text, document, prepared| {
-                let ids = self
-                    .lines
+                self.lines
                     .write(
                         &mut piece,
                         &mut file,
                         changes,
                         &shape,
                         document,
-                        chunked(prepared),
+                        prepared.chunked(),
                         0,
                         |c| &text[c.start..c.end],
                     )
-                    .map_err(io_error)?;
-                changes.record(&ids);
-                Ok(())
+                    .map_err(io_error)
             },
         )?;
         flush(&mut piece, &mut file).map_err(io_error)?;
@@ -114,8 +111,7 @@ impl JsonLines {
 }
 
 impl JsonLines {
-    /// The lines of a document's chunks (the first of which has index `first`), all in one buffer, counted in
-    /// `changes` (see `ChunkStream.push_lines`).
+    /// The lines of a document's chunks, all in one buffer (see `chunkwise_io::jsonl::Lines::write_all`).
     pub(crate) fn write_all<'t>(
         &self,
         shape: &Shape<'_>,
@@ -124,16 +120,9 @@ impl JsonLines {
         first: usize,
         text_of: impl Fn(&chunkwise_core::Chunk) -> &'t str,
     ) -> Vec<u8> {
-        let (mut out, mut piece) = (Vec::new(), Vec::new());
         let changes = &self.changes.get().0;
-        // Writing to memory cannot fail.
-        if let Ok(ids) = self.lines.write(
-            &mut piece, &mut out, changes, shape, document, chunks, first, text_of,
-        ) {
-            changes.record(&ids);
-        }
-        out.extend_from_slice(&piece);
-        out
+        self.lines
+            .write_all(changes, shape, document, chunks, first, text_of)
     }
 }
 
@@ -145,21 +134,13 @@ pub(crate) fn shape(splitter: &PySplitter) -> Shape<'_> {
     }
 }
 
-/// A text's prepared chunks as the writers take them.
-pub(crate) fn chunked(prepared: &Prepared) -> Chunked<'_> {
-    Chunked {
-        chunks: prepared.chunks(),
-        structure: prepared.structure(),
-    }
-}
-
 /// The fields named by `fields` (a sequence of `str`), in order; `change` only against a previous run.
 pub(crate) fn parse_fields(
     fields: &Bound<'_, PyAny>,
     changes: &Changes,
 ) -> PyResult<Vec<chunkwise_io::Field>> {
     let names = strs("fields", fields)?;
-    chunkwise_io::columns::parse_fields(&names, changes.0.compared()).map_err(PyValueError::new_err)
+    chunkwise_io::columns::parse_fields(&names, changes.0.compared()).map_err(value_error)
 }
 
 /// The items of `items` (a sequence of `str`); `arg` names it in an error.
@@ -196,11 +177,7 @@ pub(crate) fn each_document<'py>(
     let items = collect("texts", texts)?;
     let sources = collect("sources", sources)?;
     if sources.len() != items.len() {
-        return Err(ChunkingError::new_err(format!(
-            "sources must have one entry per text ({}), got {}",
-            items.len(),
-            sources.len()
-        )));
+        return Err(one_per_text("sources", items.len(), sources.len()));
     }
     let sources = sources
         .iter()
@@ -242,7 +219,7 @@ pub(crate) fn each_document<'py>(
                 doc_id: Some(&doc_ids[i]),
                 paged,
             };
-            Some(Prepared::split(&splitter.inner, text, options, &stop))
+            Some(build::split(&splitter.inner, text, options, &stop))
         },
         |i, prepared| {
             results.push(match prepared {
@@ -250,10 +227,7 @@ pub(crate) fn each_document<'py>(
                     let err = std::str::from_utf8(raw[i]).expect_err("checked as not UTF-8");
                     PyUnicodeDecodeError::new_utf8(py, raw[i], err)?.into_any()
                 }
-                Some(Err(e)) => ChunkingError::new_err(e.to_string())
-                    .into_value(py)
-                    .into_bound(py)
-                    .into_any(),
+                Some(Err(e)) => to_py(e).into_value(py).into_bound(py).into_any(),
                 Some(Ok(p)) => {
                     let strategy = strategies.get(i).and_then(Option::as_ref);
                     emit(strs[i], Document::new(sources[i], strategy), &p)?;
@@ -318,16 +292,6 @@ impl std::io::Write for PyFile<'_> {
     }
 }
 
-/// What writing to a sink failed with: the Python exception a file raised as itself, any other error as the
-/// `OSError` it is.
-pub(crate) fn io_error(e: std::io::Error) -> PyErr {
-    match e.downcast::<PyErr>() {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::WriteZero => PyOSError::new_err(e.to_string()),
-        Err(e) => PyErr::from(e),
-    }
-}
-
 /// The `strategies` argument of a batch of `n` texts: None, or one item per text, each None or a `(strategy,
 /// reason)` pair of `str`.
 fn strategies_arg(
@@ -339,10 +303,7 @@ fn strategies_arg(
     };
     let items = collect("strategies", strategies)?;
     if items.len() != n {
-        return Err(ChunkingError::new_err(format!(
-            "strategies must have one entry per text ({n}), got {}",
-            items.len()
-        )));
+        return Err(one_per_text("strategies", n, items.len()));
     }
     items
         .iter()

@@ -8,11 +8,10 @@
 
 use chunkwise_core::langchain::{self, Failure, Keep, LangchainSplitter, Matches, Measure, Output};
 use chunkwise_core::offsets::CharCursor;
-use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString, PyTuple};
 
-use crate::errors::{run, run_held, to_py};
+use crate::errors::{not_implemented, run, run_held, to_py, value_error};
 use crate::text::{substring, try_utf8 as utf8};
 use crate::tokenizer::PyTokenizer;
 
@@ -77,22 +76,7 @@ impl Matches for PyMatches<'_, '_> {
             return Ok(false);
         }
         let spans: Vec<(usize, usize)> = found.extract()?;
-        let mut cursor = CharCursor::new(hay, hay.is_ascii());
-        let chars = if hay.is_ascii() {
-            hay.len()
-        } else {
-            hay.chars().count()
-        };
-        let mut last = 0;
-        for (a, b) in spans {
-            if a < last || b < a || b > chars {
-                return Err(PyValueError::new_err(
-                    "matcher.find_all must return ordered spans inside the text",
-                ));
-            }
-            last = b;
-            out.push((cursor.to_byte(a), cursor.to_byte(b)));
-        }
+        langchain::byte_spans(hay, &spans, out).map_err(value_error)?;
         Ok(true)
     }
 }
@@ -125,7 +109,7 @@ pub struct PyLangchainSplitter {
     inner: LangchainSplitter,
     separators: Vec<String>,
     is_regex: bool,
-    keep: &'static str,
+    keep: Keep,
     chunk_size: i64,
     chunk_overlap: i64,
     strip_whitespace: bool,
@@ -195,16 +179,7 @@ impl PyLangchainSplitter {
         allowed_special: Vec<String>,
         disallowed_special: Vec<String>,
     ) -> PyResult<Self> {
-        let (keep, keep_name) = match keep {
-            "none" => (Keep::Drop, "none"),
-            "start" => (Keep::Start, "start"),
-            "end" => (Keep::End, "end"),
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "keep must be 'none', 'start' or 'end', got {other:?}"
-                )))
-            }
-        };
+        let keep = Keep::named(keep).map_err(value_error)?;
         let inner = LangchainSplitter::new(
             &separators,
             is_regex,
@@ -214,12 +189,12 @@ impl PyLangchainSplitter {
             strip_whitespace,
             character_join.clone(),
         )
-        .map_err(|f| PyNotImplementedError::new_err(f.0))?;
+        .map_err(|f| not_implemented(f.0))?;
         Ok(Self {
             inner,
             separators,
             is_regex,
-            keep: keep_name,
+            keep,
             chunk_size,
             chunk_overlap,
             strip_whitespace,
@@ -291,7 +266,7 @@ impl PyLangchainSplitter {
                         specials: &self.specials,
                     };
                     self.split_natively(py, s, &mut m, matcher, hold_gil, |e| {
-                        Some(PyValueError::new_err(e.to_string()))
+                        Some(value_error(e.to_string()))
                     })
                 };
                 tok.check()?;
@@ -346,7 +321,7 @@ impl PyLangchainSplitter {
         let args = (
             self.separators.clone(),
             self.is_regex,
-            self.keep,
+            self.keep.name(),
             self.chunk_size,
             self.chunk_overlap,
             self.strip_whitespace,
@@ -362,7 +337,11 @@ impl PyLangchainSplitter {
     fn __repr__(&self) -> String {
         format!(
             "LangchainSplitter(separators={:?}, is_regex={}, keep={:?}, chunk_size={}, chunk_overlap={})",
-            self.separators, self.is_regex, self.keep, self.chunk_size, self.chunk_overlap
+            self.separators,
+            self.is_regex,
+            self.keep.name(),
+            self.chunk_size,
+            self.chunk_overlap
         )
     }
 }
@@ -397,7 +376,7 @@ pub(crate) fn tiktoken_windows(
     };
     langchain::SpecialTokens::new(&[], &disallowed_special)
         .check(s)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(|e| value_error(e.to_string()))?;
     run(py, true, "splitting on tokens", || {
         langchain::tiktoken_windows(encoding, s, chunk_size, chunk_overlap, &allowed_special)
     })?

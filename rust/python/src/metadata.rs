@@ -7,35 +7,15 @@
 //! list, tuple) are copied here and scalars shared (they are immutable); anything else goes to `copy.deepcopy`,
 //! which honours its `__deepcopy__`.
 
-use std::sync::LazyLock;
-
 use chunkwise_core::record::{self, Source};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 
-use crate::errors::ChunkingError;
+use crate::errors::chunking;
 
 /// Metadata keys that name a document, in order of preference, for chunk ids.
 const DOC_ID_KEYS: [&str; 3] = ["doc_id", "id", "source"];
-
-/// The keys a structural chunker (markdown, clause, table) sets on its chunks, read from the core's record. A
-/// caller's key of the same name is refused rather than overwritten in silence. (In the record's order, whose first
-/// seven are the Arrow description columns' order.)
-pub(crate) static STRUCTURE_KEYS: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| record::keys(Source::Structure).collect());
-
-/// The keys the code chunker (and a Markdown code block of a known language) sets on its chunks.
-pub(crate) static CODE_KEYS: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| record::keys(Source::Code).collect());
-
-/// The keys the semantic chunker sets on its chunks.
-pub(crate) static SEMANTIC_KEYS: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| record::keys(Source::Semantic).collect());
-
-/// The keys every chunker sets on the chunks of a paged text.
-pub(crate) static PAGE_KEYS: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| record::keys(Source::Pages).collect());
 
 /// Nesting deeper than this is copied by `copy.deepcopy`, which also handles a container that holds itself.
 const MAX_DEPTH: usize = 32;
@@ -152,17 +132,18 @@ fn copy_value<'py>(value: &Bound<'py, PyAny>, depth: usize) -> PyResult<Option<B
     deepcopy(value).map(Some)
 }
 
-/// Refuses a caller's metadata that holds a key the chunker sets itself. `arg`: the argument's name, made only for
-/// an error.
+/// Refuses a caller's metadata that holds a key the chunker sets itself (the keys of `source`, set `why`: see
+/// `record::reserved`). `arg`: the argument's name, made only for an error.
 pub(crate) fn check_keys(
     arg: impl FnOnce() -> String,
     meta: &Bound<'_, PyDict>,
-    reserved: &[&str],
+    source: Source,
     why: &str,
 ) -> PyResult<()> {
-    for key in reserved {
+    let reserved: Vec<&str> = record::keys(source).collect();
+    for key in &reserved {
         if meta.contains(*key)? {
-            return Err(ChunkingError::new_err(format!(
+            return Err(chunking(format!(
                 "{} has the key '{key}', which the chunker sets itself {why} (the keys {}): rename it",
                 arg(),
                 reserved.join(", ")

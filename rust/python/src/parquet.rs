@@ -4,21 +4,16 @@
 //! plain file, else into blocks this thread writes through the file's `write`. No Python object per chunk.
 
 use std::io::Write;
-use std::sync::Mutex;
 
 use chunkwise_io::columns::{self, Metadata};
 use chunkwise_io::parquet::rows::RowBuilder;
-use chunkwise_io::parquet::{codec, Blocks, Encoding, Layout, Rows, CODECS};
-use chunkwise_io::spool::Record;
+use chunkwise_io::parquet::{codec, Blocks, Encoder, Layout, Unspool, CODECS};
 use chunkwise_io::Document;
-use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
-use crate::errors::{internal, wrong_type, ChunkingError, Panic};
-use crate::jsonl::{
-    chunked, each_document, io_error, parse_fields, shape, strategy_arg, Changes, PyFile,
-};
+use crate::errors::{io_error, parquet_error, value_error, wrong_type};
+use crate::jsonl::{each_document, parse_fields, shape, strategy_arg, Changes, PyFile};
 use crate::splitter::PySplitter;
 
 /// A duplicate of the descriptor of `file` when `file` is a plain file: an `io.FileIO`, or an `io.BufferedWriter`
@@ -54,33 +49,17 @@ fn descriptor(_file: &Bound<'_, PyAny>) -> PyResult<Option<std::fs::File>> {
     Ok(None)
 }
 
-/// The thread that encodes the pieces of rows, in order, while the next ones are chunked (also across batches: the
-/// last rows of a batch are encoded while the next batch is read and split).
-struct Encoder {
-    pieces: std::sync::mpsc::SyncSender<Rows>,
-    thread: std::thread::JoinHandle<Result<parquet::errors::Result<()>, Panic>>,
-}
-
-/// How a run writes its rows: the columns, in order, the encoder (until `close`), and a previous run's chunk ids
+/// How a run writes its rows: the encoder (see `chunkwise_io::parquet::Encoder`), and a previous run's chunk ids
 /// (for `change`), with what this run has written so far measured against them.
 #[pyclass(module = "chunkwise._core", name = "ParquetRows", frozen)]
+#[derive(Debug)]
 pub(crate) struct ParquetRows {
-    layout: Layout,
-    /// Until `close`.
-    encoder: Mutex<Option<Encoder>>,
+    encoder: Encoder,
     /// The bytes encoded, not yet written to the file, when the file is written through its `write` method.
     blocks: Option<Blocks>,
     /// The file's `write` method.
     write: Py<PyAny>,
     changes: Py<Changes>,
-}
-
-impl std::fmt::Debug for ParquetRows {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ParquetRows")
-            .field("columns", &self.layout.columns())
-            .finish_non_exhaustive()
-    }
 }
 
 #[pymethods]
@@ -116,7 +95,7 @@ impl ParquetRows {
             tokens,
         );
         let codec = codec(compression).ok_or_else(|| {
-            PyValueError::new_err(format!(
+            value_error(format!(
                 "compression must be one of {}, got {compression:?}",
                 CODECS.join(", ")
             ))
@@ -129,18 +108,12 @@ impl ParquetRows {
                 (Box::new(blocks.clone()), Some(blocks))
             }
         };
-        let encoding =
-            Encoding::new(out, &layout, codec, crate::alloc::collect).map_err(encoding_error)?;
-        let (pieces, queue) = std::sync::mpsc::sync_channel::<Rows>(QUEUED_PIECES);
-        let thread = std::thread::Builder::new()
-            .name("chunkwise-parquet".into())
-            .spawn(move || {
-                crate::errors::guard(move || chunkwise_io::parquet::run(encoding, queue))
-            })
-            .map_err(|e| PyOSError::new_err(format!("cannot start the Parquet encoder: {e}")))?;
+        let guard: chunkwise_io::parquet::encoder::Guard =
+            |run| crate::errors::guard(run).map_err(|p| p.0);
+        let encoder = Encoder::start(out, layout, codec, crate::alloc::collect, guard)
+            .map_err(parquet_error)?;
         let rows = Self {
-            layout,
-            encoder: Mutex::new(Some(Encoder { pieces, thread })),
+            encoder,
             blocks,
             write: write.into_method().unbind(),
             changes: Py::new(file.py(), changes)?,
@@ -158,7 +131,12 @@ impl ParquetRows {
     /// The column names, in order.
     #[getter]
     fn columns(&self) -> Vec<&'static str> {
-        self.layout.columns().iter().map(|c| c.name()).collect()
+        self.encoder
+            .layout()
+            .columns()
+            .iter()
+            .map(|c| c.name())
+            .collect()
     }
 
     /// Writes the rows of every text of `texts` (each a `str`, or UTF-8 `bytes`; `sources` are their sources), as
@@ -184,14 +162,14 @@ impl ParquetRows {
             strategies,
             paged,
             |text, document, prepared| {
-                let chunks = chunked(prepared);
+                let chunks = prepared.chunked();
                 for (i, c) in chunks.chunks.iter().enumerate() {
                     piece.push(&text[c.start..c.end], document, i, c, chunks.info(i));
                     if piece.is_full() {
                         self.encode(py, &mut piece)?;
                     }
                 }
-                self.record(prepared.chunks());
+                self.changes.get().0.record_chunks(prepared.chunks());
                 Ok(())
             },
         )?;
@@ -217,7 +195,7 @@ impl ParquetRows {
             .getattr(pyo3::intern!(py, "read"))
             .map_err(|_| wrong_type("spool", "a binary file (with a read method)", spool))?;
         let mut piece = self.piece(splitter.get(), false);
-        let mut held: Vec<u8> = Vec::new();
+        let mut spool = Unspool::default();
         let mut n = 0;
         loop {
             let block = read.call1((SPOOL_READ,))?;
@@ -225,73 +203,38 @@ impl ParquetRows {
                 .cast::<PyBytes>()
                 .map_err(|_| wrong_type("spool.read()", "bytes", &block))?
                 .as_bytes();
-            held.extend_from_slice(block);
-            let mut at = 0;
+            spool.feed(block);
             let mut ids = Vec::new();
-            while let Some((record, next)) = Record::read(&held[at..]) {
-                let text = std::str::from_utf8(record.text).map_err(|_| spool_error())?;
+            while let Some(record) = spool.next() {
+                let (text, record) = record.map_err(parquet_error)?;
                 piece.push(text, document, record.index, &record.chunk, None);
                 ids.push(record.chunk.id);
-                at += next;
                 n += 1;
                 if piece.is_full() {
                     self.encode(py, &mut piece)?;
                 }
             }
-            self.record_ids(&ids);
-            held.drain(..at);
+            self.changes.get().0.record(&ids);
             if block.is_empty() {
                 break;
             }
         }
-        if !held.is_empty() {
-            return Err(spool_error());
-        }
+        spool.finish().map_err(parquet_error)?;
         self.encode(py, &mut piece)?;
         Ok(n)
     }
 
     /// Writes the last row group and the file's footer; the rows can no longer be added to.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        let Some(encoder) = self.lock().take() else {
-            return Ok(());
-        };
-        Self::finish(py, encoder)?;
+        py.detach(|| self.encoder.close()).map_err(parquet_error)?;
         self.drain(py)
     }
 }
 
-/// Pieces waiting for the encoder at most: none, the calling thread hands each piece over (waiting while the
-/// encoder is busy with the one before), so that one piece is filled while one is encoded.
-const QUEUED_PIECES: usize = 0;
-
 /// How much of a spool is read at a time.
 const SPOOL_READ: usize = 1 << 20;
 
-/// What the encoder failed with: the file's own error as the `OSError` it is (a full disk), else a `ChunkingError`.
-fn encoding_error(e: parquet::errors::ParquetError) -> PyErr {
-    match e {
-        parquet::errors::ParquetError::External(e) if e.is::<std::io::Error>() => {
-            match e.downcast::<std::io::Error>() {
-                Ok(io) => PyErr::from(*io),
-                Err(e) => ChunkingError::new_err(format!("writing the Parquet rows: {e}")),
-            }
-        }
-        e => ChunkingError::new_err(format!("writing the Parquet rows: {e}")),
-    }
-}
-
-fn spool_error() -> PyErr {
-    ChunkingError::new_err("the spooled rows of a streamed document are cut short or damaged")
-}
-
 impl ParquetRows {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Encoder>> {
-        self.encoder
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     /// Writes the bytes encoded so far to the file (when the encoder does not write them itself).
     fn drain(&self, py: Python<'_>) -> PyResult<()> {
         let Some(blocks) = &self.blocks else {
@@ -304,63 +247,16 @@ impl ParquetRows {
         Ok(())
     }
 
-    /// Waits for the encoder to end (it ends once its queue is closed, or on an error): what it failed with.
-    fn finish(py: Python<'_>, encoder: Encoder) -> PyResult<()> {
-        let Encoder { pieces, thread } = encoder;
-        drop(pieces);
-        let done = py.detach(|| thread.join());
-        match done {
-            Ok(Ok(Ok(()))) => Ok(()),
-            Ok(Ok(Err(e))) => Err(encoding_error(e)),
-            Ok(Err(panic)) => Err(internal("writing the Parquet rows", &panic)),
-            Err(_) => Err(internal(
-                "writing the Parquet rows",
-                &Panic("the encoder thread died".into()),
-            )),
-        }
-    }
-
     fn piece<'a>(&'a self, splitter: &'a PySplitter, described: bool) -> RowBuilder<'a> {
-        RowBuilder::new(
-            &self.layout,
-            shape(splitter),
-            &self.changes.get().0,
-            described,
-        )
-    }
-
-    fn record(&self, chunks: &[chunkwise_core::Chunk]) {
-        if self.changes.get().0.compared() {
-            self.record_ids(&chunks.iter().map(|c| c.id).collect::<Vec<_>>());
-        }
-    }
-
-    fn record_ids(&self, ids: &[u64]) {
-        if self.changes.get().0.compared() {
-            self.changes.get().0.record(ids);
-        }
+        self.encoder
+            .piece(shape(splitter), &self.changes.get().0, described)
     }
 
     /// Hands the rows of `piece` to the encoder thread (waiting, with the GIL released, while it is a piece behind),
     /// empties it, and writes what the encoder has made of the pieces before.
     fn encode(&self, py: Python<'_>, piece: &mut RowBuilder<'_>) -> PyResult<()> {
-        if piece.rows() > 0 {
-            let rows = piece
-                .finish()
-                .map_err(|e| ChunkingError::new_err(format!("building the Parquet rows: {e}")))?;
-            let mut guard = self.lock();
-            let encoder = guard
-                .as_ref()
-                .ok_or_else(|| ChunkingError::new_err("the Parquet rows are closed"))?;
-            let sent = py.detach(|| encoder.pieces.send(rows));
-            if sent.is_err() {
-                // The encoder has stopped: its error.
-                if let Some(encoder) = guard.take() {
-                    Self::finish(py, encoder)?;
-                }
-                return Err(ChunkingError::new_err("the Parquet encoder stopped"));
-            }
-        }
+        py.detach(|| self.encoder.send(piece))
+            .map_err(parquet_error)?;
         self.drain(py)
     }
 }

@@ -10,9 +10,10 @@ use chunkwise_core::{
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 
-use crate::batch::batch_error;
 use crate::build::{self, Prepared};
-use crate::errors::{count_arg, run, to_py, tripwire, wrong_type, ChunkingError, DETACH_BYTES};
+use crate::errors::{
+    batch_error, chunking, count_arg, one_per_text, run, to_py, tripwire, wrong_type, DETACH_BYTES,
+};
 use crate::interrupt::Interrupt;
 use crate::metadata;
 use crate::text::{borrow_all, borrow_str, collect};
@@ -20,12 +21,7 @@ use crate::tokenizer::PyTokenizer;
 
 /// Packs spans as native int64 (start, end) pairs in `str` offsets.
 fn flatten(splitter: &Splitter, text: &str, spans: &[Span]) -> Vec<u8> {
-    let mut offsets = Vec::with_capacity(spans.len() * 16);
-    for (start, end) in splitter.char_spans(text, spans) {
-        offsets.extend_from_slice(&(start as i64).to_ne_bytes());
-        offsets.extend_from_slice(&(end as i64).to_ne_bytes());
-    }
-    offsets
+    chunkwise_core::offsets::packed(splitter.char_spans(text, spans).into_iter())
 }
 
 /// The core splitter. Immutable after construction, so threads may share it.
@@ -93,7 +89,7 @@ impl PySplitter {
         let interrupt = Interrupt::new();
         let stop = self.stop(&interrupt);
         let prepared = run(py, self.detach(text), "splitting the text", || {
-            Prepared::split(&self.inner, text, options, &stop)
+            build::split(&self.inner, text, options, &stop)
         })?;
         self.check()?;
         prepared.map_err(|e| interrupt.to_py(e))
@@ -204,7 +200,7 @@ impl MaxCharsArg<'_> {
         if let Ok(s) = obj.cast::<pyo3::types::PyString>() {
             return match s.to_cow()?.as_ref() {
                 "auto" => Ok(MaxChars::Auto),
-                _ => Err(ChunkingError::new_err(format!(
+                _ => Err(chunking(format!(
                     "max_chars must be 'auto', an int or None, got {}",
                     obj.repr()?
                 ))),
@@ -237,17 +233,7 @@ fn threshold_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<f64>> {
 
 /// Vectors as the semantic calls take them: the native float32 bytes of a C-ordered array (`ndarray.tobytes()`).
 fn floats(vectors: &Bound<'_, PyBytes>) -> PyResult<Vec<f32>> {
-    let bytes = vectors.as_bytes();
-    if bytes.len() % 4 != 0 {
-        return Err(ChunkingError::new_err(format!(
-            "vectors must be float32 bytes (a multiple of 4), got {} bytes",
-            bytes.len()
-        )));
-    }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
-        .collect())
+    chunkwise_core::semantic::vectors_from_bytes(vectors.as_bytes()).map_err(to_py)
 }
 
 /// The `restart` argument: None, "paragraph" or "line".
@@ -413,11 +399,7 @@ impl PySplitter {
                 let metas: Vec<Option<Bound<'py, PyAny>>> =
                     collect("metadatas", m)?.into_iter().map(Some).collect();
                 if metas.len() != items.len() {
-                    return Err(ChunkingError::new_err(format!(
-                        "metadatas must have one entry per text ({}), got {}",
-                        items.len(),
-                        metas.len()
-                    )));
+                    return Err(one_per_text("metadatas", items.len(), metas.len()));
                 }
                 metas
             }
@@ -446,7 +428,7 @@ impl PySplitter {
                         doc_id: doc_ids[i].as_deref(),
                         paged: false,
                     };
-                    Prepared::split(&self.inner, t, options, &stop)
+                    build::split(&self.inner, t, options, &stop)
                 },
                 |i, prepared| {
                     let prepared = prepared.map_err(|e| batch_error(i, e))?;
@@ -507,7 +489,7 @@ impl PySplitter {
         let interrupt = Interrupt::new();
         let stop = self.stop(&interrupt);
         let prepared = run(py, !self.calls_python(), "splitting the text", || {
-            Prepared::semantic(&self.inner, text, (&vectors, dim), options, &stop)
+            build::semantic(&self.inner, text, (&vectors, dim), options, &stop)
         })?;
         self.check()?;
         let prepared = prepared.map_err(|e| interrupt.to_py(e))?;
@@ -532,12 +514,15 @@ impl PySplitter {
         })?;
         self.check()?;
         let chunks = chunks.map_err(|e| interrupt.to_py(e))?;
-        let mut offsets = Vec::with_capacity(chunks.chunks.chunks.len() * 16);
-        for c in &chunks.chunks.chunks {
-            offsets.extend_from_slice(&(c.char_start as i64).to_ne_bytes());
-            offsets.extend_from_slice(&(c.char_end as i64).to_ne_bytes());
-        }
-        Ok(PyByteArray::new(py, &offsets))
+        let pairs = chunks
+            .chunks
+            .chunks
+            .iter()
+            .map(|c| (c.char_start, c.char_end));
+        Ok(PyByteArray::new(
+            py,
+            &chunkwise_core::offsets::packed(pairs),
+        ))
     }
 
     /// `spans` for many texts, in parallel on all cores with the GIL released, packed for all texts at once:
@@ -561,16 +546,7 @@ impl PySplitter {
             .enumerate()
             .map(|(i, p)| p.map_err(|e| batch_error(i, e)))
             .collect::<PyResult<Vec<_>>>()?;
-        let (offsets, counts) = py.detach(|| {
-            let total = packed.iter().map(Vec::len).sum();
-            let mut offsets = Vec::with_capacity(total);
-            let mut counts = Vec::with_capacity(packed.len() * 8);
-            for o in &packed {
-                offsets.extend_from_slice(o);
-                counts.extend_from_slice(&((o.len() / 16) as i64).to_ne_bytes());
-            }
-            (offsets, counts)
-        });
+        let (offsets, counts) = py.detach(|| chunkwise_core::offsets::packed_batch(&packed));
         Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &counts)))
     }
 

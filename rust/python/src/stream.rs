@@ -3,12 +3,11 @@
 
 use chunkwise_core::ChunkStream;
 use chunkwise_io::{Chunked, Document};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::build::{Prepared, Texts};
-use crate::errors::{run, DETACH_BYTES};
+use crate::errors::{run, value_error, DETACH_BYTES};
 use crate::interrupt::Interrupt;
 use crate::jsonl::{shape, strategy_arg, JsonLines};
 use crate::metadata;
@@ -40,7 +39,7 @@ impl PyChunkStream {
     ) -> PyResult<Self> {
         let meta = metadata_arg(|| "metadata".to_owned(), &metadata)?;
         let Some(doc_id) = metadata::doc_id(meta)? else {
-            return Err(PyValueError::new_err(
+            return Err(value_error(
                 "metadata must name the document ('doc_id', 'id' or 'source') to chunk a stream: chunk ids are \
                  namespaced by the document, and a stream has no whole text to stand for it",
             ));

@@ -7,7 +7,7 @@ use chunkwise_core::{CountFn, PieceRule, TokenCounter};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
-use crate::errors::{run, to_py, wrong_type, ChunkingError, DETACH_BYTES};
+use crate::errors::{chunking, run, to_py, type_error, wrong_type, DETACH_BYTES};
 use crate::text::borrow_str;
 
 /// What the tokenizer was built from: enough to build it again when unpickled.
@@ -45,7 +45,7 @@ impl CountFn for PyCount {
             let result = self.func.call1(py, (text,)).and_then(|r| {
                 let n = r.bind(py);
                 n.extract::<usize>().map_err(|_| {
-                    pyo3::exceptions::PyTypeError::new_err(format!(
+                    type_error(format!(
                         "the tokenizer callable must return a non-negative int, got {}",
                         n.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string())
                     ))
@@ -96,7 +96,7 @@ impl PyTokenizer {
     /// A tokenizer from the text of a tokenizer.json; an error names `arg`, where the JSON came from.
     fn from_json(json: String, add_special_tokens: bool, arg: &str) -> PyResult<Self> {
         let inner = TokenCounter::from_hf_json(&json, add_special_tokens)
-            .map_err(|e| ChunkingError::new_err(format!("{arg}: {e}")))?;
+            .map_err(|e| chunking(format!("{arg}: {e}")))?;
         Ok(Self::new(inner, Source::Json(json), add_special_tokens))
     }
 }
@@ -107,9 +107,8 @@ impl PyTokenizer {
     #[staticmethod]
     #[pyo3(signature = (path, add_special_tokens=false))]
     fn from_file(path: PathBuf, add_special_tokens: bool) -> PyResult<Self> {
-        let json = std::fs::read_to_string(&path).map_err(|e| {
-            ChunkingError::new_err(format!("path: cannot read {}: {e}", path.display()))
-        })?;
+        let json = std::fs::read_to_string(&path)
+            .map_err(|e| chunking(format!("path: cannot read {}: {e}", path.display())))?;
         Self::from_json(
             json,
             add_special_tokens,

@@ -42,6 +42,56 @@ pub enum Keep {
     End,
 }
 
+impl Keep {
+    /// The names the bindings take (`"none"`, `"start"`, `"end"`), in that order.
+    pub const NAMES: [&'static str; 3] = ["none", "start", "end"];
+
+    /// The keep named `name` (one of [`Keep::NAMES`]); the error says what is allowed.
+    pub fn named(name: &str) -> Result<Self, String> {
+        match name {
+            "none" => Ok(Self::Drop),
+            "start" => Ok(Self::Start),
+            "end" => Ok(Self::End),
+            other => Err(format!(
+                "keep must be 'none', 'start' or 'end', got {other:?}"
+            )),
+        }
+    }
+
+    /// The name of this keep (see [`Keep::NAMES`]).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Drop => "none",
+            Self::Start => "start",
+            Self::End => "end",
+        }
+    }
+}
+
+/// The byte spans in `hay` of `spans`, the `str` (char) spans a caller's matcher found there (`re.finditer`), which
+/// must be in order and inside `hay`.
+pub fn byte_spans(
+    hay: &str,
+    spans: &[(usize, usize)],
+    out: &mut Vec<(usize, usize)>,
+) -> Result<(), &'static str> {
+    let mut cursor = CharCursor::new(hay, hay.is_ascii());
+    let chars = if hay.is_ascii() {
+        hay.len()
+    } else {
+        hay.chars().count()
+    };
+    let mut last = 0;
+    for &(a, b) in spans {
+        if a < last || b < a || b > chars {
+            return Err("matcher.find_all must return ordered spans inside the text");
+        }
+        last = b;
+        out.push((cursor.to_byte(a), cursor.to_byte(b)));
+    }
+    Ok(())
+}
+
 /// How a separator is found.
 #[derive(Debug)]
 enum Matcher {
@@ -368,6 +418,30 @@ pub fn tiktoken_windows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keep_is_named_and_names_itself() {
+        for name in Keep::NAMES {
+            assert_eq!(Keep::named(name).unwrap().name(), name);
+        }
+        assert_eq!(
+            Keep::named("both").unwrap_err(),
+            "keep must be 'none', 'start' or 'end', got \"both\""
+        );
+    }
+
+    #[test]
+    fn matcher_spans_become_byte_spans_in_order_inside_the_text() {
+        let mut out = Vec::new();
+        byte_spans("aé😀b", &[(0, 1), (1, 3), (3, 4)], &mut out).unwrap();
+        assert_eq!(out, [(0, 1), (1, 7), (7, 8)]);
+        for bad in [[(1, 2), (0, 1)], [(2, 1), (2, 2)], [(0, 5), (5, 5)]] {
+            assert!(
+                byte_spans("aé😀b", &bad, &mut Vec::new()).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
 
     fn split(
         text: &str,

@@ -20,6 +20,24 @@ pub mod units;
 
 use crate::error::ChunkError;
 
+/// Vectors as a caller hands them over: the native float32 bytes of a C-ordered matrix (numpy's `tobytes()`), whole
+/// values only.
+pub fn vectors_from_bytes(bytes: &[u8]) -> Result<Vec<f32>, ChunkError> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(ChunkError::invalid(
+            "vectors",
+            format!(
+                "vectors must be float32 bytes (a multiple of 4), got {} bytes",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
+}
+
 /// How a semantic chunker decides where to cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -372,6 +390,23 @@ pub fn fit(cuts: &[usize], distances: &[f64], extent: &Extent, capacity: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vectors_are_whole_native_float32s() {
+        let values = [1.5f32, -0.25, 0.0];
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        assert_eq!(vectors_from_bytes(&bytes).unwrap(), values);
+        assert_eq!(vectors_from_bytes(&[]).unwrap(), Vec::<f32>::new());
+        let e = vectors_from_bytes(&bytes[..9]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "vectors must be float32 bytes (a multiple of 4), got 9 bytes"
+        );
+        assert!(matches!(
+            e,
+            ChunkError::InvalidArgument { arg: "vectors", .. }
+        ));
+    }
 
     /// Unit vectors on the axes of `topics`: unit `i` points along `topics[i]`.
     fn axes(topics: &[usize], dim: usize) -> Vec<f32> {

@@ -216,3 +216,50 @@ fn the_description_columns_are_the_parquet_rows_own() {
         );
     }
 }
+
+#[test]
+fn texts_are_read_from_every_kind_of_string_array_and_checked() {
+    use arrow_array::{BinaryArray, LargeStringArray, StringArray, StringViewArray};
+    let arrays: Vec<Result<ArrayRef, ArrowError>> = vec![
+        Ok(Arc::new(StringArray::from(vec![
+            Some("a"),
+            None,
+            Some("éé"),
+        ]))),
+        Ok(Arc::new(StringViewArray::from(vec![
+            "一二三 and a long enough view",
+        ]))),
+        Ok(Arc::new(BinaryArray::from(vec![&b"bytes"[..]]))),
+    ];
+    let arrays = texts::string_arrays("texts", arrays).expect("strings");
+    let (read, large) = texts::texts("texts", &arrays).expect("UTF-8");
+    assert!(!large);
+    assert_eq!(
+        read,
+        [
+            Some("a"),
+            None,
+            Some("éé"),
+            Some("一二三 and a long enough view"),
+            Some("bytes")
+        ]
+    );
+    let large: ArrayRef = Arc::new(LargeStringArray::from(vec!["x"]));
+    assert!(texts::texts("texts", &[large]).expect("UTF-8").1);
+    // Not strings, not UTF-8, a reader's error: each named by the argument.
+    let ints: ArrayRef = Arc::new(Int64Array::from(vec![1]));
+    let e = texts::string_arrays("doc_ids", [Ok(ints)]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "doc_ids must be Arrow strings (string, large_string or string_view), got Int64"
+    );
+    let bad: ArrayRef = Arc::new(BinaryArray::from(vec![&b"ok"[..], &[0xff, 0xfe][..]]));
+    let e = texts::texts("texts", &[bad]).unwrap_err();
+    assert!(
+        e.to_string().starts_with("texts[1] is not valid UTF-8"),
+        "{e}"
+    );
+    let failed = ArrowError::ComputeError("gone".into());
+    let e = texts::string_arrays("texts", [Err(failed)]).unwrap_err();
+    assert!(matches!(e, Error::Read { arg: "texts", .. }));
+}

@@ -1,6 +1,6 @@
 //! Parquet rows of chunks (`chunkwise chunk --format parquet`), encoded with arrow-rs's `parquet` a row group at a
-//! time: the rows are gathered a piece at a time ([`rows::RowBuilder`]), and an [`Encoding`] (on a thread of the
-//! caller's, see [`run`]) adds each piece to the row group being filled and appends the row group to the file once
+//! time: the rows are gathered a piece at a time ([`rows::RowBuilder`]), and an [`Encoding`] (on a thread of its
+//! own, see [`Encoder`]) adds each piece to the row group being filled and appends the row group to the file once
 //! full. Memory holds one piece and the row group being encoded, never a whole batch of rows.
 //!
 //! The columns, their types and their nullability are those of the JSON lines' fields, with `metadata` flattened
@@ -30,7 +30,10 @@ use chunkwise_core::record::{key, Store};
 
 use crate::columns::{data_type, Column};
 
+pub mod encoder;
 pub mod rows;
+
+pub use encoder::{Encoder, Error, Unspool};
 
 /// Rows of a row group at most, and about how many bytes it holds encoded: the encoder holds a row group's pages
 /// (and its column writers' buffers) until the row group is written, so its size is most of the memory writing
@@ -570,18 +573,6 @@ fn properties(layout: &Layout, codec: Compression) -> WriterProperties {
         }
     }
     props.build()
-}
-
-/// The encoder's loop, for a thread of its own: encodes the pieces of rows `queue` hands over, in order, then
-/// writes the last row group and the footer once the queue is closed.
-pub fn run<W: Write + Send>(
-    mut encoding: Encoding<W>,
-    queue: std::sync::mpsc::Receiver<Rows>,
-) -> parquet::errors::Result<()> {
-    for rows in queue {
-        encoding.write(&rows)?;
-    }
-    encoding.close()
 }
 
 #[cfg(test)]

@@ -358,3 +358,170 @@ fn every_codec_writes_a_file_that_reads_back() {
     }
     assert!(codec("zip").is_none());
 }
+
+/// A guard as the bindings give one: a panic caught as its message.
+fn caught(
+    run: Box<dyn FnOnce() -> parquet::errors::Result<()> + Send>,
+) -> Result<parquet::errors::Result<()>, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|_| "a panic".to_owned())
+}
+
+#[test]
+fn the_encoder_thread_writes_the_pieces_in_order_and_closes_once() {
+    let text = PLAIN.repeat(300);
+    let splitter = splitter(Strategy::Recursive, 16);
+    let layout = Layout::new(vec![key::TEXT, key::INDEX], false);
+    let blocks = Blocks::default();
+    let encoder = Encoder::start(blocks.clone(), layout, Compression::SNAPPY, || {}, caught)
+        .expect("an encoder");
+    let changes = Changes::new(None::<[&str; 0]>);
+    let chunks = chunks(&splitter, &text);
+    let mut piece = encoder.piece(shape(&splitter), &changes, false);
+    let mut sent = 0;
+    for (i, c) in chunks.chunks.iter().enumerate() {
+        piece.push(&text[c.start..c.end], Document::new("s", None), i, c, None);
+        if piece.is_full() {
+            encoder.send(&mut piece).expect("sent");
+            assert_eq!(piece.rows(), 0, "a piece sent is emptied");
+            sent += 1;
+        }
+    }
+    encoder.send(&mut piece).expect("sent");
+    // An empty piece is not handed over.
+    encoder.send(&mut piece).expect("nothing to send");
+    assert!(sent >= 2, "{sent} pieces");
+    encoder.close().expect("closed");
+    encoder.close().expect("closing again does nothing");
+    let mut more = encoder.piece(shape(&splitter), &changes, false);
+    more.push("x", Document::new("s", None), 0, &chunks.chunks[0], None);
+    assert!(matches!(encoder.send(&mut more), Err(Error::Closed)));
+    let reader = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(blocks.take().concat()))
+        .expect("a file")
+        .build()
+        .expect("a reader");
+    let batches: Vec<RecordBatch> = reader.map(|b| b.expect("a batch")).collect();
+    let index = ints(&batches, "index");
+    assert_eq!(index.len(), chunks.chunks.len());
+    assert!(index.iter().enumerate().all(|(k, i)| *i == Some(k as i64)));
+    let texts = strings(&batches, "text");
+    assert!(chunks
+        .chunks
+        .iter()
+        .zip(&texts)
+        .all(|(c, t)| t.as_deref() == Some(&text[c.start..c.end])));
+}
+
+/// A file whose writes fail after `left` bytes.
+struct Failing {
+    left: usize,
+}
+
+impl Write for Failing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.left {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "the disk is full",
+            ));
+        }
+        self.left -= buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_file_that_fails_is_the_encoders_error_as_itself() {
+    let splitter = splitter(Strategy::Recursive, 16);
+    let layout = Layout::new(vec![key::TEXT], false);
+    let encoder = Encoder::start(
+        Failing { left: 64 },
+        layout,
+        Compression::UNCOMPRESSED,
+        || {},
+        caught,
+    )
+    .expect("an encoder (the file's magic fits)");
+    let changes = Changes::new(None::<[&str; 0]>);
+    let text = PLAIN.repeat(2000);
+    let chunks = chunks(&splitter, &text);
+    let mut piece = encoder.piece(shape(&splitter), &changes, false);
+    let mut failed = None;
+    for (i, c) in chunks.chunks.iter().enumerate() {
+        piece.push(&text[c.start..c.end], Document::new("s", None), i, c, None);
+        if piece.is_full() {
+            if let Err(e) = encoder.send(&mut piece) {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    let e = match failed {
+        Some(e) => e,
+        None => encoder.close().expect_err("the file is full"),
+    };
+    match e {
+        Error::Io(io) => assert_eq!(io.kind(), std::io::ErrorKind::StorageFull),
+        e => panic!("not the file's error: {e:?}"),
+    }
+}
+
+#[test]
+fn errors_say_what_failed() {
+    let io = parquet::errors::ParquetError::External(Box::new(std::io::Error::other("full")));
+    assert!(matches!(Error::from(io), Error::Io(_)));
+    let other = Error::from(parquet::errors::ParquetError::General("bad".into()));
+    assert_eq!(
+        other.to_string(),
+        "writing the Parquet rows: Parquet error: bad"
+    );
+    assert_eq!(Error::Closed.to_string(), "the Parquet rows are closed");
+    assert_eq!(
+        Error::Spool.to_string(),
+        "the spooled rows of a streamed document are cut short or damaged"
+    );
+}
+
+#[test]
+fn a_spool_reads_back_across_blocks_of_any_size() {
+    let splitter = splitter(Strategy::Recursive, 24);
+    let chunks = chunks(&splitter, PLAIN);
+    let mut spooled = Vec::new();
+    crate::spool::spool(&mut spooled, &chunks.chunks, 5, |c| &PLAIN[c.start..c.end]);
+    for size in [1, 7, 100, spooled.len()] {
+        let mut spool = Unspool::default();
+        let mut read = Vec::new();
+        for block in spooled.chunks(size).chain([&[][..]]) {
+            spool.feed(block);
+            while let Some(record) = spool.next() {
+                let (text, record) = record.expect("a record");
+                read.push((record.index, text.to_owned(), record.chunk.id));
+            }
+        }
+        spool.finish().expect("whole");
+        let expected: Vec<_> = chunks
+            .chunks
+            .iter()
+            .enumerate()
+            .map(|(k, c)| (5 + k, PLAIN[c.start..c.end].to_owned(), c.id))
+            .collect();
+        assert_eq!(read, expected, "blocks of {size}");
+    }
+    // Cut short: the last record is missing a byte.
+    let mut spool = Unspool::default();
+    spool.feed(&spooled[..spooled.len() - 1]);
+    while spool.next().is_some() {}
+    assert!(matches!(spool.finish(), Err(Error::Spool)));
+    // A text that is not UTF-8.
+    let mut bad = Vec::new();
+    let c = &chunks.chunks[0];
+    crate::spool::spool(&mut bad, std::slice::from_ref(c), 0, |_| "é");
+    let at = bad.len() - 1;
+    bad[at] = 0xff;
+    let mut spool = Unspool::default();
+    spool.feed(&bad);
+    assert!(matches!(spool.next(), Some(Err(Error::Spool))));
+}
