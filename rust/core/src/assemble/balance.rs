@@ -22,6 +22,7 @@ use super::window::content_len;
 use super::{bom_len, floor_grapheme, skip_whitespace, Assembler, Span};
 use crate::boundary::{Boundary, Level};
 use crate::offsets::ceil_char_boundary;
+use crate::structure::LastCapacity;
 
 /// The most candidates a chunk may span: far more than a chunk of sentences or lines holds; in a chunk of words,
 /// the ends within this many words of its end.
@@ -282,6 +283,22 @@ impl Assembler<'_> {
     /// The candidates the balanced run cuts at (indices into `cands`, the last one's included), by the dynamic
     /// programming of the module.
     fn best_cuts(&self, text: &str, cands: &[Candidate], greedy: &[Span]) -> Vec<usize> {
+        // Compiled twice: without a structure, the loop has no rule of one to check (a fifth faster).
+        if self.structure.is_some() {
+            self.best_cuts_in::<true>(text, cands, greedy)
+        } else {
+            self.best_cuts_in::<false>(text, cands, greedy)
+        }
+    }
+
+    /// [`Self::best_cuts`], for a strategy with a structure (`STRUCTURED`) or without one.
+    fn best_cuts_in<const STRUCTURED: bool>(
+        &self,
+        text: &str,
+        cands: &[Candidate],
+        greedy: &[Span],
+    ) -> Vec<usize> {
+        let structure = if STRUCTURED { self.structure } else { None };
         let n = cands.len();
         let fixed = if self.sizer.is_exact_sum() {
             0
@@ -289,28 +306,37 @@ impl Assembler<'_> {
             self.sizer.size("")
         };
         // What a chunk starting at each candidate may hold and how far it may reach.
-        let budgets: Vec<(usize, usize)> = match self.structure {
-            Some(s) => cands
-                .iter()
-                .map(|c| {
-                    if c.start < text.len() {
-                        (
-                            s.capacity_at(text, c.start, self.sizer, self.capacity),
-                            s.limit_at(text.len(), c.start),
-                        )
-                    } else {
-                        (self.capacity, usize::MAX)
-                    }
-                })
-                .collect(),
+        // What a chunk starting at each candidate may hold, how far it may reach, and the inverse of what it may hold
+        // (a multiplication in the loop, not a division).
+        let whole = (self.capacity, usize::MAX, 1.0 / self.capacity.max(1) as f64);
+        let budgets: Vec<(usize, usize, f64)> = match structure {
+            Some(s) => {
+                let mut last = LastCapacity::default();
+                cands
+                    .iter()
+                    .map(|c| {
+                        if c.start < text.len() {
+                            let cap = s.capacity_after(
+                                text,
+                                c.start,
+                                self.sizer,
+                                self.capacity,
+                                &mut last,
+                            );
+                            (
+                                cap,
+                                s.limit_at(text.len(), c.start),
+                                1.0 / cap.max(1) as f64,
+                            )
+                        } else {
+                            whole
+                        }
+                    })
+                    .collect()
+            }
             None => Vec::new(),
         };
-        let budget = |a: usize| {
-            budgets
-                .get(a)
-                .copied()
-                .unwrap_or((self.capacity, usize::MAX))
-        };
+        let budget = |a: usize| if STRUCTURED { budgets[a] } else { whole };
         // The cost of ending on each level: a step for each level of the strategy above it (none for the text's end).
         let mut penalty = [0.0f64; 256];
         for (l, p) in penalty.iter_mut().enumerate().take(255) {
@@ -336,7 +362,8 @@ impl Assembler<'_> {
             // Far enough back for greedy's own chunk, whatever its number of candidates.
             let lo = b.saturating_sub(LOOK_BACK).min(greedy_prev[b]);
             for a in (lo..b).rev() {
-                if a + 1 < b
+                if STRUCTURED
+                    && a + 1 < b
                     && cands[a + 1].level >= Level::SECTION
                     && cands[a + 1].level != Level::END
                 {
@@ -353,12 +380,12 @@ impl Assembler<'_> {
                 if best[a] + 1.0 >= best[b] {
                     continue;
                 }
-                let (cap, limit) = budget(a);
+                let (cap, limit, inverse) = budget(a);
                 let allowed = is_greedy
                     || (size <= cap
                         && end.pos <= limit
                         && end.end > start.start
-                        && self.structure.is_none_or(|s| {
+                        && structure.is_none_or(|s| {
                             !s.headings_only(start.start, end.pos)
                                 && headings.iter().all(|&h| {
                                     !s.stops(cands[h].level, end.level)
@@ -373,7 +400,7 @@ impl Assembler<'_> {
                 } else {
                     size
                 };
-                let empty = cap.saturating_sub(size) as f64 / cap.max(1) as f64;
+                let empty = cap.saturating_sub(size) as f64 * inverse;
                 let score = best[a] + 1.0 + empty * empty + penalty;
                 if score < best[b] {
                     best[b] = score;

@@ -3,6 +3,8 @@
 //! block it starts inside), its type, the table rows it holds, its code block's language, and for a CSV or TSV
 //! table the rows rendered as Markdown for embedding. The bindings only turn a [`Description`] into Python objects.
 
+use std::ops::Range;
+
 use super::model::push_path;
 use super::{Block, BlockKind, Heading, Rendered, Structure};
 use crate::size::Sizer;
@@ -148,6 +150,40 @@ impl Context {
     }
 }
 
+/// What of `block` the context of a chunk starting at `start` inside it quotes, if anything.
+fn quoted_at(block: &Block, start: usize) -> Option<Quoted<'_>> {
+    match &block.kind {
+        BlockKind::Table {
+            rendered: Some(r), ..
+        } => Some(Quoted::Rendered(r.header.as_str())),
+        BlockKind::Table {
+            header,
+            rows,
+            caption,
+            ..
+        } if rows.first().is_some_and(|&r| start >= r) => Some(Quoted::Header {
+            header: header.clone(),
+            caption: caption.clone(),
+        }),
+        // A piece that starts at the header: the caption above it.
+        BlockKind::Table {
+            caption: Some(c), ..
+        } if start >= c.end => Some(Quoted::Caption(c.clone())),
+        BlockKind::Code {
+            opener: Some(opener),
+            body,
+            ..
+        } if start > *body => Some(Quoted::Fence {
+            opener: opener.clone(),
+            block: block.range.clone(),
+        }),
+        BlockKind::List {
+            lead_in: Some(lead_in),
+        } if start >= lead_in.end => Some(Quoted::LeadIn(lead_in.clone())),
+        _ => None,
+    }
+}
+
 /// The largest `k` in `1..=n` for which `fits(k)` holds (sizes grow with `k`), if any.
 fn largest_fit(n: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
     if n == 0 || !fits(1) {
@@ -215,7 +251,84 @@ pub fn join(inline: bool) -> &'static str {
     }
 }
 
+/// The part of a block a context quotes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Quoted<'s> {
+    /// A CSV or TSV table's header, rendered as Markdown.
+    Rendered(&'s str),
+    /// A table's header lines (after its caption, if it has one): the chunk starts at a data row.
+    Header {
+        header: Range<usize>,
+        caption: Option<Range<usize>>,
+    },
+    /// A table's caption: the chunk starts at the header.
+    Caption(Range<usize>),
+    /// A code block's fence line (with the signatures of the definitions the chunk starts inside), and the block.
+    Fence {
+        opener: Range<usize>,
+        block: Range<usize>,
+    },
+    /// A list's lead-in.
+    LeadIn(Range<usize>),
+}
+
+/// What the context of a chunk at a start is made of: starts with equal parts have equal contexts, so a run of
+/// them is measured once (see [`Structure::capacity_at`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ContextParts<'s> {
+    /// The deepest heading of the path and how many of its headings the context shows.
+    deepest: Option<usize>,
+    shown: usize,
+    /// What of a block the context quotes.
+    quoted: Option<Quoted<'s>>,
+    /// In a fence of a known language: the definitions the chunk starts inside.
+    symbols: Vec<usize>,
+}
+
 impl Structure {
+    /// What the context of a chunk starting at `start` with heading ancestry `path` is made of (a heading that
+    /// starts the chunk is in its text, so the context shows its ancestors only; the innermost block around the
+    /// start that has a part to quote there).
+    pub(super) fn context_parts(&self, start: usize, path: &[usize]) -> ContextParts<'_> {
+        let shown = match path.last() {
+            Some(&h) if self.headings[h].content >= start => path.len() - 1,
+            _ => path.len(),
+        };
+        // A CSV or TSV table: every chunk carries the header as Markdown, the first one too.
+        let mut quoted = self
+            .blocks
+            .first()
+            .filter(|b| {
+                matches!(
+                    b.kind,
+                    BlockKind::Table {
+                        rendered: Some(_),
+                        ..
+                    }
+                )
+            })
+            .and_then(|b| quoted_at(b, start));
+        for b in self.blocks_around(start) {
+            if let Some(q) = quoted_at(b, start) {
+                quoted = Some(q);
+            }
+        }
+        // Code of a known language: the definitions the chunk starts inside, whose signatures follow the fence line.
+        let symbols = match &quoted {
+            Some(Quoted::Fence { block, .. }) => self
+                .fence_at(block.start, block.end)
+                .map(|(_, f)| f.code.inside(start, &f.code.path_at(start)))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        ContextParts {
+            deepest: path.last().copied(),
+            shown,
+            quoted,
+            symbols,
+        }
+    }
+
     /// The context of a chunk starting at `start` with heading ancestry `path`. With a `budget` (sizer, units),
     /// outer headings are left out, then the block part, until the context takes at most the budget.
     pub(super) fn context(
@@ -229,78 +342,44 @@ impl Structure {
             // Code has symbols, not headings: the path is the symbols around the start.
             return code.context(text, start, &code.path_at(start), budget);
         }
-        // A heading that starts the chunk is in its text: the context holds its ancestors only.
-        let shown = match path.last() {
-            Some(&h) if self.headings[h].content >= start => &path[..path.len() - 1],
-            _ => path,
-        };
-        let mut block = String::new();
-        let mut inline = false;
-        let mut is_table = false;
-        if let Some(Block {
-            kind: BlockKind::Table {
-                rendered: Some(r), ..
-            },
-            ..
-        }) = self.blocks.first()
-        {
-            // A CSV or TSV table: every chunk carries the header as Markdown, the first one too.
-            block = r.header.clone();
-            inline = true;
-            is_table = true;
-        }
-        for b in self.blocks_around(start) {
-            match &b.kind {
-                BlockKind::Table {
-                    rendered: Some(r), ..
-                } => {
-                    block = r.header.clone();
-                    (inline, is_table) = (true, true);
-                }
-                BlockKind::Table {
-                    header,
-                    rows,
-                    caption,
-                    ..
-                } if rows.first().is_some_and(|&r| start >= r) => {
-                    block = match caption {
-                        Some(c) => format!("{}\n\n{}", &text[c.clone()], &text[header.clone()]),
-                        None => text[header.clone()].to_owned(),
-                    };
-                    (inline, is_table) = (true, true);
-                }
-                BlockKind::Table {
-                    caption: Some(c), ..
-                } if start >= c.end => {
-                    // A piece that starts at the header: the caption above it.
-                    block = text[c.clone()].to_owned();
-                    (inline, is_table) = (false, false);
-                }
-                BlockKind::Code {
-                    opener: Some(opener),
-                    body,
-                    ..
-                } if start > *body => {
-                    block = text[opener.clone()].trim_start().to_owned();
-                    // Code of a known language: the signatures of the definitions the chunk starts inside, one a
-                    // line under the fence line, so that the context is still the start of a code block.
-                    if let Some((_, f)) = self.fence_at(b.range.start, b.range.end) {
-                        for signature in f.code.signatures(text, start, &f.code.path_at(start)) {
-                            block.push('\n');
-                            block.push_str(signature);
-                        }
-                    }
-                    (inline, is_table) = (true, false);
-                }
-                BlockKind::List {
-                    lead_in: Some(lead_in),
-                } if start >= lead_in.end => {
-                    block = text[lead_in.clone()].to_owned();
-                    (inline, is_table) = (false, false);
-                }
-                _ => {}
+        self.context_of(text, path, &self.context_parts(start, path), budget)
+    }
+
+    /// The context made of `parts` (of the heading ancestry `path`; see [`Structure::context`]).
+    pub(super) fn context_of(
+        &self,
+        text: &str,
+        path: &[usize],
+        parts: &ContextParts<'_>,
+        budget: Option<(&dyn Sizer, usize)>,
+    ) -> Context {
+        let shown = &path[..parts.shown];
+        let (block, inline, is_table) = match &parts.quoted {
+            Some(Quoted::Rendered(header)) => ((*header).to_owned(), true, true),
+            Some(Quoted::Header { header, caption }) => {
+                let header = &text[header.clone()];
+                let block = match caption {
+                    Some(c) => format!("{}\n\n{header}", &text[c.clone()]),
+                    None => header.to_owned(),
+                };
+                (block, true, true)
             }
-        }
+            Some(Quoted::Caption(c)) => (text[c.clone()].to_owned(), false, false),
+            Some(Quoted::Fence { opener, block: b }) => {
+                let mut block = text[opener.clone()].trim_start().to_owned();
+                // One signature a line under the fence line, so that the context is still the start of a code
+                // block.
+                if let Some((_, f)) = self.fence_at(b.start, b.end) {
+                    for signature in f.code.signatures(text, &parts.symbols) {
+                        block.push('\n');
+                        block.push_str(signature);
+                    }
+                }
+                (block, true, false)
+            }
+            Some(Quoted::LeadIn(lead_in)) => (text[lead_in.clone()].to_owned(), false, false),
+            None => (String::new(), false, false),
+        };
         let render = |skip: usize, with_block: bool| {
             let mut out = shown[skip..]
                 .iter()

@@ -34,3 +34,4 @@ pub mod table;
 pub use code::CodeSpan;
 pub use describe::{join, ChunkType, Description, SpanInfo, TableRows};
 pub use model::{Block, BlockKind, Heading, Rendered, Structure};
+pub(crate) use rules::LastCapacity;

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use super::describe::{join, Context};
+use super::describe::{join, Context, ContextParts};
 use super::{Block, BlockKind, Structure};
 use crate::boundary::{Boundary, Emitter, Level};
 use crate::levels::Source;
@@ -287,22 +287,50 @@ impl Structure {
         sizer: &dyn Sizer,
         capacity: usize,
     ) -> usize {
+        self.capacity_after(text, start, sizer, capacity, &mut LastCapacity::default())
+    }
+
+    /// [`Structure::capacity_at`] for starts one after another: `last` keeps what the previous start's context was
+    /// made of and its capacity, for a start whose context is made of the same (most starts a balanced run tries
+    /// lie in one section, outside blocks: measuring each one's context was a third of its time).
+    pub(crate) fn capacity_after<'s>(
+        &'s self,
+        text: &str,
+        start: usize,
+        sizer: &dyn Sizer,
+        capacity: usize,
+        last: &mut LastCapacity<'s>,
+    ) -> usize {
         if !self.size_includes_context {
             return capacity;
         }
-        let path = self.path_at(start);
-        let Context {
-            text: context,
-            inline,
-            ..
-        } = self.context(text, start, &path, Some((sizer, capacity / 2)));
-        if context.is_empty() {
-            capacity
-        } else {
-            capacity - (sizer.size(&context) + sizer.size(join(inline))).min(capacity - 1)
+        let budget = Some((sizer, capacity / 2));
+        let left = |context: Context| {
+            if context.text.is_empty() {
+                capacity
+            } else {
+                capacity
+                    - (sizer.size(&context.text) + sizer.size(join(context.inline)))
+                        .min(capacity - 1)
+            }
+        };
+        if let Some(code) = &self.code {
+            return left(code.context(text, start, &code.path_at(start), budget));
         }
+        let path = self.path_at(start);
+        let parts = self.context_parts(start, &path);
+        if let Some((_, capacity)) = last.0.as_ref().filter(|(p, _)| *p == parts) {
+            return *capacity;
+        }
+        let capacity = left(self.context_of(text, &path, &parts, budget));
+        last.0 = Some((parts, capacity));
+        capacity
     }
 }
+
+/// The context parts and capacity of the last start [`Structure::capacity_after`] measured.
+#[derive(Debug, Default)]
+pub(crate) struct LastCapacity<'s>(Option<(ContextParts<'s>, usize)>);
 
 /// Keeps the boundaries that are not strictly inside any of `ranges` (sorted, disjoint open intervals).
 fn retain_outside<R>(
@@ -496,6 +524,33 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn capacities_measured_one_start_after_another_are_those_measured_alone() {
+        // Headings at three depths, a chain of headings, a captioned table, a fence of a known language with
+        // nested definitions, a list with its lead-in, a quote: every kind of context part.
+        let text = "# Guide\n\nIntro text.\n\n## Tables\n### Sizes\n\nTable 1: sizes by key.\n\n| k | v |\n|---|---|\n\
+                    | a | 1 |\n| b | 2 |\n| c | 3 |\n\n## Code\n\n```python\nclass A:\n    def f(self):\n        x = 1\n\
+                    \n        return x\n\n    def g(self):\n        return 2\n```\n\nThe steps are:\n\n- one\n- two\n\
+                    - three\n\n> a quote\n> more\n\n# Next 注意\n\n文字。\n";
+        for size in [40, 90, 400] {
+            let mut c = SplitterConfig::new(Strategy::Markdown, size);
+            c.size_includes_context = true;
+            let splitter = Splitter::new(c).expect("valid config");
+            let (_, structure) = splitter.split_structured(text).expect("splits");
+            let s = structure.expect("a structure");
+            assert!(!s.fences.is_empty(), "the fence is parsed as code");
+            let mut last = LastCapacity::default();
+            let mut kinds = std::collections::HashSet::new();
+            for (start, _) in text.char_indices() {
+                let alone = s.capacity_at(text, start, &crate::size::Chars, size);
+                let after = s.capacity_after(text, start, &crate::size::Chars, size, &mut last);
+                assert_eq!(after, alone, "size {size}, start {start}");
+                kinds.insert(alone);
+            }
+            assert!(kinds.len() > 4, "contexts of several sizes: {kinds:?}");
         }
     }
 }

@@ -20,18 +20,24 @@ impl Code {
         path
     }
 
-    /// The signatures of the symbols of `path` that a chunk starting at `start` starts inside (not those it starts
-    /// with), outermost first.
+    /// The symbols of `path` that a chunk starting at `start` starts inside (not those it starts with), outermost
+    /// first.
+    pub(in crate::structure) fn inside(&self, start: usize, path: &[usize]) -> Vec<usize> {
+        path.iter()
+            .copied()
+            .filter(|&i| self.symbols[i].start < start)
+            .collect()
+    }
+
+    /// The signatures of `symbols`, in order.
     pub(in crate::structure) fn signatures<'t>(
         &self,
         text: &'t str,
-        start: usize,
-        path: &[usize],
+        symbols: &[usize],
     ) -> Vec<&'t str> {
-        path.iter()
-            .map(|&i| &self.symbols[i])
-            .filter(|y| y.start < start)
-            .map(|y| text.get(y.header.clone()).unwrap_or_default())
+        symbols
+            .iter()
+            .map(|&i| text.get(self.symbols[i].header.clone()).unwrap_or_default())
             .collect()
     }
 
@@ -45,7 +51,7 @@ impl Code {
         path: &[usize],
         budget: Option<(&dyn Sizer, usize)>,
     ) -> Context {
-        let shown = self.signatures(text, start, path);
+        let shown = self.signatures(text, &self.inside(start, path));
         let render = |skip: usize| shown[skip..].join("\n");
         let full = render(0);
         let Some((sizer, limit)) = budget else {
