@@ -116,3 +116,31 @@ def test_an_indented_list_that_fits_exactly_stays_whole(balance):
     assert [(c.text[:5], c.metadata["chunk_type"]) for c in chunks] == [
         ("## v1", "heading"), ("* xxx", "list"), ("## v2", "text")]
     assert chunks[1].text == items
+
+
+@pytest.mark.parametrize("balance", [False, True])
+def test_a_list_whose_long_lead_in_cannot_go_with_it_stays_whole_with_its_lead_in_shortened(balance):
+    # The list (about 170 characters) fits at 256 with its title path, not with its lead-in (about 170) in its
+    # context at the usual half of the size: the context gives way, the list stays whole.
+    lead_in = "Before you start, " + " ".join(["check the settings of the module"] * 4) + ", then pick one of:"
+    items = "\n".join(f"- option {k}: " + " ".join(["value"] * 5) for k in range(4))
+    doc = "# Guide\n\nIntro.\n\n## Options\n\n" + lead_in + "\n\n" + items + "\n\n## Next\n\nMore.\n"
+    chunks = chunkwise.MarkdownChunker(256, balance=balance).chunk(doc)
+    lists = [c for c in chunks if items in c.text]
+    assert len(lists) == 1, [c.text for c in chunks]
+    c = lists[0]
+    assert c.text == items and c.metadata["context_shortened"]
+    assert len(c.embedding_text) <= 256 and c.context.startswith("Options"), c.context
+    # The context drops outer headings first, and still carries what it can of the lead-in.
+    assert "Before you start" in c.context
+
+
+@pytest.mark.parametrize("balance", [False, True])
+def test_a_lead_in_goes_with_the_first_item_of_a_list_too_big_to_stay_whole(balance):
+    lead_in = "The steps are:"
+    items = "\n".join(f"- step {k}: " + " ".join(["do the thing"] * 4) for k in range(12))
+    doc = "# Guide\n\n" + " ".join(["Some intro text here."] * 8) + "\n\n" + lead_in + "\n\n" + items + "\n"
+    for size in (120, 200):
+        chunks = chunkwise.MarkdownChunker(size, size_includes_context=False, balance=balance).chunk(doc)
+        with_lead_in = next(c for c in chunks if lead_in in c.text)
+        assert "- step 0:" in with_lead_in.text, [c.text for c in chunks]

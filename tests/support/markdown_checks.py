@@ -207,14 +207,16 @@ def render_context(path: List[str], block: Optional[str]) -> str:
     return context
 
 
-def shortened_contexts(exp: dict, size: int, measure: Measure) -> List[tuple]:
+def shortened_contexts(exp: dict, size: int, measure: Measure, budget: Optional[int] = None) -> List[tuple]:
     """(context, join) pairs a chunk may carry instead of the full context when the context counts toward the size.
 
     The API leaves open what happens when the context is too big to leave room for text (a table header can be
     longer than the size). Read here as: only when the full context and its join take more than half of ``size`` may
-    it be shortened, by leaving out outer headings and/or the table header / fence line, to at most half."""
+    it be shortened, by leaving out outer headings and/or the table header / fence line, to at most half. A whole
+    list whose lead-in is in its context has ``budget`` (see ``context_budget``) instead of half."""
+    half = size // 2 if budget is None else budget
     full = exp["context"]
-    if measure(full) + measure(exp["join"]) <= size // 2:
+    if measure(full) + measure(exp["join"]) <= half:
         return []
     out = []
     path = exp["path"]
@@ -222,21 +224,22 @@ def shortened_contexts(exp: dict, size: int, measure: Measure) -> List[tuple]:
         join = exp["block_join"] if block is not None else "\n\n"
         for k in range(len(path) + 1):
             ctx = render_context(path[k:], block)
-            if not ctx or measure(ctx) + measure(join) <= size // 2:
+            if not ctx or measure(ctx) + measure(join) <= half:
                 out.append((ctx, join))
     return out
 
 
-def cut_context(ctx: str, exp: dict, size: int, measure: Measure) -> Optional[str]:
+def cut_context(ctx: str, exp: dict, size: int, measure: Measure, budget: Optional[int] = None) -> Optional[str]:
     """The join of ``ctx`` if it is the context ``exp`` cut short when even its nearest heading and block do not fit
-    in half the size: the nearest heading (or none) and the start of the block (a table header's first columns, or
-    the start of a fence line or lead-in followed by an ellipsis); with no block, the start of the nearest heading
-    and an ellipsis. None if it is not."""
+    in half the size (or ``budget``, as for ``shortened_contexts``): the nearest heading (or none) and the start of
+    the block (a table header's first columns, or the start of a fence line or lead-in followed by an ellipsis);
+    with no block, the start of the nearest heading and an ellipsis. None if it is not."""
     path, block = exp["path"], exp["block"]
+    half = size // 2 if budget is None else budget
     join = exp["block_join"] if block is not None else "\n\n"
-    if measure(exp["context"]) + measure(exp["join"]) <= size // 2:
+    if measure(exp["context"]) + measure(exp["join"]) <= half:
         return None  # the whole context fits: nothing may be cut
-    if not ctx or measure(ctx) + measure(join) > size // 2:
+    if not ctx or measure(ctx) + measure(join) > half:
         return None
     if block is None:
         ok = bool(path) and ctx.endswith("…") and path[-1].startswith(ctx[:-1].rstrip())
@@ -253,6 +256,17 @@ def cut_context(ctx: str, exp: dict, size: int, measure: Measure) -> Optional[st
         elif rest.endswith("…") and block.startswith(rest[:-1].rstrip()):
             return join
     return None
+
+
+def context_budget(ref: Ref, start: int, end: int, size: int, measure: Measure) -> Optional[int]:
+    """What the context of the chunk ``[start:end]`` may take when it is less than half the size: the chunk holds a
+    whole list that starts it and whose lead-in is in its context (the lead-in does not fit with it), and the list
+    with the context's title path fits; then the context takes at most what the list leaves. None otherwise."""
+    block = next((b for b in ref.structures if b.start == start and b.kind == "list"), None)
+    if block is None or not ref.lead_ins.get(start) or end < len(ref.text[: block.end].rstrip()):
+        return None
+    room = size - measure(ref.text[start : block.end].rstrip())
+    return room if 0 <= room < size // 2 else None
 
 
 def code_language(word: Optional[str]) -> Optional[str]:
@@ -402,9 +416,10 @@ def problems(
         exp = expected_fields(ref, c.start, c.end, md.get("title_path", []), signature_lines(ref, c.start, c.context))
         join = exp["join"]
         if lines_stripped(c.context) != lines_stripped(exp["context"]):
-            allowed = shortened_contexts(exp, size, measure) if size_includes_context else []
+            budget = context_budget(ref, c.start, c.end, size, measure)
+            allowed = shortened_contexts(exp, size, measure, budget) if size_includes_context else []
             match = [j for ctx, j in allowed if lines_stripped(ctx) == lines_stripped(c.context)]
-            cut = cut_context(c.context, exp, size, measure) if size_includes_context else None
+            cut = cut_context(c.context, exp, size, measure, budget) if size_includes_context else None
             if match:
                 join = match[0]
             elif cut is not None:

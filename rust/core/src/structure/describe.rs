@@ -345,6 +345,15 @@ impl Structure {
         self.context_of(text, path, &self.context_parts(start, path), budget)
     }
 
+    /// The title path of the context of a chunk starting at `start` with heading ancestry `path`, in full: the
+    /// context without its block part.
+    pub(super) fn path_context(&self, text: &str, start: usize, path: &[usize]) -> String {
+        let mut parts = self.context_parts(start, path);
+        parts.quoted = None;
+        parts.symbols.clear();
+        self.context_of(text, path, &parts, None).text
+    }
+
     /// The context made of `parts` (of the heading ancestry `path`; see [`Structure::context`]).
     pub(super) fn context_of(
         &self,
@@ -474,8 +483,8 @@ impl Structure {
         sizer: &dyn Sizer,
         capacity: usize,
     ) -> Description {
-        let budget = self.size_includes_context.then_some((sizer, capacity / 2));
         if let Some(code) = &self.code {
+            let budget = self.size_includes_context.then_some((sizer, capacity / 2));
             return code.describe(text, spans, budget);
         }
         // The symbols of the code blocks parsed as code follow the headings: where each block's begin.
@@ -508,7 +517,13 @@ impl Structure {
                 text: context,
                 inline: inline_join,
                 shortened: context_shortened,
-            } = self.context(text, start, &stack, budget);
+            } = self.context(
+                text,
+                start,
+                &stack,
+                self.size_includes_context
+                    .then(|| (sizer, self.context_budget(start, capacity))),
+            );
             while first_block < top.len() && top[first_block].range.end <= start {
                 first_block += 1;
             }

@@ -111,6 +111,10 @@ pub struct Structure {
     pub headings: Vec<Heading>,
     /// Positions `(a, b)`: no cut may fall at `p` with `a < p < b`. Filled by [`Structure::seal`].
     pub(super) no_cut: Vec<(usize, usize)>,
+    /// Starts `(start, budget)` where a chunk's context gets less than its usual half of the capacity: a list
+    /// whose lead-in cannot go with it stays whole, its lead-in in its context shortened to what the list leaves.
+    /// Sorted. Filled by [`Structure::seal`].
+    pub(super) tight: Vec<(usize, usize)>,
     /// The parent of each heading (the nearest earlier one of a smaller depth). Filled by [`Structure::finish`].
     pub(super) parents: Vec<Option<usize>>,
     /// For each heading, the next one of a smaller depth, and the next one of the same or a smaller depth

@@ -191,6 +191,7 @@ impl Structure {
         }
         self.weak.sort_unstable();
         self.weak.dedup();
+        let mut tight = Vec::new();
         for b in self.blocks.iter().filter(|b| b.keep_whole) {
             if b.range.end - b.range.start < 2 {
                 continue;
@@ -216,8 +217,18 @@ impl Structure {
                 .map(|k| under_heading[k].1);
             if heading.is_some_and(fits) || fits(start) {
                 ranges.push((start, b.range.end));
+            } else if let Some((items, budget)) = self.list_apart(text, b, sizer, capacity) {
+                // A list whose lead-in cannot go with it: the list alone fits with its title path, and stays whole;
+                // the lead-in in its context is shortened to the room the list leaves.
+                ranges.push((items, b.range.end));
+                tight.push((items, budget));
+            } else if let Some(first) = self.lead_in_and_first_item(text, b, sizer, capacity) {
+                // A list that does not fit even alone: its lead-in goes with its first item when the two fit.
+                ranges.push((b.range.start, first));
             }
         }
+        tight.sort_unstable();
+        self.tight = tight;
         ranges.sort_unstable();
         let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
         for (a, b) in ranges {
@@ -304,7 +315,7 @@ impl Structure {
         if !self.size_includes_context {
             return capacity;
         }
-        let budget = Some((sizer, capacity / 2));
+        let budget = Some((sizer, self.context_budget(start, capacity)));
         let left = |context: Context| {
             if context.text.is_empty() {
                 capacity
@@ -318,19 +329,90 @@ impl Structure {
             return left(code.context(text, start, &code.path_at(start), budget));
         }
         let path = self.path_at(start);
-        let parts = self.context_parts(start, &path);
-        if let Some((_, capacity)) = last.0.as_ref().filter(|(p, _)| *p == parts) {
+        let key = (
+            self.context_parts(start, &path),
+            budget.map_or(0, |(_, b)| b),
+        );
+        if let Some((_, capacity)) = last.0.as_ref().filter(|(k, _)| *k == key) {
             return *capacity;
         }
-        let capacity = left(self.context_of(text, &path, &parts, budget));
-        last.0 = Some((parts, capacity));
+        let capacity = left(self.context_of(text, &path, &key.0, budget));
+        last.0 = Some((key, capacity));
         capacity
+    }
+
+    /// How much of `capacity` the context of a chunk starting at `start` may take: half, or less at the start of a
+    /// list kept whole apart from its lead-in (see [`Structure::seal`]).
+    pub(crate) fn context_budget(&self, start: usize, capacity: usize) -> usize {
+        match self.tight.binary_search_by_key(&start, |&(s, _)| s) {
+            Ok(k) => self.tight[k].1,
+            Err(_) => capacity / 2,
+        }
+    }
+
+    /// For a list with a lead-in: where its items start and the budget of the context of a chunk starting there,
+    /// when the items fit in `capacity` with the context's title path (the lead-in left out) and the lead-in in
+    /// full would not.
+    fn list_apart(
+        &self,
+        text: &str,
+        list: &Block,
+        sizer: &dyn Sizer,
+        capacity: usize,
+    ) -> Option<(usize, usize)> {
+        let BlockKind::List {
+            lead_in: Some(lead_in),
+        } = &list.kind
+        else {
+            return None;
+        };
+        let items = list.range.end - text.get(lead_in.end..list.range.end)?.trim_start().len();
+        let size = sizer.size(text.get(items..list.range.end)?);
+        let room = capacity.checked_sub(size)?;
+        let budget = room.min(capacity / 2);
+        let path = self.path_at(items);
+        let titles = self.path_context(text, items, &path);
+        let fits = titles.is_empty() || sizer.size(&titles) + sizer.size(join(false)) <= budget;
+        let crowded = self.capacity_at(text, items, sizer, capacity) < size;
+        (fits && crowded).then_some((items, budget))
+    }
+
+    /// For a list with a lead-in that is over `capacity` even alone: where its first item ends, when the lead-in
+    /// and that item fit together (with the context of a chunk starting at the lead-in).
+    fn lead_in_and_first_item(
+        &self,
+        text: &str,
+        list: &Block,
+        sizer: &dyn Sizer,
+        capacity: usize,
+    ) -> Option<usize> {
+        let BlockKind::List {
+            lead_in: Some(lead_in),
+        } = &list.kind
+        else {
+            return None;
+        };
+        let items = list.range.end - text.get(lead_in.end..list.range.end)?.trim_start().len();
+        if sizer.size(text.get(items..list.range.end)?) <= capacity {
+            // The list alone fits (with its context or with its title path): it stays whole.
+            return None;
+        }
+        let first = self.bounds.partition_point(|b| b.pos <= items);
+        let end = self.bounds[first..]
+            .iter()
+            .take_while(|b| b.pos < list.range.end)
+            .find(|b| b.level == Level::ITEM)?
+            .pos;
+        let end = end - text.get(items..end)?.len() + text.get(items..end)?.trim_end().len();
+        (sizer.size(text.get(list.range.start..end)?)
+            <= self.capacity_at(text, list.range.start, sizer, capacity))
+        .then_some(end)
     }
 }
 
 /// The context parts and capacity of the last start [`Structure::capacity_after`] measured.
 #[derive(Debug, Default)]
-pub(crate) struct LastCapacity<'s>(Option<(ContextParts<'s>, usize)>);
+pub(crate) struct LastCapacity<'s>(Option<((ContextParts<'s>, usize), usize)>);
 
 /// Keeps the boundaries that are not strictly inside any of `ranges` (sorted, disjoint open intervals).
 fn retain_outside<R>(
