@@ -31,11 +31,12 @@ def _text(name: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(INSIDE))
 @pytest.mark.parametrize("chunker", [RecursiveChunker, SentenceChunker, ClauseChunker, MarkdownChunker])
-def test_no_cut_inside_a_word(name, chunker):
+@pytest.mark.parametrize("balance", [False, True])
+def test_no_cut_inside_a_word(name, chunker, balance):
     text, inside = _text(name), set(INSIDE[name])
     assert len(inside) > 200  # the words have insides to cut
     for size in SIZES:
-        chunks = chunker(size=size).chunk(text)
+        chunks = chunker(size=size, balance=balance).chunk(text)
         for c in chunks:
             assert text[c.start:c.end] == c.text and len(c.text) <= size
             bad = {c.start, c.end} & inside
