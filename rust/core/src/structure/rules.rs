@@ -360,13 +360,7 @@ impl Structure {
         sizer: &dyn Sizer,
         capacity: usize,
     ) -> Option<(usize, usize)> {
-        let BlockKind::List {
-            lead_in: Some(lead_in),
-        } = &list.kind
-        else {
-            return None;
-        };
-        let items = list.range.end - text.get(lead_in.end..list.range.end)?.trim_start().len();
+        let items = items_after_lead_in(text, list)?;
         let size = sizer.size(text.get(items..list.range.end)?);
         let room = capacity.checked_sub(size)?;
         let budget = room.min(capacity / 2);
@@ -386,13 +380,7 @@ impl Structure {
         sizer: &dyn Sizer,
         capacity: usize,
     ) -> Option<usize> {
-        let BlockKind::List {
-            lead_in: Some(lead_in),
-        } = &list.kind
-        else {
-            return None;
-        };
-        let items = list.range.end - text.get(lead_in.end..list.range.end)?.trim_start().len();
+        let items = items_after_lead_in(text, list)?;
         if sizer.size(text.get(items..list.range.end)?) <= capacity {
             // The list alone fits (with its context or with its title path): it stays whole.
             return None;
@@ -408,6 +396,18 @@ impl Structure {
             <= self.capacity_at(text, list.range.start, sizer, capacity))
         .then_some(end)
     }
+}
+
+/// Where the items of a list with a lead-in start (after the whitespace that follows the lead-in); None for a list
+/// without one.
+fn items_after_lead_in(text: &str, list: &Block) -> Option<usize> {
+    let BlockKind::List {
+        lead_in: Some(lead_in),
+    } = &list.kind
+    else {
+        return None;
+    };
+    Some(list.range.end - text.get(lead_in.end..list.range.end)?.trim_start().len())
 }
 
 /// The context parts and capacity of the last start [`Structure::capacity_after`] measured.
