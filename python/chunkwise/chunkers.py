@@ -89,7 +89,8 @@ class BaseChunker(_Configured):
     The arguments every chunker takes: ``size`` and ``overlap`` in ``unit`` ("chars", or "tokens" of ``tokenizer``,
     implied by a tokenizer); ``trim``; and, in tokens, ``max_chars``: the most characters a chunk may hold, since a
     tokenizer can count a long run as one token or none ("auto": 64 per unit of ``size``; an int >= ``size``; None:
-    no cap). ``token_count`` is exact either way.
+    no cap). ``token_count`` is exact either way. ``size=None`` with a tokenizer that knows its model's window
+    (``Tokenizer.for_model(folder)``): the most tokens the model embeds whole, its ``max_tokens``.
 
     ``balance`` (RecursiveChunker, SentenceChunker, ParagraphChunker, MarkdownChunker, ClauseChunker; default
     False): the greedy cuts are chosen again together, by dynamic programming over the same boundaries, so that
@@ -343,7 +344,7 @@ class RecursiveChunker(BaseChunker):
 
     def __init__(
         self,
-        size: int = 512,
+        size: Optional[int] = 512,
         overlap: int = 0,
         *,
         separators: Optional[Sequence[str]] = None,
@@ -369,7 +370,7 @@ class _LevelChunker(BaseChunker):
 
     def __init__(
         self,
-        size: int = 512,
+        size: Optional[int] = 512,
         overlap: int = 0,
         *,
         min_size: int = 0,
@@ -426,7 +427,7 @@ class FixedChunker(BaseChunker):
 
     def __init__(
         self,
-        size: int = 512,
+        size: Optional[int] = 512,
         overlap: int = 0,
         *,
         snap: int = 0,
@@ -446,7 +447,7 @@ class _SectionChunker(BaseChunker):
 
     def __init__(
         self,
-        size: int = 512,
+        size: Optional[int] = 512,
         overlap: int = 0,
         *,
         merge_sections: bool = True,
@@ -559,7 +560,7 @@ class CodeChunker(BaseChunker):
 
     def __init__(
         self,
-        size: int = 512,
+        size: Optional[int] = 512,
         overlap: int = 0,
         *,
         language: str = "auto",

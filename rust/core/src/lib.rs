@@ -53,4 +53,4 @@ pub use splitter::{
 pub use stream::ChunkStream;
 pub use structure::{Description, SpanInfo, Structure};
 pub use tiktoken::registry as tiktoken_encodings;
-pub use tokens::{CountFn, PieceRule, TokenCounter};
+pub use tokens::{CountFn, ModelFiles, PieceRule, TokenCounter};

@@ -265,7 +265,6 @@ impl PySplitter {
                              balance=False)")]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        py: Python<'_>,
         strategy: &str,
         size: Option<&Bound<'_, PyAny>>,
         overlap: Option<&Bound<'_, PyAny>>,
@@ -298,12 +297,8 @@ impl PySplitter {
             Some(v) => count_arg(arg, v, lo),
             None => Ok(0),
         };
-        let size = match size {
-            Some(v) => Some(count_arg("size", v, 1)?),
-            // Rows alone may limit a table's chunks; every other strategy needs a size.
-            None if strategy == Strategy::Table => None,
-            None => return Err(wrong_type("size", "an int", &py.None().into_bound(py))),
-        };
+        // Left out, the size is the tokenizer's model's (or rows alone limit a table's chunks): the core's rule.
+        let size = size.map(|v| count_arg("size", v, 1)).transpose()?;
         let (overlap, min_size, snap) = (
             int("overlap", overlap, 0)?,
             int("min_size", min_size, 0)?,

@@ -93,34 +93,74 @@ impl PyTokenizer {
         }
     }
 
-    /// A tokenizer from the text of a tokenizer.json; an error names `arg`, where the JSON came from.
-    fn from_json(json: String, add_special_tokens: bool, arg: &str) -> PyResult<Self> {
-        let inner = TokenCounter::from_hf_json(&json, add_special_tokens)
+    /// A tokenizer from the text of a tokenizer.json, of a model that takes `window` tokens when known; an error
+    /// names `arg`, where the JSON came from.
+    fn from_json(
+        json: String,
+        add_special_tokens: bool,
+        window: Option<usize>,
+        arg: &str,
+    ) -> PyResult<Self> {
+        let mut inner = TokenCounter::from_hf_json(&json, add_special_tokens)
             .map_err(|e| chunking(format!("{arg}: {e}")))?;
+        if let Some(window) = window {
+            inner = inner.with_window(window).map_err(to_py)?;
+        }
         Ok(Self::new(inner, Source::Json(json), add_special_tokens))
     }
 }
 
 #[pymethods]
 impl PyTokenizer {
-    /// A Hugging Face ``tokenizer.json`` file.
+    /// A Hugging Face ``tokenizer.json`` file. ``window``: the most tokens the model takes, its special tokens
+    /// included, when you know it (then ``max_tokens`` is known and chunkers may leave ``size`` out).
     #[staticmethod]
-    #[pyo3(signature = (path, add_special_tokens=false))]
-    fn from_file(path: PathBuf, add_special_tokens: bool) -> PyResult<Self> {
+    #[pyo3(signature = (path, add_special_tokens=false, window=None))]
+    fn from_file(path: PathBuf, add_special_tokens: bool, window: Option<usize>) -> PyResult<Self> {
         let json = std::fs::read_to_string(&path)
             .map_err(|e| chunking(format!("path: cannot read {}: {e}", path.display())))?;
         Self::from_json(
             json,
             add_special_tokens,
+            window,
             &format!("path: {}", path.display()),
         )
     }
 
-    /// A Hugging Face tokenizer from the text of a ``tokenizer.json``.
+    /// A Hugging Face tokenizer from the text of a ``tokenizer.json``; ``window`` as for ``from_file``.
     #[staticmethod]
-    #[pyo3(signature = (json, add_special_tokens=false))]
-    fn from_str(json: String, add_special_tokens: bool) -> PyResult<Self> {
-        Self::from_json(json, add_special_tokens, "json")
+    #[pyo3(signature = (json, add_special_tokens=false, window=None))]
+    fn from_str(json: String, add_special_tokens: bool, window: Option<usize>) -> PyResult<Self> {
+        Self::from_json(json, add_special_tokens, window, "json")
+    }
+
+    /// The tokenizer of a model folder (sentence-transformers or transformers layout: ``tokenizer.json`` with
+    /// ``sentence_bert_config.json`` or ``tokenizer_config.json``), or of its ``tokenizer.json``, knowing the model's
+    /// window: ``max_seq_length``, else ``model_max_length``. ``max_tokens`` is that window less the special tokens
+    /// the model adds, the most a chunk may count to be embedded whole; a chunker given this tokenizer and
+    /// ``size=None`` takes it as its size.
+    #[staticmethod]
+    fn for_model(path: PathBuf) -> PyResult<Self> {
+        let files = chunkwise_core::ModelFiles::read(&path).map_err(to_py)?;
+        Self::from_json(
+            files.tokenizer_json,
+            false,
+            Some(files.window),
+            &format!("path: {}", path.display()),
+        )
+    }
+
+    /// The most tokens a chunk may count for the model to embed it whole (its window less the special tokens it
+    /// adds and this tokenizer does not count), or None when the window is not known.
+    #[getter]
+    fn max_tokens(&self) -> Option<usize> {
+        self.inner.max_tokens()
+    }
+
+    /// The most tokens the model takes, its special tokens included, when known.
+    #[getter]
+    fn window(&self) -> Option<usize> {
+        self.inner.window()
     }
 
     /// A ``tokenizers.Tokenizer``, or a ``transformers`` fast tokenizer (through its ``backend_tokenizer``).
@@ -141,7 +181,7 @@ impl PyTokenizer {
                 )
             })?
             .extract::<String>()?;
-        Self::from_json(json, add_special_tokens, "tokenizer")
+        Self::from_json(json, add_special_tokens, None, "tokenizer")
     }
 
     /// A tiktoken encoding ("cl100k_base", "o200k_base", "p50k_base", "p50k_edit", "r50k_base" or "gpt2"; the
@@ -263,7 +303,12 @@ impl PyTokenizer {
         let (method, args) = match &this.source {
             Source::Json(json) => (
                 "from_str",
-                (PyString::new(py, json), this.add_special_tokens).into_pyobject(py)?,
+                (
+                    PyString::new(py, json),
+                    this.add_special_tokens,
+                    this.inner.window(),
+                )
+                    .into_pyobject(py)?,
             ),
             Source::Tiktoken(name) => ("tiktoken", (PyString::new(py, name),).into_pyobject(py)?),
             Source::Callable(f) => ("from_callable", (f.clone_ref(py),).into_pyobject(py)?),
@@ -288,6 +333,7 @@ impl PyTokenizer {
             _ => false,
         };
         same && self.add_special_tokens == other.add_special_tokens
+            && self.inner.window() == other.inner.window()
     }
 
     fn __hash__(&self) -> u64 {
@@ -298,6 +344,7 @@ impl PyTokenizer {
             Source::Callable(f) => (f.as_ptr() as usize).hash(&mut h),
         }
         self.add_special_tokens.hash(&mut h);
+        self.inner.window().hash(&mut h);
         h.finish()
     }
 
@@ -307,8 +354,12 @@ impl PyTokenizer {
             Source::Tiktoken(name) => format!("tiktoken({name:?})"),
             Source::Callable(_) => "from_callable(...)".to_owned(),
         };
+        let window = self
+            .inner
+            .window()
+            .map_or_else(String::new, |w| format!(", window={w}"));
         format!(
-            "Tokenizer({what}, add_special_tokens={})",
+            "Tokenizer({what}, add_special_tokens={}{window})",
             if self.add_special_tokens {
                 "True"
             } else {

@@ -119,7 +119,11 @@ fn markdown_rows() -> impl Iterator<Item = Row> {
 
 impl Splitter {
     /// Validates the configuration and builds the splitter.
-    pub fn new(config: SplitterConfig) -> Result<Self, ChunkError> {
+    pub fn new(mut config: SplitterConfig) -> Result<Self, ChunkError> {
+        if config.size.is_none() {
+            // A tokenizer that knows its model's window: the chunks take what the model embeds.
+            config.size = config.tokenizer.as_ref().and_then(|t| t.max_tokens());
+        }
         if config.rows_per_chunk == Some(0) {
             return Err(ChunkError::invalid(
                 "rows_per_chunk",
@@ -141,7 +145,8 @@ impl Splitter {
             None => {
                 return Err(ChunkError::invalid(
                     "size",
-                    "size may be left out only by the table strategy with rows_per_chunk",
+                    "size may be left out only with a tokenizer that knows its model's window \
+                     (Tokenizer.for_model), or by the table strategy with rows_per_chunk",
                 ))
             }
         };

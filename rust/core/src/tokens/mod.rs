@@ -27,6 +27,9 @@ use crate::tiktoken;
 mod hf;
 mod memo;
 mod pieces;
+mod window;
+
+pub use window::ModelFiles;
 
 use hf::{added_tokens_regex, check_usable, hf_rule, model_type, unencodable_count, RULE_SAMPLE};
 use memo::Memo;
@@ -80,6 +83,10 @@ pub struct TokenCounter {
     added: Option<regex::Regex>,
     /// Tokens the tokenizer adds around every text (`[CLS]`, `[SEP]`) when asked to.
     specials: usize,
+    /// Tokens the tokenizer's post-processor adds around one text, counted or not.
+    post_specials: usize,
+    /// The most tokens the model behind the tokenizer takes, its special tokens included, when known.
+    window: Option<usize>,
     /// Pieces also end after a run of line breaks (tiktoken's cl100k and o200k regexes).
     newline_cuts: bool,
     memo: Memo,
@@ -108,12 +115,10 @@ impl TokenCounter {
         tok.with_truncation(None).map_err(|e| bad(&e))?;
         tok.with_padding(None);
         check_usable(&tok)?;
-        let specials = if add_special_tokens {
-            tok.get_post_processor()
-                .map_or(0, |p| tokenizers::PostProcessor::added_tokens(p, false))
-        } else {
-            0
-        };
+        let post_specials = tok
+            .get_post_processor()
+            .map_or(0, |p| tokenizers::PostProcessor::added_tokens(p, false));
+        let specials = if add_special_tokens { post_specials } else { 0 };
         let description = format!("tokenizer.json ({})", model_type(&config));
         let rule = hf_rule(&config);
         // Where punctuation is cut (BERT, byte-level BPE), "[SEP]" or "<|endoftext|>" would be cut apart: added
@@ -131,6 +136,8 @@ impl TokenCounter {
             rule,
             added,
             specials,
+            post_specials,
+            window: None,
             newline_cuts: false,
             memo: Memo::new(),
             description,
@@ -152,6 +159,8 @@ impl TokenCounter {
             rule: PieceRule::Spaces { cjk_punct: true },
             added: None,
             specials: 0,
+            post_specials: 0,
+            window: None,
             newline_cuts: matches!(encoding.ordinary, "cl100k_base" | "o200k_base"),
             memo: Memo::new(),
             description: format!("tiktoken {name}"),
@@ -167,6 +176,8 @@ impl TokenCounter {
             rule: PieceRule::Whole,
             added: None,
             specials: 0,
+            post_specials: 0,
+            window: None,
             newline_cuts: false,
             memo: Memo::new(),
             description: description.to_owned(),
@@ -191,6 +202,33 @@ impl TokenCounter {
     /// Tokens added around every text (0 unless special tokens were asked for).
     pub fn specials(&self) -> usize {
         self.specials
+    }
+
+    /// The counter of a model that takes at most `window` tokens, its special tokens included.
+    pub fn with_window(mut self, window: usize) -> Result<Self, ChunkError> {
+        if window <= self.post_specials {
+            return Err(ChunkError::invalid(
+                "window",
+                format!(
+                    "a window of {window} tokens leaves none for text after the {} special tokens the tokenizer adds",
+                    self.post_specials
+                ),
+            ));
+        }
+        self.window = Some(window);
+        Ok(self)
+    }
+
+    /// The window given by [`TokenCounter::with_window`], if any.
+    pub fn window(&self) -> Option<usize> {
+        self.window
+    }
+
+    /// The most tokens a chunk may count so that the model embeds it whole: the window less the special tokens
+    /// the tokenizer adds around a text when they are not counted. None when the window is not known.
+    pub fn max_tokens(&self) -> Option<usize> {
+        self.window
+            .map(|w| w - (self.post_specials - self.specials))
     }
 
     /// The exact number of tokens of `text`, special tokens included when asked for.
