@@ -16,6 +16,7 @@
 //!   optimal segmentation); the cuts are assembled by the engine like any other.
 //! - [`splitter`]: the strategies, each one table of levels for the engine.
 //! - [`stream`]: the chunks of a text that arrives in pieces, equal to those of the whole text.
+//! - [`panic`]: a panic caught as an error naming what was being done.
 //! - `simd`: where the bytes of a class are (line breaks, char starts), 64 bytes at a time, for the emitters and
 //!   the engine's measuring.
 
@@ -29,6 +30,7 @@ pub mod error;
 pub mod langchain;
 pub mod levels;
 pub mod offsets;
+pub mod panic;
 pub mod record;
 pub mod semantic;
 mod simd;
