@@ -1,7 +1,8 @@
 //! Panics caught where a caller hands work to the core: [`guard`] turns a panic into an error carrying its message
 //! (and where it happened), and [`install_hook`] keeps the process's panic hook quiet for the panics it catches.
 //! The Python bindings run every piece of core work through here, so that a bug in the core becomes an exception
-//! rather than an abort of the interpreter.
+//! rather than an abort of the interpreter; [`tripwire`] makes such a panic on demand, for the tests of what it
+//! becomes.
 
 use std::cell::{Cell, RefCell};
 
@@ -82,6 +83,34 @@ fn payload_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// A test hook (the bindings' `chunkwise._core._panic_on`): while armed, splitting a text that holds the marker
+/// panics where a bug in the core would, so that the tests can check what a panic becomes without depending on a
+/// real bug (those get fixed). Disarmed, it costs one relaxed load per text.
+pub mod tripwire {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    use std::sync::RwLock;
+
+    static ARMED: AtomicBool = AtomicBool::new(false);
+    static MARKER: RwLock<String> = RwLock::new(String::new());
+
+    /// Arms the hook with `marker`, or disarms it with `None`.
+    pub fn set(marker: Option<String>) {
+        let mut m = MARKER.write().unwrap_or_else(|e| e.into_inner());
+        ARMED.store(marker.is_some(), Relaxed);
+        *m = marker.unwrap_or_default();
+    }
+
+    /// Panics if the hook is armed and `text` holds the marker.
+    pub fn check(text: &str) {
+        if ARMED.load(Relaxed) {
+            let m = MARKER.read().unwrap_or_else(|e| e.into_inner());
+            if !m.is_empty() && text.contains(m.as_str()) {
+                panic!("test panic: the text holds the marker {:?}", *m);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +155,24 @@ mod tests {
         });
         assert!(outer.unwrap_err().0.starts_with("outer"));
         assert!(!GUARDED.with(Cell::get));
+    }
+
+    #[test]
+    fn the_tripwire_panics_only_armed_and_on_the_marker() {
+        install_hook();
+        let marker = "\u{1}tripwire test marker";
+        let text = format!("a text with {marker} in it");
+        tripwire::check(&text);
+        tripwire::set(Some(marker.to_owned()));
+        tripwire::check("a text without it");
+        let caught = guard(|| tripwire::check(&text)).unwrap_err();
+        assert!(
+            caught
+                .0
+                .starts_with("test panic: the text holds the marker"),
+            "{caught:?}"
+        );
+        tripwire::set(None);
+        tripwire::check(&text);
     }
 }

@@ -1,6 +1,6 @@
 //! The one place where core errors become Python exceptions.
 
-pub(crate) use chunkwise_core::panic::{guard, Panic};
+pub(crate) use chunkwise_core::panic::{guard, tripwire, Panic};
 use chunkwise_core::ChunkError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyNotImplementedError, PyOSError, PyTypeError, PyValueError};
@@ -165,34 +165,6 @@ pub(crate) fn run<T: Send>(
 /// [`run`] with the GIL held, for work that calls Python (whose objects cannot cross into a released section).
 pub(crate) fn run_held<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     guard(f).map_err(|p| internal(what, &p))
-}
-
-/// A test hook (`chunkwise._core._panic_on`): while armed, splitting a text that holds the marker panics where a
-/// bug in the core would, so that the tests can check what a panic becomes without depending on a real bug (those
-/// get fixed). Disarmed, it costs one relaxed load per text.
-pub(crate) mod tripwire {
-    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-    use std::sync::RwLock;
-
-    static ARMED: AtomicBool = AtomicBool::new(false);
-    static MARKER: RwLock<String> = RwLock::new(String::new());
-
-    /// Arms the hook with `marker`, or disarms it with `None`.
-    pub(crate) fn set(marker: Option<String>) {
-        let mut m = MARKER.write().unwrap_or_else(|e| e.into_inner());
-        ARMED.store(marker.is_some(), Relaxed);
-        *m = marker.unwrap_or_default();
-    }
-
-    /// Panics if the hook is armed and `text` holds the marker.
-    pub(crate) fn check(text: &str) {
-        if ARMED.load(Relaxed) {
-            let m = MARKER.read().unwrap_or_else(|e| e.into_inner());
-            if !m.is_empty() && text.contains(m.as_str()) {
-                panic!("test panic: the text holds the marker {:?}", *m);
-            }
-        }
-    }
 }
 
 /// Test hook, not API: while armed, splitting a text that holds `marker` panics inside the core call, as a bug
