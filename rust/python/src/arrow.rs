@@ -15,7 +15,6 @@ use pyo3_arrow::input::AnyArray;
 use crate::build::{self, Prepared};
 use crate::errors::{arrow_error, one_per_text, run};
 use crate::jsonl::shape;
-use crate::metadata;
 use crate::splitter::PySplitter;
 
 /// The metadata key that `doc_ids` stand for: a chunk's id is the one `chunk_batch` gives a text whose metadata
@@ -50,7 +49,7 @@ pub(crate) fn chunk_arrow<'py>(
             }
             given
                 .into_iter()
-                .map(|v| v.map(|v| metadata::doc_id_of(id_key, v)))
+                .map(|v| v.map(|v| chunkwise_core::chunk::doc_id_of(id_key, v)))
                 .collect()
         }
         None => vec![None; strs.len()],

@@ -12,7 +12,6 @@ use pyo3::types::{PyBytes, PyList, PyString};
 
 use crate::build::{self, Prepared};
 use crate::errors::{io_error, one_per_text, to_py, value_error, wrong_type};
-use crate::metadata;
 use crate::splitter::PySplitter;
 use crate::text::{borrow_item, collect};
 
@@ -203,7 +202,7 @@ pub(crate) fn each_document<'py>(
     let strs: Vec<&str> = checked.iter().map(|t| t.unwrap_or("")).collect();
     let doc_ids: Vec<String> = sources
         .iter()
-        .map(|s| metadata::doc_id_of("source", s))
+        .map(|s| chunkwise_core::chunk::doc_id_of("source", s))
         .collect();
     let mut results: Vec<Bound<'py, PyAny>> = Vec::with_capacity(items.len());
     splitter.pipeline(
