@@ -193,12 +193,7 @@ pub(crate) fn each_document<'py>(
             Err(_) => return Err(wrong_type(&format!("texts[{i}]"), "str or bytes", item)),
         });
     }
-    let checked: Vec<Option<&str>> = py.detach(|| {
-        use rayon::prelude::*;
-        raw.par_iter()
-            .map(|b| simdutf8::basic::from_utf8(b).ok())
-            .collect()
-    });
+    let checked = py.detach(|| chunkwise_io::utf8::texts(&raw));
     let strs: Vec<&str> = checked.iter().map(|t| t.unwrap_or("")).collect();
     let doc_ids: Vec<String> = sources
         .iter()
