@@ -67,6 +67,17 @@ pub fn check_offsets(start: usize, end: usize, len: usize) -> Result<(), ChunkEr
     Ok(())
 }
 
+/// Metadata keys that name a document, in order of preference: the first one a document's metadata holds names it
+/// (see [`doc_id_of`]).
+pub const DOC_ID_KEYS: [&str; 3] = ["doc_id", "id", "source"];
+
+/// The id of a document whose metadata holds `key: value` (`value` as Python's `str()` renders it), namespaced by
+/// the key: a document named by `{"id": "a"}` is not the one named by `{"source": "a"}`. Part of every chunk id of
+/// the document (see [`chunk_ids`]), so it must not change.
+pub fn doc_id_of(key: &str, value: &str) -> String {
+    format!("{key}={value}")
+}
+
 /// How a text is read into [`Chunks`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ChunkOptions<'a> {
@@ -231,6 +242,21 @@ impl Ids {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_is_named_by_its_key_and_value() {
+        assert_eq!(doc_id_of("source", "a.md"), "source=a.md");
+        let text = "one two";
+        let spans = [Span {
+            start: 0,
+            end: 7,
+            level: Level::END,
+            size: 0,
+        }];
+        let ids = |key| chunk_ids(text, &spans, Some(&doc_id_of(key, "a")));
+        assert_ne!(ids("id"), ids("source"));
+        assert_eq!(ids("id"), ids("id"));
+    }
 
     #[test]
     fn level_ids_are_chunk_ids_at_level_0_and_apart_at_other_levels() {

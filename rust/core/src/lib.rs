@@ -16,6 +16,8 @@
 //!   optimal segmentation); the cuts are assembled by the engine like any other.
 //! - [`splitter`]: the strategies, each one table of levels for the engine.
 //! - [`stream`]: the chunks of a text that arrives in pieces, equal to those of the whole text.
+//! - [`parallel`]: a batch's items worked on in parallel, the results in order, the caller able to stop it
+//!   ([`interrupt`]); [`panic`]: a panic caught as an error naming what was being done.
 //! - `simd`: where the bytes of a class are (line breaks, char starts), 64 bytes at a time, for the emitters and
 //!   the engine's measuring.
 
@@ -26,9 +28,12 @@ pub mod assemble;
 pub mod boundary;
 pub mod chunk;
 pub mod error;
+pub mod interrupt;
 pub mod langchain;
 pub mod levels;
 pub mod offsets;
+pub mod panic;
+pub mod parallel;
 pub mod record;
 pub mod semantic;
 mod simd;

@@ -191,6 +191,18 @@ impl Formats {
         self.0 & other.0 == other.0
     }
 
+    /// The names of the formats `self` holds, as `chunkwise.record` reads them: "chunk", "lines", "arrow".
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        [
+            (Self::CHUNK, "chunk"),
+            (Self::LINES, "lines"),
+            (Self::ARROW, "arrow"),
+        ]
+        .into_iter()
+        .filter(move |&(f, _)| self.has(f))
+        .map(|(_, name)| name)
+    }
+
     const fn or(self, other: Formats) -> Formats {
         Formats(self.0 | other.0)
     }
@@ -971,6 +983,16 @@ fn code_keys<'a>(code: &'a CodeSpan, symbols: &'a [usize], emit: &mut impl FnMut
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_are_named_in_order() {
+        assert!(Formats::ALL.names().eq(["chunk", "lines", "arrow"]));
+        assert!(Formats::LINES
+            .or(Formats::ARROW)
+            .names()
+            .eq(["lines", "arrow"]));
+        assert_eq!(Formats(0).names().count(), 0);
+    }
 
     #[test]
     fn reserved_keys_follow_what_the_chunks_carry() {

@@ -1,7 +1,7 @@
 //! The outputs of chunkwise, built from the core's chunks and their descriptions: JSON lines ([`jsonl`]), Arrow
 //! record batches ([`arrow`]), Parquet files ([`parquet`]), the spool a streamed document waits in before its
-//! Parquet rows are written ([`spool`]), a run's chunks measured against a previous run's ([`changes`]), and a
-//! text's chunks as the bindings take them from the core ([`Prepared`]).
+//! Parquet rows are written ([`spool`]), a run's chunks measured against a previous run's ([`changes`]), a
+//! text's chunks as the bindings take them from the core ([`Prepared`]), and texts given as bytes ([`utf8`]).
 //!
 //! Pure Rust, no Python: the bindings hand each writer a document's chunks and a sink (`std::io::Write`), and
 //! adapt a Python file to that sink. Kept apart from the bindings as polars keeps polars-io apart from its Python
@@ -17,6 +17,7 @@ pub mod jsonl;
 pub mod parquet;
 mod prepared;
 pub mod spool;
+pub mod utf8;
 
 pub use changes::Changes;
 pub use columns::Field;

@@ -13,10 +13,8 @@ use pyo3::types::PyCapsule;
 use pyo3_arrow::input::AnyArray;
 
 use crate::build::{self, Prepared};
-use crate::errors::{arrow_error, batch_error, one_per_text, run};
-use crate::interrupt::Interrupt;
+use crate::errors::{arrow_error, one_per_text, run};
 use crate::jsonl::shape;
-use crate::metadata;
 use crate::splitter::PySplitter;
 
 /// The metadata key that `doc_ids` stand for: a chunk's id is the one `chunk_batch` gives a text whose metadata
@@ -51,16 +49,14 @@ pub(crate) fn chunk_arrow<'py>(
             }
             given
                 .into_iter()
-                .map(|v| v.map(|v| metadata::doc_id_of(id_key, v)))
+                .map(|v| v.map(|v| chunkwise_core::chunk::doc_id_of(id_key, v)))
                 .collect()
         }
         None => vec![None; strs.len()],
     };
     // A null text has no chunks, and is not split: a chunker that refuses an empty text (a table) takes a null.
     let texts: Vec<&str> = strs.iter().map(|t| t.unwrap_or("")).collect();
-    let interrupt = Interrupt::new();
-    let stop = splitter.stop(&interrupt);
-    let prepared = splitter.for_all(py, &texts, &interrupt, |i, t| {
+    let prepared = splitter.for_all(py, &texts, |i, t, stop| {
         if strs[i].is_none() {
             return Ok(Prepared::none());
         }
@@ -68,13 +64,8 @@ pub(crate) fn chunk_arrow<'py>(
             doc_id: ids[i].as_deref(),
             paged,
         };
-        build::split(&splitter.inner, t, options, &stop)
+        build::split(&splitter.inner, t, options, stop)
     })?;
-    let prepared = prepared
-        .into_iter()
-        .enumerate()
-        .map(|(i, p)| p.map_err(|e| batch_error(i, e)))
-        .collect::<PyResult<Vec<_>>>()?;
     let chunks: Vec<chunkwise_io::Chunked<'_>> = prepared.iter().map(Prepared::chunked).collect();
     let shape = shape(splitter);
     let batches = run(py, true, "building the Arrow columns", || {

@@ -15,14 +15,14 @@ pub(crate) use chunkwise_io::Prepared;
 use crate::chunk::{Chunk, ChunkId};
 use crate::metadata;
 
-/// [`Prepared::split`] behind the test hook (see `errors::tripwire`).
+/// [`Prepared::split`] behind the test hook (see `chunkwise_core::panic::tripwire`).
 pub(crate) fn split(
     splitter: &Splitter,
     text: &str,
     options: ChunkOptions<'_>,
     stop: &dyn Fn() -> bool,
 ) -> Result<Prepared, chunkwise_core::ChunkError> {
-    crate::errors::tripwire::check(text);
+    chunkwise_core::panic::tripwire::check(text);
     Prepared::split(splitter, text, options, stop)
 }
 
@@ -34,7 +34,7 @@ pub(crate) fn semantic(
     options: ChunkOptions<'_>,
     stop: &dyn Fn() -> bool,
 ) -> Result<Prepared, chunkwise_core::ChunkError> {
-    crate::errors::tripwire::check(text);
+    chunkwise_core::panic::tripwire::check(text);
     Prepared::semantic(splitter, text, vectors, options, stop)
 }
 

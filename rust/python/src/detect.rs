@@ -27,13 +27,7 @@ pub(crate) fn detect(
     let text = match text.cast::<PyBytes>() {
         // UTF-8 bytes (the command line's files, not decoded): judged up to the first byte that is not UTF-8, the
         // error being the chunker's to report.
-        Ok(bytes) => {
-            let bytes = bytes.as_bytes();
-            match simdutf8::compat::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
-            }
-        }
+        Ok(bytes) => chunkwise_io::utf8::prefix(bytes.as_bytes()),
         Err(_) if text.is_instance_of::<PyString>() => borrow_str(py, "text", text)?,
         Err(_) => return Err(wrong_type("text", "a str (or UTF-8 bytes)", text)),
     };

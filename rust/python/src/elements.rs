@@ -1,7 +1,7 @@
 //! `chunkwise._core.render_elements`: a parsed document's elements written as one Markdown text (see
 //! `chunkwise_core::structure::elements`), for `ElementsChunker`, with `str` offsets.
 
-use chunkwise_core::structure::elements::{render, Element, ElementKind};
+use chunkwise_core::structure::elements::{render, CharRange, CharTablePart, Element, ElementKind};
 use pyo3::prelude::*;
 
 use crate::errors::{value_error, wrong_type};
@@ -18,9 +18,6 @@ type Item = (
     String,
 );
 
-/// A span or a table part's range in `str` offsets.
-type CharRange = (usize, usize);
-
 /// The Markdown text of `elements` (each `(kind, text, level, rows, caption, language)`, `kind` one of heading,
 /// paragraph, list_item, table, caption, code), with per element its `(start, end)` in the text (None when it has
 /// none), and per table written in column groups its parts: `{index: [((start, end), columns), ...]}`. `size` and
@@ -35,7 +32,7 @@ pub(crate) fn render_elements(
 ) -> PyResult<(
     String,
     Vec<Option<CharRange>>,
-    Vec<(usize, Vec<(CharRange, Vec<usize>)>)>,
+    Vec<(usize, Vec<CharTablePart>)>,
 )> {
     let items: Vec<Item> = collect("elements", elements)?
         .iter()
@@ -68,48 +65,10 @@ pub(crate) fn render_elements(
         });
     }
     let splitter = &splitter.get().inner;
-    let rendered = py.detach(|| render(&parsed, size, &|s| splitter.size_of(s)));
-    // Every offset, as a `str` index: counted once along the text.
-    let mut bytes: Vec<usize> = rendered
-        .spans
-        .iter()
-        .flatten()
-        .chain(
-            rendered
-                .table_parts
-                .iter()
-                .flat_map(|(_, p)| p.iter().map(|(r, _)| r)),
-        )
-        .flat_map(|r| [r.start, r.end])
-        .collect();
-    bytes.sort_unstable();
-    bytes.dedup();
-    let mut chars = Vec::with_capacity(bytes.len());
-    let (mut at, mut count) = (0, 0);
-    for &b in &bytes {
-        count += chunkwise_core::size::count_chars(&rendered.text[at..b]);
-        at = b;
-        chars.push(count);
-    }
-    let to_char = |b: usize| bytes.binary_search(&b).map_or(0, |k| chars[k]);
-    let range = |r: &std::ops::Range<usize>| (to_char(r.start), to_char(r.end));
-    let spans = rendered
-        .spans
-        .iter()
-        .map(|s| s.as_ref().map(range))
-        .collect();
-    let parts = rendered
-        .table_parts
-        .iter()
-        .map(|(i, parts)| {
-            (
-                *i,
-                parts
-                    .iter()
-                    .map(|(r, cols)| (range(r), cols.clone()))
-                    .collect(),
-            )
-        })
-        .collect();
-    Ok((rendered.text, spans, parts))
+    let (text, ranges) = py.detach(|| {
+        let rendered = render(&parsed, size, &|s| splitter.size_of(s));
+        let ranges = rendered.char_ranges();
+        (rendered.text, ranges)
+    });
+    Ok((text, ranges.spans, ranges.table_parts))
 }

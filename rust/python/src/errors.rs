@@ -1,5 +1,6 @@
 //! The one place where core errors become Python exceptions.
 
+pub(crate) use chunkwise_core::panic::{guard, tripwire, Panic};
 use chunkwise_core::ChunkError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyNotImplementedError, PyOSError, PyTypeError, PyValueError};
@@ -141,66 +142,6 @@ pub(crate) fn no_field(name: &str) -> PyErr {
     ))
 }
 
-/// What a caught panic said, and where it happened when the hook saw it.
-#[derive(Debug, Clone)]
-pub(crate) struct Panic(pub String);
-
-thread_local! {
-    /// Whether this thread is inside [`guard`]: its panics are caught there and reported as errors, so the hook
-    /// must not print them.
-    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// The message of the panic the hook silenced on this thread, for [`guard`] to report.
-    static CAUGHT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Installs, once for the process, a panic hook that is silent for panics inside [`guard`] (they become a
-/// `ChunkingError` carrying the message: printing them to stderr as well told the user twice, once in a form they
-/// cannot catch) and hands every other panic to the hook that was there before, so other Rust code in the process
-/// keeps its own reporting.
-pub(crate) fn install_panic_hook() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            // `try_with`: a panic while the thread's locals are being destroyed must not panic again here.
-            if GUARDED.try_with(std::cell::Cell::get).unwrap_or(false) {
-                let message = payload_message(info.payload());
-                let message = match info.location() {
-                    Some(at) => format!("{message} (at {}:{})", at.file(), at.line()),
-                    None => message,
-                };
-                let _ = CAUGHT.try_with(|c| *c.borrow_mut() = Some(message));
-            } else {
-                previous(info);
-            }
-        }));
-    });
-}
-
-/// Runs `f` on this thread; a panic becomes `Err` with its message instead of unwinding further, and prints
-/// nothing. Every piece of core work the bindings run goes through here, on the thread that runs it (a rayon
-/// worker included), because the hook can only know about the thread it is called on.
-pub(crate) fn guard<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
-    let outer = GUARDED.with(|g| g.replace(true));
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    GUARDED.with(|g| g.set(outer));
-    out.map_err(|payload| {
-        // The hook's message has the location; without it (another hook replaced ours), the payload's.
-        let seen = CAUGHT.with(|c| c.borrow_mut().take());
-        let mut message = seen.unwrap_or_else(|| payload_message(payload.as_ref()));
-        // A panic message may quote its input: an error message is no place for a whole document.
-        if message.len() > MAX_PANIC_MESSAGE {
-            let mut end = MAX_PANIC_MESSAGE;
-            while !message.is_char_boundary(end) {
-                end -= 1;
-            }
-            message.truncate(end);
-            message.push_str("...");
-        }
-        Panic(message)
-    })
-}
-
 /// Texts shorter than this are worked on with the GIL held: releasing it costs more than the work.
 pub(crate) const DETACH_BYTES: usize = 16 * 1024;
 
@@ -224,47 +165,6 @@ pub(crate) fn run<T: Send>(
 /// [`run`] with the GIL held, for work that calls Python (whose objects cannot cross into a released section).
 pub(crate) fn run_held<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     guard(f).map_err(|p| internal(what, &p))
-}
-
-/// The longest panic message an error repeats, in bytes.
-const MAX_PANIC_MESSAGE: usize = 1000;
-
-fn payload_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".to_owned()
-    }
-}
-
-/// A test hook (`chunkwise._core._panic_on`): while armed, splitting a text that holds the marker panics where a
-/// bug in the core would, so that the tests can check what a panic becomes without depending on a real bug (those
-/// get fixed). Disarmed, it costs one relaxed load per text.
-pub(crate) mod tripwire {
-    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-    use std::sync::RwLock;
-
-    static ARMED: AtomicBool = AtomicBool::new(false);
-    static MARKER: RwLock<String> = RwLock::new(String::new());
-
-    /// Arms the hook with `marker`, or disarms it with `None`.
-    pub(crate) fn set(marker: Option<String>) {
-        let mut m = MARKER.write().unwrap_or_else(|e| e.into_inner());
-        ARMED.store(marker.is_some(), Relaxed);
-        *m = marker.unwrap_or_default();
-    }
-
-    /// Panics if the hook is armed and `text` holds the marker.
-    pub(crate) fn check(text: &str) {
-        if ARMED.load(Relaxed) {
-            let m = MARKER.read().unwrap_or_else(|e| e.into_inner());
-            if !m.is_empty() && text.contains(m.as_str()) {
-                panic!("test panic: the text holds the marker {:?}", *m);
-            }
-        }
-    }
 }
 
 /// Test hook, not API: while armed, splitting a text that holds `marker` panics inside the core call, as a bug

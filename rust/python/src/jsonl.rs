@@ -12,8 +12,6 @@ use pyo3::types::{PyBytes, PyList, PyString};
 
 use crate::build::{self, Prepared};
 use crate::errors::{io_error, one_per_text, to_py, value_error, wrong_type};
-use crate::interrupt::Interrupt;
-use crate::metadata;
 use crate::splitter::PySplitter;
 use crate::text::{borrow_item, collect};
 
@@ -195,31 +193,23 @@ pub(crate) fn each_document<'py>(
             Err(_) => return Err(wrong_type(&format!("texts[{i}]"), "str or bytes", item)),
         });
     }
-    let checked: Vec<Option<&str>> = py.detach(|| {
-        use rayon::prelude::*;
-        raw.par_iter()
-            .map(|b| simdutf8::basic::from_utf8(b).ok())
-            .collect()
-    });
+    let checked = py.detach(|| chunkwise_io::utf8::texts(&raw));
     let strs: Vec<&str> = checked.iter().map(|t| t.unwrap_or("")).collect();
     let doc_ids: Vec<String> = sources
         .iter()
-        .map(|s| metadata::doc_id_of("source", s))
+        .map(|s| chunkwise_core::chunk::doc_id_of("source", s))
         .collect();
-    let interrupt = Interrupt::new();
-    let stop = splitter.stop(&interrupt);
     let mut results: Vec<Bound<'py, PyAny>> = Vec::with_capacity(items.len());
     splitter.pipeline(
         py,
         &strs,
-        &interrupt,
-        |i, text| {
+        |i, text, stop| {
             checked[i]?; // not UTF-8: reported below
             let options = ChunkOptions {
                 doc_id: Some(&doc_ids[i]),
                 paged,
             };
-            Some(build::split(&splitter.inner, text, options, &stop))
+            Some(build::split(&splitter.inner, text, options, stop))
         },
         |i, prepared| {
             results.push(match prepared {

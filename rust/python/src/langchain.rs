@@ -132,6 +132,28 @@ type SplitResult<'py> = (
 const WHAT: &str = "splitting a text";
 
 impl PyLangchainSplitter {
+    /// A split with the GIL held: measured or matched by Python.
+    fn split_held<M: Measure>(
+        &self,
+        s: &str,
+        measure: &mut M,
+        matcher: Option<&Bound<'_, PyAny>>,
+        measure_error: impl FnOnce(M::Error) -> Option<PyErr>,
+    ) -> PyResult<Option<Output>> {
+        match matcher {
+            Some(matcher) => {
+                let mut x = PyMatches { matcher };
+                let r = run_held(WHAT, || self.inner.split_with(s, measure, &mut x))?;
+                outcome(r, measure_error, |e| e)
+            }
+            None => outcome(
+                run_held(WHAT, || self.inner.split(s, measure))?,
+                measure_error,
+                |e| match e {},
+            ),
+        }
+    }
+
     /// A split measured in Rust: without the GIL unless counting or matching calls back into Python.
     fn split_natively<M>(
         &self,
@@ -146,18 +168,11 @@ impl PyLangchainSplitter {
         M: Measure + Send,
         M::Error: Send,
     {
-        match matcher {
-            Some(matcher) => {
-                let mut x = PyMatches { matcher };
-                let r = run_held(WHAT, || self.inner.split_with(s, measure, &mut x))?;
-                outcome(r, measure_error, |e| e)
-            }
-            None => outcome(
-                run(py, !hold_gil, WHAT, || self.inner.split(s, measure))?,
-                measure_error,
-                |e| match e {},
-            ),
+        if hold_gil || matcher.is_some() {
+            return self.split_held(s, measure, matcher, measure_error);
         }
+        let r = run(py, true, WHAT, || self.inner.split(s, measure))?;
+        outcome(r, measure_error, |e| match e {})
     }
 }
 
@@ -241,18 +256,7 @@ impl PyLangchainSplitter {
                     source: text,
                     cursor: CharCursor::new(s, s.is_ascii()),
                 };
-                match matcher {
-                    Some(matcher) => {
-                        let mut x = PyMatches { matcher };
-                        let r = run_held(WHAT, || self.inner.split_with(s, &mut m, &mut x))?;
-                        outcome(r, length_error, |e| e)?
-                    }
-                    None => outcome(
-                        run_held(WHAT, || self.inner.split(s, &mut m))?,
-                        length_error,
-                        |e| match e {},
-                    )?,
-                }
+                self.split_held(s, &mut m, matcher, length_error)?
             }
             (None, Some(tok)) => {
                 let tok = tok.get();

@@ -28,7 +28,7 @@ mod tokenizer;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     alloc::configure();
     alloc::tree_sitter_on_mimalloc();
-    errors::install_panic_hook();
+    chunkwise_core::panic::install_hook();
     m.add_function(wrap_pyfunction!(errors::_panic_on, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_release_memory, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::_splitter_from_config, m)?)?;

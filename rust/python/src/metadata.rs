@@ -7,15 +7,13 @@
 //! list, tuple) are copied here and scalars shared (they are immutable); anything else goes to `copy.deepcopy`,
 //! which honours its `__deepcopy__`.
 
+use chunkwise_core::chunk::{doc_id_of, DOC_ID_KEYS};
 use chunkwise_core::record::{self, Source};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 
 use crate::errors::chunking;
-
-/// Metadata keys that name a document, in order of preference, for chunk ids.
-const DOC_ID_KEYS: [&str; 3] = ["doc_id", "id", "source"];
 
 /// Nesting deeper than this is copied by `copy.deepcopy`, which also handles a container that holds itself.
 const MAX_DEPTH: usize = 32;
@@ -151,12 +149,6 @@ pub(crate) fn check_keys(
         }
     }
     Ok(())
-}
-
-/// The document id of a document whose metadata holds `key: value` (`value` as `str()` renders it), namespaced by
-/// the key.
-pub(crate) fn doc_id_of(key: &str, value: &str) -> String {
-    format!("{key}={value}")
 }
 
 /// The document id named by the metadata (`doc_id`, `id` or `source`), if any.

@@ -108,10 +108,8 @@ impl ParquetRows {
                 (Box::new(blocks.clone()), Some(blocks))
             }
         };
-        let guard: chunkwise_io::parquet::encoder::Guard =
-            |run| crate::errors::guard(run).map_err(|p| p.0);
-        let encoder = Encoder::start(out, layout, codec, crate::alloc::collect, guard)
-            .map_err(parquet_error)?;
+        let encoder =
+            Encoder::start(out, layout, codec, crate::alloc::collect).map_err(parquet_error)?;
         let rows = Self {
             encoder,
             blocks,

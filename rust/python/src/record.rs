@@ -1,6 +1,6 @@
 //! The core's chunk record (`chunkwise_core::record::COLUMNS`) as Python reads it: `_core.columns()`.
 
-use chunkwise_core::record::{self, Formats, COLUMNS};
+use chunkwise_core::record::{self, COLUMNS};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -27,17 +27,7 @@ pub(crate) fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("chunkers", chunkers)?;
         d.set_item("written_for", written_for)?;
         d.set_item("when", c.when)?;
-        let formats = [
-            (Formats::CHUNK, "chunk"),
-            (Formats::LINES, "lines"),
-            (Formats::ARROW, "arrow"),
-        ];
-        let formats: Vec<&str> = formats
-            .iter()
-            .filter(|(f, _)| c.formats.has(*f))
-            .map(|(_, n)| *n)
-            .collect();
-        d.set_item("formats", formats)?;
+        d.set_item("formats", c.formats.names().collect::<Vec<_>>())?;
         d.set_item("arrow_at", c.arrow_at)?;
         d.set_item("export", c.export)?;
         d.set_item("embedded", c.embedded)?;

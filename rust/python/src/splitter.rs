@@ -14,7 +14,7 @@ use crate::build::{self, Prepared};
 use crate::errors::{
     batch_error, chunking, count_arg, one_per_text, run, to_py, tripwire, wrong_type, DETACH_BYTES,
 };
-use crate::interrupt::Interrupt;
+use crate::interrupt::{self, Interrupt};
 use crate::metadata;
 use crate::text::{borrow_all, borrow_str, collect};
 use crate::tokenizer::PyTokenizer;
@@ -23,6 +23,9 @@ use crate::tokenizer::PyTokenizer;
 fn flatten(splitter: &Splitter, text: &str, spans: &[Span]) -> Vec<u8> {
     chunkwise_core::offsets::packed(splitter.char_spans(text, spans).into_iter())
 }
+
+/// A call's stop check (see [`PySplitter::stop`]), as the core's splits take it.
+pub(crate) type Stop<'s> = &'s (dyn Fn() -> bool + Sync);
 
 /// The core splitter. Immutable after construction, so threads may share it.
 #[pyclass(frozen, module = "chunkwise._core", name = "Splitter")]
@@ -33,16 +36,28 @@ pub struct PySplitter {
 }
 
 impl PySplitter {
-    /// Splits with the GIL released when the text is large enough to be worth it; a panic becomes an error, Ctrl-C
-    /// a KeyboardInterrupt within [`INTERVAL`].
-    fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Span>> {
-        let interrupt = Interrupt::new();
+    /// Runs core work `f` for one call (see `errors::run`: with the GIL released when `release`, a panic an error
+    /// saying `what` was being done), handing it the call's stop check: what a Python tokenizer callable raised is
+    /// raised again, Ctrl-C is a KeyboardInterrupt within `chunkwise_core::interrupt::INTERVAL`.
+    pub(crate) fn call<T: Send>(
+        &self,
+        py: Python<'_>,
+        release: bool,
+        what: &str,
+        f: impl FnOnce(Stop<'_>) -> Result<T, chunkwise_core::ChunkError> + Send,
+    ) -> PyResult<T> {
+        let interrupt = interrupt::new();
         let stop = self.stop(&interrupt);
-        let spans = run(py, self.detach(text), "splitting the text", || {
-            self.try_split(text, &stop)
-        })?;
+        let out = run(py, release, what, || f(&stop))?;
         self.check()?;
-        spans.map_err(|e| interrupt.to_py(e))
+        out.map_err(|e| interrupt::error(&interrupt, e))
+    }
+
+    /// Splits with the GIL released when the text is large enough to be worth it.
+    fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Span>> {
+        self.call(py, self.detach(text), "splitting the text", |stop| {
+            self.try_split(text, stop)
+        })
     }
 
     /// The core's split, behind the test hook.
@@ -86,13 +101,9 @@ impl PySplitter {
 
     /// Splits and prepares a text's chunks (offsets, ids) without the GIL when the text is large.
     fn prepare(&self, py: Python<'_>, text: &str, options: ChunkOptions<'_>) -> PyResult<Prepared> {
-        let interrupt = Interrupt::new();
-        let stop = self.stop(&interrupt);
-        let prepared = run(py, self.detach(text), "splitting the text", || {
-            build::split(&self.inner, text, options, &stop)
-        })?;
-        self.check()?;
-        prepared.map_err(|e| interrupt.to_py(e))
+        self.call(py, self.detach(text), "splitting the text", |stop| {
+            build::split(&self.inner, text, options, stop)
+        })
     }
 
     /// `arg`: the name of the metadata argument, made only for an error.
@@ -411,19 +422,16 @@ impl PySplitter {
             .collect::<PyResult<Vec<_>>>()?;
         let strs = borrow_all(py, "texts", &items)?;
         let mut lists = Vec::with_capacity(items.len());
-        let interrupt = Interrupt::new();
-        let stop = self.stop(&interrupt);
         build::gc_paused(py, || {
             self.pipeline(
                 py,
                 &strs,
-                &interrupt,
-                |i, t| {
+                |i, t, stop| {
                     let options = ChunkOptions {
                         doc_id: doc_ids[i].as_deref(),
                         paged: false,
                     };
-                    build::split(&self.inner, t, options, &stop)
+                    build::split(&self.inner, t, options, stop)
                 },
                 |i, prepared| {
                     let prepared = prepared.map_err(|e| batch_error(i, e))?;
@@ -481,13 +489,9 @@ impl PySplitter {
             paged,
         };
         let vectors = floats(vectors)?;
-        let interrupt = Interrupt::new();
-        let stop = self.stop(&interrupt);
-        let prepared = run(py, !self.calls_python(), "splitting the text", || {
-            build::semantic(&self.inner, text, (&vectors, dim), options, &stop)
+        let prepared = self.call(py, !self.calls_python(), "splitting the text", |stop| {
+            build::semantic(&self.inner, text, (&vectors, dim), options, stop)
         })?;
-        self.check()?;
-        let prepared = prepared.map_err(|e| interrupt.to_py(e))?;
         self.build_one(py, source, &prepared, meta)
     }
 
@@ -501,14 +505,10 @@ impl PySplitter {
     ) -> PyResult<Bound<'py, PyByteArray>> {
         let text = borrow_str(py, "text", text)?;
         let vectors = floats(vectors)?;
-        let interrupt = Interrupt::new();
-        let stop = self.stop(&interrupt);
-        let chunks = run(py, !self.calls_python(), "splitting the text", || {
+        let chunks = self.call(py, !self.calls_python(), "splitting the text", |stop| {
             self.inner
-                .semantic_chunks(text, &vectors, dim, ChunkOptions::default(), Some(&stop))
+                .semantic_chunks(text, &vectors, dim, ChunkOptions::default(), Some(stop))
         })?;
-        self.check()?;
-        let chunks = chunks.map_err(|e| interrupt.to_py(e))?;
         let pairs = chunks
             .chunks
             .chunks
@@ -530,17 +530,10 @@ impl PySplitter {
     ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyBytes>)> {
         let items = collect("texts", texts)?;
         let strs = borrow_all(py, "texts", &items)?;
-        let interrupt = Interrupt::new();
-        let stop = self.stop(&interrupt);
-        let packed = self.for_all(py, &strs, &interrupt, |_, t| {
-            self.try_split(t, &stop)
+        let packed = self.for_all(py, &strs, |_, t, stop| {
+            self.try_split(t, stop)
                 .map(|spans| flatten(&self.inner, t, &spans))
         })?;
-        let packed = packed
-            .into_iter()
-            .enumerate()
-            .map(|(i, p)| p.map_err(|e| batch_error(i, e)))
-            .collect::<PyResult<Vec<_>>>()?;
         let (offsets, counts) = py.detach(|| chunkwise_core::offsets::packed_batch(&packed));
         Ok((PyByteArray::new(py, &offsets), PyBytes::new(py, &counts)))
     }

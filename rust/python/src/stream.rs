@@ -7,8 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::build::{Prepared, Texts};
-use crate::errors::{run, value_error, DETACH_BYTES};
-use crate::interrupt::Interrupt;
+use crate::errors::{value_error, DETACH_BYTES};
 use crate::jsonl::{shape, strategy_arg, JsonLines};
 use crate::metadata;
 use crate::splitter::{metadata_arg, PySplitter};
@@ -170,16 +169,12 @@ impl PyChunkStream {
     /// Runs one call of the core stream (without the GIL for a large piece): the chunks it hands out.
     fn step(&mut self, py: Python<'_>, bytes: usize, call: Box<Step<'_>>) -> PyResult<Prepared> {
         let splitter = self.splitter.get();
-        let interrupt = Interrupt::new();
-        let stop = splitter.stop(&interrupt);
         let mut out = Vec::new();
         let inner = &mut self.inner;
         let release = bytes >= DETACH_BYTES && !splitter.calls_python();
-        let done = run(py, release, "chunking the stream", || {
-            call(inner, &splitter.inner, &mut out, &stop)
+        splitter.call(py, release, "chunking the stream", |stop| {
+            call(inner, &splitter.inner, &mut out, stop)
         })?;
-        splitter.check()?;
-        done.map_err(|e| interrupt.to_py(e))?;
         Ok(Prepared::streamed(out))
     }
 

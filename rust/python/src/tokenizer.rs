@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use chunkwise_core::{CountFn, PieceRule, TokenCounter};
+use chunkwise_core::{CountFn, TokenCounter};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
@@ -258,15 +258,7 @@ impl PyTokenizer {
         let s = borrow_str(py, "text", text)?;
         let release = s.len() >= DETACH_BYTES && !self.calls_python();
         let spans = run(py, release, "finding tokens", || {
-            self.inner.token_spans(s).map(|spans| {
-                let ascii = s.is_ascii();
-                let mut starts = chunkwise_core::offsets::CharCursor::new(s, ascii);
-                let mut ends = chunkwise_core::offsets::CharCursor::new(s, ascii);
-                spans
-                    .into_iter()
-                    .map(|(a, b)| (starts.to_char(a), ends.to_char(b)))
-                    .collect::<Vec<_>>()
-            })
+            self.inner.token_char_spans(s)
         })?;
         spans.map_err(to_py)
     }
@@ -278,20 +270,10 @@ impl PyTokenizer {
     }
 
     /// How texts are cut into pieces for the memo: "spaces", "spaces+cjk", "spaces+cjk+lines", "bert", "bert+han" or
-    /// "whole"
-    /// (counted whole: exact, slower).
+    /// "whole" (counted whole: exact, slower).
     #[getter]
     fn piece_rule(&self) -> &'static str {
-        match self.inner.rule() {
-            PieceRule::Whole => "whole",
-            PieceRule::Spaces { cjk_punct: false } => "spaces",
-            PieceRule::Spaces { cjk_punct: true } if self.inner.newline_cuts() => {
-                "spaces+cjk+lines"
-            }
-            PieceRule::Spaces { cjk_punct: true } => "spaces+cjk",
-            PieceRule::Bert { chinese: false } => "bert",
-            PieceRule::Bert { chinese: true } => "bert+han",
-        }
+        self.inner.rule_name()
     }
 
     fn __reduce__<'py>(

@@ -76,6 +76,53 @@ pub struct RenderedElements {
 /// A part of a table written in column groups: the range of its table and the columns it shows.
 pub type TablePart = (Range<usize>, Vec<usize>);
 
+/// A range in `str` offsets (code points), as Python indexes a text.
+pub type CharRange = (usize, usize);
+
+/// A [`TablePart`] in `str` offsets.
+pub type CharTablePart = (CharRange, Vec<usize>);
+
+/// The ranges of [`RenderedElements`] in `str` offsets of its text.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CharRanges {
+    /// Per element, its range (see [`RenderedElements::spans`]).
+    pub spans: Vec<Option<CharRange>>,
+    /// Per table written in parts, its index and each part's range with its columns (see
+    /// [`RenderedElements::table_parts`]).
+    pub table_parts: Vec<(usize, Vec<CharTablePart>)>,
+}
+
+impl RenderedElements {
+    /// Every range in `str` offsets (code points) of [`RenderedElements::text`]: each offset counted once, in one
+    /// pass along the text.
+    pub fn char_ranges(&self) -> CharRanges {
+        let parts = self
+            .table_parts
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(|(r, _)| r));
+        let mut bytes: Vec<usize> = (self.spans.iter().flatten().chain(parts))
+            .flat_map(|r| [r.start, r.end])
+            .collect();
+        bytes.sort_unstable();
+        bytes.dedup();
+        let mut cursor = crate::offsets::CharCursor::new(&self.text, self.text.is_ascii());
+        let chars: Vec<usize> = bytes.iter().map(|&b| cursor.to_char(b)).collect();
+        let to_char = |b: usize| bytes.binary_search(&b).map_or(0, |k| chars[k]);
+        let range = |r: &Range<usize>| (to_char(r.start), to_char(r.end));
+        CharRanges {
+            spans: self.spans.iter().map(|s| s.as_ref().map(range)).collect(),
+            table_parts: (self.table_parts.iter())
+                .map(|(i, parts)| {
+                    (
+                        *i,
+                        parts.iter().map(|(r, c)| (range(r), c.clone())).collect(),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Writes `elements` as one Markdown text. `size` and `measure` (the size of a text in the chunker's unit) decide
 /// the column groups of a wide table: all columns when the header, the delimiter row and the widest row fit in half
 /// of `size`, else the key column and as many next columns as fit, part after part.
@@ -473,5 +520,48 @@ mod tests {
         }
         assert_eq!(seen, (1..40).collect::<Vec<_>>());
         assert_eq!(r.spans[0], Some(0..r.text.len() - 1));
+    }
+
+    #[test]
+    fn the_ranges_in_str_offsets_slice_the_same_text() {
+        let header = ["clé", "説明", "valeur 🙂"].repeat(6);
+        let row: Vec<String> = (0..18).map(|c| format!("日本語 {c}")).collect();
+        let mut table = el(ElementKind::Table, "");
+        table.rows = Some(vec![
+            header.to_vec(),
+            row.iter().map(String::as_str).collect(),
+        ]);
+        table.caption = Some("Tableau é");
+        let elements = [
+            el(ElementKind::Heading, "Résumé"),
+            el(ElementKind::Paragraph, "本文です。 Ünïcödé text."),
+            table,
+        ];
+        let r = render(&elements, 120, &chars);
+        let c = r.char_ranges();
+        assert!(
+            c.table_parts[0].1.len() > 1,
+            "the table is written in parts"
+        );
+        let slice = |(a, b): CharRange| r.text.chars().skip(a).take(b - a).collect::<String>();
+        let mut seen = 0;
+        for (bytes, chars) in r.spans.iter().zip(&c.spans) {
+            assert_eq!(bytes.is_some(), chars.is_some());
+            if let (Some(bytes), Some(chars)) = (bytes, chars) {
+                assert_eq!(r.text[bytes.clone()], slice(*chars));
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 3);
+        let (bytes, chars) = (&r.table_parts[0], &c.table_parts[0]);
+        assert_eq!(bytes.0, chars.0);
+        for ((range, cols), (char_range, char_cols)) in bytes.1.iter().zip(&chars.1) {
+            assert_eq!(r.text[range.clone()], slice(*char_range));
+            assert_eq!(cols, char_cols);
+        }
+        assert_eq!(
+            RenderedElements::default().char_ranges(),
+            CharRanges::default()
+        );
     }
 }

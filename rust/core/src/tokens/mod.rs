@@ -199,6 +199,19 @@ impl TokenCounter {
         self.newline_cuts
     }
 
+    /// The name of how texts are cut into pieces (what Python's `Tokenizer.piece_rule` says): "spaces",
+    /// "spaces+cjk", "spaces+cjk+lines" (also after a run of line breaks), "bert", "bert+han" or "whole".
+    pub fn rule_name(&self) -> &'static str {
+        match self.rule {
+            PieceRule::Whole => "whole",
+            PieceRule::Spaces { cjk_punct: false } => "spaces",
+            PieceRule::Spaces { cjk_punct: true } if self.newline_cuts => "spaces+cjk+lines",
+            PieceRule::Spaces { cjk_punct: true } => "spaces+cjk",
+            PieceRule::Bert { chinese: false } => "bert",
+            PieceRule::Bert { chinese: true } => "bert+han",
+        }
+    }
+
     /// Tokens added around every text (0 unless special tokens were asked for).
     pub fn specials(&self) -> usize {
         self.specials
@@ -312,6 +325,18 @@ impl TokenCounter {
                 ),
             )),
         }
+    }
+
+    /// [`TokenCounter::token_spans`] in `str` offsets (code points), as Python indexes the text: a token that ends
+    /// inside a character (byte-level BPE on CJK text) covers the whole character.
+    pub fn token_char_spans(&self, text: &str) -> Result<Vec<(usize, usize)>, ChunkError> {
+        let ascii = text.is_ascii();
+        // Starts and ends each move forward (tokens come in order), each cursor counting once along the text.
+        let mut starts = crate::offsets::CharCursor::new(text, ascii);
+        let mut ends = crate::offsets::CharCursor::new(text, ascii);
+        Ok((self.token_spans(text)?.into_iter())
+            .map(|(a, b)| (starts.to_char(a), ends.to_char(b)))
+            .collect())
     }
 
     /// The model's count of `text`, or the tokenizer's error.
@@ -594,6 +619,35 @@ mod tests {
                 at = b;
             }
             assert_eq!(at, text.len());
+        }
+    }
+
+    #[test]
+    fn the_rule_is_named_with_its_options() {
+        assert_eq!(
+            TokenCounter::tiktoken("cl100k_base").unwrap().rule_name(),
+            "spaces+cjk+lines"
+        );
+        // The GPT-2 regex splits "\n\n" by what follows.
+        assert_eq!(
+            TokenCounter::tiktoken("gpt2").unwrap().rule_name(),
+            "spaces+cjk"
+        );
+    }
+
+    #[test]
+    fn token_char_spans_are_the_token_spans_in_chars() {
+        let counter = TokenCounter::tiktoken("cl100k_base").unwrap();
+        for text in ["Hello world", "中文的句子。日本語です", "aéé b 🙂!", ""] {
+            let bytes = counter.token_spans(text).unwrap();
+            let chars = counter.token_char_spans(text).unwrap();
+            assert_eq!(bytes.len(), chars.len());
+            for (&(a, b), &(ca, cb)) in bytes.iter().zip(&chars) {
+                assert_eq!(
+                    (text[..a].chars().count(), text[..b].chars().count()),
+                    (ca, cb)
+                );
+            }
         }
     }
 

@@ -8,6 +8,7 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
+use chunkwise_core::panic::{guard, Panic};
 use parquet::errors::ParquetError;
 
 use super::rows::RowBuilder;
@@ -53,12 +54,6 @@ impl From<ParquetError> for Error {
     }
 }
 
-/// How the encoder's loop is run on its thread: a panic caught as its message (the bindings' guard, which also
-/// keeps the panic hook quiet).
-pub type Guard = fn(
-    Box<dyn FnOnce() -> parquet::errors::Result<()> + Send>,
-) -> Result<parquet::errors::Result<()>, String>;
-
 /// Pieces waiting for the encoder at most: none, the calling thread hands each piece over (waiting while the
 /// encoder is busy with the one before), so that one piece is filled while one is encoded.
 const QUEUED_PIECES: usize = 0;
@@ -66,7 +61,7 @@ const QUEUED_PIECES: usize = 0;
 /// The encoder thread and the queue of its pieces.
 struct Thread {
     pieces: SyncSender<Rows>,
-    thread: JoinHandle<Result<parquet::errors::Result<()>, String>>,
+    thread: JoinHandle<Result<parquet::errors::Result<()>, Panic>>,
 }
 
 /// A Parquet output's rows handed, a piece at a time, to the encoder thread, which writes the file; shared by the
@@ -86,19 +81,19 @@ impl std::fmt::Debug for Encoder {
 
 impl Encoder {
     /// Starts the file of `layout`'s rows in `out`, its pages compressed with `codec`, encoded on a thread of its
-    /// own that runs under `guard`; `release` is called after each row group is written (see [`Encoding::new`]).
+    /// own, its panics caught (see `chunkwise_core::panic`); `release` is called after each row group is written (see
+    /// [`Encoding::new`]).
     pub fn start<W: Write + Send + 'static>(
         out: W,
         layout: Layout,
         codec: parquet::basic::Compression,
         release: fn(),
-        guard: Guard,
     ) -> Result<Self, Error> {
         let encoding = Encoding::new(out, &layout, codec, release)?;
         let (pieces, queue) = std::sync::mpsc::sync_channel::<Rows>(QUEUED_PIECES);
         let thread = std::thread::Builder::new()
             .name("chunkwise-parquet".into())
-            .spawn(move || guard(Box::new(move || run(encoding, queue))))
+            .spawn(move || guard(move || run(encoding, queue)))
             .map_err(Error::Start)?;
         Ok(Self {
             layout,
@@ -157,7 +152,7 @@ fn finish(thread: Thread) -> Result<(), Error> {
     drop(pieces);
     match thread.join() {
         Ok(Ok(done)) => done.map_err(Error::from),
-        Ok(Err(panic)) => Err(Error::Panic(panic)),
+        Ok(Err(panic)) => Err(Error::Panic(panic.0)),
         Err(_) => Err(Error::Panic("the encoder thread died".into())),
     }
 }

@@ -359,21 +359,14 @@ fn every_codec_writes_a_file_that_reads_back() {
     assert!(codec("zip").is_none());
 }
 
-/// A guard as the bindings give one: a panic caught as its message.
-fn caught(
-    run: Box<dyn FnOnce() -> parquet::errors::Result<()> + Send>,
-) -> Result<parquet::errors::Result<()>, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|_| "a panic".to_owned())
-}
-
 #[test]
 fn the_encoder_thread_writes_the_pieces_in_order_and_closes_once() {
     let text = PLAIN.repeat(300);
     let splitter = splitter(Strategy::Recursive, 16);
     let layout = Layout::new(vec![key::TEXT, key::INDEX], false);
     let blocks = Blocks::default();
-    let encoder = Encoder::start(blocks.clone(), layout, Compression::SNAPPY, || {}, caught)
-        .expect("an encoder");
+    let encoder =
+        Encoder::start(blocks.clone(), layout, Compression::SNAPPY, || {}).expect("an encoder");
     let changes = Changes::new(None::<[&str; 0]>);
     let chunks = chunks(&splitter, &text);
     let mut piece = encoder.piece(shape(&splitter), &changes, false);
@@ -442,7 +435,6 @@ fn a_file_that_fails_is_the_encoders_error_as_itself() {
         layout,
         Compression::UNCOMPRESSED,
         || {},
-        caught,
     )
     .expect("an encoder (the file's magic fits)");
     let changes = Changes::new(None::<[&str; 0]>);
