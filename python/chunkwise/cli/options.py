@@ -5,6 +5,7 @@ same errors)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
 import os
 import re
@@ -54,11 +55,16 @@ def integer(value: str) -> int:
     return number
 
 
+@functools.lru_cache(maxsize=8)
 def parse_tokenizer(value: Optional[str]) -> Optional[Tokenizer]:
-    """What ``--tokenizer`` names: a tiktoken encoding name, or the path of a tokenizer.json."""
+    """What ``--tokenizer`` names: a tiktoken encoding name, the path of a tokenizer.json, or a model's folder (its
+    tokenizer, knowing the model's window: see ``Tokenizer.for_model``). Read once per run: auto's code chunkers are
+    made per file."""
     if value is None:
         return None
     try:
+        if os.path.isdir(value):
+            return Tokenizer.for_model(value)
         if value.endswith(".json") or os.sep in value or os.path.exists(value):
             return Tokenizer.from_file(value)
         return Tokenizer.tiktoken(value)
@@ -87,15 +93,20 @@ def make_chunker(args: argparse.Namespace, strategy: Optional[str] = None, table
                          chosen=args.strategy, language=language)
 
 
-def build_chunker(strategy: str, size: int, overlap: int, tokenizer: Union[Tokenizer, str, None] = None, *,
+def build_chunker(strategy: str, size: Optional[int], overlap: int, tokenizer: Union[Tokenizer, str, None] = None, *,
                   min_size: int = 0, restart: Optional[str] = None, rows_per_chunk: Optional[int] = None,
                   size_includes_context: Optional[bool] = None, table_format: str = "markdown",
                   chosen: Optional[str] = None, language: str = "auto") -> Any:
     """The chunker of ``chunk``, ``inspect`` and ``eval``: options that do not apply to ``strategy`` are usage
     errors, and the core's checks of size and overlap are reworded to name the options as the user typed them.
     ``tokenizer``: a Tokenizer, or what ``--tokenizer`` takes; ``chosen``: the ``--strategy`` given, when it is auto
-    and ``strategy`` the one auto takes for a file; ``language``: code's, by the file's name."""
+    and ``strategy`` the one auto takes for a file; ``language``: code's, by the file's name. ``size`` None: the
+    most tokens the tokenizer's model embeds when it knows (a model's folder), else 512."""
     chosen = strategy if chosen is None else chosen
+    if isinstance(tokenizer, str):
+        tokenizer = parse_tokenizer(tokenizer)
+    if size is None and (tokenizer is None or tokenizer.max_tokens is None):
+        size = 512
     kwargs: Dict[str, Any] = {"size": size, "overlap": overlap}
     if strategy == "code":
         kwargs["language"] = language
@@ -120,8 +131,6 @@ def build_chunker(strategy: str, size: int, overlap: int, tokenizer: Union[Token
         elif chosen != "auto":  # auto: it applies to the Markdown documents
             raise UsageError(f"--[no-]size-includes-context applies to --strategy {', '.join(SECTION_STRATEGIES)} or auto "
                              "(the strategies whose chunks carry a context), not to " + strategy)
-    if isinstance(tokenizer, str):
-        tokenizer = parse_tokenizer(tokenizer)
     if tokenizer is not None:
         kwargs["tokenizer"] = tokenizer
     try:
