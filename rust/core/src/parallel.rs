@@ -14,7 +14,7 @@ use crate::panic::{guard, Panic};
 /// How many items a pipeline worker takes at a time.
 const STEP: usize = 8;
 
-/// The caller's side of a batch.
+/// The caller's side of a batch: for the Python bindings, the GIL, Ctrl-C and Python's exceptions.
 pub trait Caller {
     /// What the batch fails with.
     type Error: Send;
@@ -30,8 +30,8 @@ pub trait Caller {
     /// work calls back into Python, and would only wait for the GIL on the other threads).
     fn serial(&self) -> bool;
 
-    /// The error that stops the batch, if any: what the work's callbacks raised, or what stopped the interruption
-    /// (see [`Interrupt::stopped`]).
+    /// The error that stops the batch, if any: what the work's callbacks raised, or what the interruption stopped
+    /// with (see [`Interrupt::stopped`]).
     fn check(&self) -> Result<(), Self::Error>;
 
     /// The error for a panic while working on item `i`, or outside any item (`None`).
@@ -137,6 +137,7 @@ pub fn pipeline<C: Caller, T: Send>(
             let mut slots: Vec<Option<Result<T, Panic>>> = (0..n).map(|_| None).collect();
             let mut next = 0;
             loop {
+                // Polls when it is time; stops if that, or anything else, stopped the batch.
                 interrupt.check();
                 caller.check()?;
                 while let Some(out) = slots.get_mut(next).and_then(Option::take) {
@@ -260,10 +261,10 @@ mod tests {
             {
                 return Err("the callback raised".to_owned());
             }
-            match self.interrupt.stopped() {
-                true => Err(self.interrupt.take_error().unwrap_or_default()),
-                false => Ok(()),
+            if self.interrupt.stopped() {
+                return Err(self.interrupt.take_error().unwrap_or_default());
             }
+            Ok(())
         }
 
         fn panicked(&self, i: Option<usize>, panic: &Panic) -> String {

@@ -36,10 +36,10 @@ impl Caller for Batch<'_, '_> {
     /// What a Python tokenizer callable raised, else what a signal handler raised.
     fn check(&self) -> PyResult<()> {
         self.splitter.check()?;
-        match self.interrupt.stopped() {
-            true => Err(interrupt::raised(self.interrupt)),
-            false => Ok(()),
+        if self.interrupt.stopped() {
+            return Err(interrupt::raised(self.interrupt));
         }
+        Ok(())
     }
 
     fn panicked(&self, i: Option<usize>, panic: &Panic) -> PyErr {
