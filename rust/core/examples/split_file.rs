@@ -1,6 +1,8 @@
 //! Splits a file with the default recursive strategy and prints the throughput: `cargo run --release --example
-//! split_file -- PATH [SIZE] [STRATEGY] [ENCODING]` (a tiktoken encoding measures in tokens, with a new memo every round). For profiling the
-//! core without Python.
+//! split_file -- PATH [SIZE] [STRATEGY] [TOKENIZER]` (a tiktoken encoding's name, or a tokenizer.json's path, measures
+//! in tokens, with a new memo every round; CHUNKWISE_WARM=1 keeps one memo, filled by a round outside the timing, and
+//! CHUNKWISE_WARM=1 CHUNKWISE_COUNT=1 times only the counter's count of the whole text). For profiling the core without
+//! Python.
 
 use chunkwise_core::{Splitter, SplitterConfig, Strategy};
 
@@ -18,17 +20,46 @@ fn main() {
         .expect("bad strategy");
     let text = std::fs::read_to_string(&path).expect("cannot read PATH as UTF-8");
     let encoding = args.next();
-    // A new splitter (and token memo) every round: the cold case.
+    let counter = || {
+        let encoding = encoding.as_ref()?;
+        Some(std::sync::Arc::new(if encoding.ends_with(".json") {
+            let json = std::fs::read_to_string(encoding).expect("cannot read the tokenizer.json");
+            chunkwise_core::TokenCounter::from_hf_json(&json, false).expect("bad tokenizer.json")
+        } else {
+            chunkwise_core::TokenCounter::tiktoken(encoding).expect("bad encoding")
+        }))
+    };
+    let warm = std::env::var_os("CHUNKWISE_WARM")
+        .is_some()
+        .then(counter)
+        .flatten();
+    // A new splitter every round, and a new token memo unless warm: the cold case.
     let make = || {
         let mut config = SplitterConfig::new(strategy, size);
-        if let Some(encoding) = &encoding {
-            let counter = chunkwise_core::TokenCounter::tiktoken(encoding).expect("bad encoding");
-            config.tokenizer = Some(std::sync::Arc::new(counter));
+        if let Some(counter) = warm.clone().or_else(counter) {
+            config.tokenizer = Some(counter);
             config.unit = chunkwise_core::Unit::Tokens;
         }
         Splitter::new(config).expect("bad config")
     };
+    if let (Some(c), Some(_)) = (&warm, std::env::var_os("CHUNKWISE_COUNT")) {
+        c.count(&text);
+        let t0 = std::time::Instant::now();
+        let mut n = 0;
+        for _ in 0..10 {
+            n = c.count(&text);
+        }
+        println!(
+            "count {n}: {:.1} MB/s",
+            text.len() as f64 * 10.0 / t0.elapsed().as_secs_f64() / 1e6
+        );
+        return;
+    }
     let rounds = 10;
+    if warm.is_some() {
+        // The memo filled once, outside the timing.
+        make().split(&text).expect("a readable text");
+    }
     let mut n = 0;
     let mut elapsed = std::time::Duration::ZERO;
     for _ in 0..rounds {

@@ -32,7 +32,7 @@ mod window;
 pub use window::ModelFiles;
 
 use hf::{added_tokens_regex, check_usable, hf_rule, model_type, unencodable_count, RULE_SAMPLE};
-use memo::Memo;
+use memo::{Lookup, Memo};
 use pieces::{bert_pieces, space_pieces};
 
 /// Counts tokens for a tokenizer that is not built in (a Python callable, say). Such a counter is called on whole
@@ -270,11 +270,15 @@ impl TokenCounter {
     pub fn try_count(&self, text: &str) -> Result<usize, ChunkError> {
         let mut total = self.specials;
         let mut failed = None;
-        self.for_each_piece(text, |a, b| match self.count_piece_checked(&text[a..b]) {
-            Ok(n) => total += n,
-            Err(e) => {
-                failed.get_or_insert(e);
-            }
+        self.memo.with_front(|memo| {
+            self.for_each_piece(text, |a, b| {
+                match self.count_piece_checked(memo, &text[a..b]) {
+                    Ok(n) => total += n,
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
+            })
         });
         match failed {
             None => Ok(total),
@@ -355,21 +359,23 @@ impl TokenCounter {
     }
 
     fn count_plain(&self, text: &str) -> usize {
-        let mut total = 0;
-        self.for_each_piece(text, |a, b| total += self.count_piece(&text[a..b]));
-        total
+        self.memo.with_front(|memo| {
+            let mut total = 0;
+            self.for_each_piece(text, |a, b| total += self.count_piece(memo, &text[a..b]));
+            total
+        })
     }
 
-    fn count_piece(&self, piece: &str) -> usize {
-        self.count_piece_checked(piece)
+    fn count_piece(&self, memo: &mut Lookup<'_>, piece: &str) -> usize {
+        self.count_piece_checked(memo, piece)
             .unwrap_or_else(|_| unencodable_count(piece))
     }
 
-    fn count_piece_checked(&self, piece: &str) -> Result<usize, String> {
+    fn count_piece_checked(&self, memo: &mut Lookup<'_>, piece: &str) -> Result<usize, String> {
         if self.rule == PieceRule::Whole {
             return self.encode_count(piece);
         }
-        self.memo.get_or(piece, || self.encode_count(piece))
+        memo.get_or(piece, || self.encode_count(piece))
     }
 
     /// Calls `f(start, end)` for each piece of `text`, in order. Added tokens are pieces of their own; BERT's
@@ -445,6 +451,18 @@ impl TokenCounter {
             // window: a run that is one word, counted anew for each level, was most of a split's time.)
             return;
         }
+        self.memo
+            .with_front(|memo| self.window_pieces_in(memo, text, start, end, cache));
+    }
+
+    fn window_pieces_in(
+        &self,
+        memo: &mut Lookup<'_>,
+        text: &str,
+        start: usize,
+        end: usize,
+        cache: &mut WindowPieces,
+    ) {
         let mut tail_from = start;
         let reusable = self.added.is_none() && cache.start <= start && start < cache.end;
         let old = std::mem::take(&mut cache.pieces);
@@ -458,7 +476,7 @@ impl TokenCounter {
             if let Some(&(first, _, _)) = kept.peek() {
                 if first > start {
                     // The head: one piece, the rest of the old piece that held `start`.
-                    pieces.push((start, first, self.count_piece(&text[start..first])));
+                    pieces.push((start, first, self.count_piece(memo, &text[start..first])));
                 }
                 pieces.extend(kept);
                 tail_from = pieces.last().map_or(start, |p| p.1);
@@ -467,7 +485,11 @@ impl TokenCounter {
         if tail_from < end {
             let tail = &text[tail_from..end];
             self.for_each_piece(tail, |a, b| {
-                pieces.push((tail_from + a, tail_from + b, self.count_piece(&tail[a..b])));
+                pieces.push((
+                    tail_from + a,
+                    tail_from + b,
+                    self.count_piece(memo, &tail[a..b]),
+                ));
             });
         }
         *cache = WindowPieces { start, end, pieces };

@@ -10,87 +10,52 @@ pub(super) fn space_pieces(
     f: &mut impl FnMut(usize, usize),
 ) {
     let bytes = text.as_bytes();
-    let mut start = from;
-    let mut i = from + 1;
-    let table = if newlines {
-        &NEWLINE_RULE_BYTES
-    } else {
-        &PUNCT_RULE_BYTES
+    // The characters on either side of byte `i`, read without decoding when they are ASCII (most text's spaces
+    // and punctuation sit between ASCII letters).
+    let before = |i: usize| match bytes[i - 1] {
+        b if b < 0x80 => char::from(b),
+        _ => text[..i].chars().next_back().unwrap_or(' '),
     };
-    while i < to {
-        let found = if cjk_punct {
-            bytes[i..to].iter().position(|&b| table[b as usize])
-        } else {
-            memchr::memchr(b' ', &bytes[i..to])
-        };
-        let Some(off) = found else { break };
-        i += off;
-        let letter_before = || {
-            text[..i]
-                .chars()
-                .next_back()
-                .is_some_and(is_letter_before_punct)
-        };
+    let after = |j: usize| match bytes.get(j).filter(|_| j < to) {
+        Some(&b) if b < 0x80 => Some(char::from(b)),
+        Some(_) => text[j..to].chars().next(),
+        None => None,
+    };
+    let mut start = from;
+    let mut stop = |i: usize| {
         if matches!(bytes[i], b'\n' | b'\r') {
             // The end of a run of line breaks, before a non-space: cl100k and o200k end a token there (their
             // `\s*[\r\n]` and `[\r\n]*` take every break), and start the next one. Not before "/", which o200k
             // keeps with punctuation and breaks before it (`[\r\n/]*`).
-            let next = text[i + 1..to].chars().next();
-            if next.is_some_and(|c| !c.is_whitespace() && c != '/') {
+            if after(i + 1).is_some_and(|c| !c.is_whitespace() && c != '/') {
                 f(start, i + 1);
                 start = i + 1;
             }
-            i += 1;
-            continue;
+            return;
         }
         let cut = match bytes[i] {
-            b' ' => {
-                let before = text[..i]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| !c.is_whitespace());
-                let after = text[i + 1..to]
-                    .chars()
-                    .next()
-                    .is_some_and(|c| !c.is_whitespace());
-                before && after
-            }
+            b' ' => !before(i).is_whitespace() && after(i + 1).is_some_and(|c| !c.is_whitespace()),
             // ASCII punctuation after a letter or digit starts a token (the letters' token never takes it).
-            b if b.is_ascii() => letter_before(),
+            b if b.is_ascii() => is_letter_before_punct(before(i)),
             // A lead byte of the CJK punctuation (the needles are never continuation bytes).
-            _ => is_cjk_punct(text[i..].chars().next().unwrap_or(' ')) && letter_before(),
+            _ => {
+                is_cjk_punct(text[i..].chars().next().unwrap_or(' '))
+                    && is_letter_before_punct(before(i))
+            }
         };
         if cut {
             f(start, i);
             start = i;
         }
-        i += 1;
+    };
+    if cjk_punct {
+        crate::simd::for_each_token_stop(bytes, from + 1, to, newlines, stop);
+    } else {
+        let from = (from + 1).min(to);
+        memchr::memchr_iter(b' ', &bytes[from..to]).for_each(|off| stop(from + off));
     }
     f(start, to);
 }
-
-/// The bytes `space_pieces` stops at with punctuation cuts on: the space, ASCII punctuation but the apostrophe
-/// (o200k keeps "'s" with the word before it), and the lead bytes of the CJK punctuation.
-pub(super) static PUNCT_RULE_BYTES: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 128 {
-        t[b] = (b as u8).is_ascii_punctuation() && b != b'\'' as usize;
-        b += 1;
-    }
-    t[b' ' as usize] = true;
-    t[0xE3] = true;
-    t[0xEF] = true;
-    t
-};
-
-/// `PUNCT_RULE_BYTES` and the line breaks, for cl100k and o200k.
-pub(super) static NEWLINE_RULE_BYTES: [bool; 256] = {
-    let mut t = PUNCT_RULE_BYTES;
-    t[b'\n' as usize] = true;
-    t[b'\r' as usize] = true;
-    t
-};
 
 /// CJK punctuation (all of Unicode category P): a token starts at it in byte-level BPE and tiktoken.
 pub(super) fn is_cjk_punct(c: char) -> bool {
@@ -160,4 +125,36 @@ pub(super) fn bert_pieces(
 /// Han characters that BERT's normalizer isolates (a subset of its list).
 pub(super) fn is_han(c: char) -> bool {
     matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The bytes the rule stops at, as the rule says them: the space, ASCII punctuation but the apostrophe (o200k
+    /// keeps "'s" with the word before it), the lead bytes of the CJK punctuation, and the line breaks if asked.
+    fn is_stop(b: u8, newlines: bool) -> bool {
+        b == b' '
+            || (b.is_ascii_punctuation() && b != b'\'')
+            || b == 0xE3
+            || b == 0xEF
+            || (newlines && matches!(b, b'\n' | b'\r'))
+    }
+
+    #[test]
+    fn the_vector_scan_stops_at_every_rule_byte_and_no_other() {
+        // Every byte value at every offset of a 64-byte block and of the partial block after it.
+        let mut bytes: Vec<u8> = (0..=255u8).cycle().take(256 * 3 + 37).collect();
+        for rotate in [0, 1, 63] {
+            bytes.rotate_left(rotate);
+            for newlines in [false, true] {
+                for (from, to) in [(0, bytes.len()), (5, bytes.len() - 3), (70, 71), (9, 9)] {
+                    let mut found = Vec::new();
+                    crate::simd::for_each_token_stop(&bytes, from, to, newlines, |i| found.push(i));
+                    let expected: Vec<usize> = (from..to)
+                        .filter(|&i| is_stop(bytes[i], newlines))
+                        .collect();
+                    assert_eq!(found, expected, "{from}..{to}, newlines {newlines}");
+                }
+            }
+        }
+    }
 }
