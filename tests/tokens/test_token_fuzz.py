@@ -78,3 +78,31 @@ def test_chunks_of_the_fuzz_count_exactly_and_fit(case, chunker):
                 assert c.size == reference(c.text), (size, c.text[:80])
                 # Over the cap only as one grapheme cluster larger on its own (a letter under many marks).
                 assert c.size <= size or len(graphemes(c.text)) == 1, (size, c.size, c.text[:80])
+
+
+ADDED = ["[SEP]", "[CLS]", "[MASK]", "[PAD]", "[UNK]", "<|endoftext|>", "<s>", "</s>", "<unk>"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_added_tokens_across_window_edges_count_exactly(case):
+    # The tokenizers' added tokens written as text, whole, glued to words and cut in two, so that windows and
+    # chunks start and end inside and around them at every offset: the pieces a window reuses from the last one
+    # must be those of a text cut there.
+    tok, reference = case.make(), case.reference
+    rng = random.Random(7)
+    parts = []
+    for _ in range(4000):
+        token = rng.choice(ADDED)
+        cut = rng.randint(1, len(token) - 1)
+        parts.append(rng.choice([
+            token, f"x{token}y", f"{token}{token}", token[:cut], token[cut:], f"{token[:cut]} {token[cut:]}",
+            rng.choice(["word", "中文", "é", ".", ",", "\n", "  "]),
+        ]))
+    text = " ".join(parts)
+    for size in (3, 7, 16, 41):
+        for overlap in (0, size // 3):
+            chunks = RecursiveChunker(size=size, overlap=overlap, tokenizer=tok).chunk(text)
+            assert chunks and all(a.start < b.start for a, b in zip(chunks, chunks[1:]))
+            for c in chunks:
+                assert c.size == reference(c.text), (size, overlap, c.text[:80])
+                assert c.size <= size or len(graphemes(c.text)) == 1, (size, c.size, c.text[:80])

@@ -133,46 +133,45 @@ pub(crate) fn positions<const N: usize>(bytes: &[u8], needles: [u8; N]) -> Posit
     Positions::new(bytes, needles)
 }
 
-/// The bytes a piece rule of [`crate::tokens`] stops at: the space, ASCII punctuation but the apostrophe, the lead
-/// bytes 0xE3 and 0xEF of CJK punctuation, and with `newlines` the line breaks. `g(i)` for each such `i` in
-/// `from..to`, in order.
+/// The ASCII punctuation among 16 bytes (all lanes set), the apostrophe included or not: four ranges, where `b - lo`,
+/// wrapping, is at most `width`.
 #[inline]
-pub(crate) fn for_each_token_stop(
+fn ascii_punctuation(v: u8x16, apostrophe: bool) -> u8x16 {
+    let zero = u8x16::splat(0);
+    let mut hits = zero;
+    for (lo, width) in [(0x21, 0x0E), (0x3A, 0x06), (0x5B, 0x05), (0x7B, 0x03)] {
+        hits |= (v - u8x16::splat(lo))
+            .saturating_sub(u8x16::splat(width))
+            .cmp_eq(zero);
+    }
+    if apostrophe {
+        hits
+    } else {
+        hits & !v.cmp_eq(u8x16::splat(b'\''))
+    }
+}
+
+/// `g(i)` for each `i` in `from..to`, in order, whose byte `class` marks: `class` maps 16 bytes to their lanes'
+/// hits (all bits set), read 64 bytes at a time.
+#[inline]
+fn for_each_in_class(
     bytes: &[u8],
     from: usize,
     to: usize,
-    newlines: bool,
+    class: impl Fn(u8x16) -> u8x16,
     mut g: impl FnMut(usize),
 ) {
-    // ASCII punctuation is four ranges: `b - lo`, wrapping, is at most `width` inside one.
-    let ranges = [(0x21, 0x0E), (0x3A, 0x06), (0x5B, 0x05), (0x7B, 0x03)]
-        .map(|(lo, width): (u8, u8)| (u8x16::splat(lo), u8x16::splat(width)));
-    let zero = u8x16::splat(0);
-    let eq = [b' ', 0xE3, 0xEF, b'\n', b'\r'].map(u8x16::splat);
-    let apostrophe = u8x16::splat(b'\'');
-    let eqs = if newlines { 5 } else { 3 };
-    let mask16 = |v: u8x16| {
-        let mut hits = zero;
-        for (lo, width) in ranges {
-            hits |= (v - lo).saturating_sub(width).cmp_eq(zero);
-        }
-        hits &= !v.cmp_eq(apostrophe);
-        for n in &eq[..eqs] {
-            hits |= v.cmp_eq(*n);
-        }
-        hits.move_mask() as u16
-    };
     let bytes = &bytes[..to];
     let mut at = from;
     while at < to {
         let (chunk, n) = match bytes.get(at..at + 64) {
             Some(chunk) => (*<&[u8; 64]>::try_from(chunk).expect("64 bytes"), 64),
-            // The last, partial chunk, padded with a letter (no stop).
-            None => chunk_at(bytes, at, b'a'),
+            // The last, partial chunk: its padding is masked off.
+            None => chunk_at(bytes, at, 0),
         };
         let mut mask = 0u64;
         for k in 0..4 {
-            mask |= u64::from(mask16(lanes(&chunk, k))) << (16 * k);
+            mask |= u64::from(class(lanes(&chunk, k)).move_mask() as u16) << (16 * k);
         }
         mask &= low_bits(n);
         while mask != 0 {
@@ -181,6 +180,46 @@ pub(crate) fn for_each_token_stop(
         }
         at += 64;
     }
+}
+
+/// The bytes the space piece rule of [`crate::tokens`] stops at: the space, ASCII punctuation but the apostrophe,
+/// the lead bytes 0xE3 and 0xEF of CJK punctuation, and with `newlines` the line breaks. `g(i)` for each such `i`
+/// in `from..to`, in order.
+#[inline]
+pub(crate) fn for_each_token_stop(
+    bytes: &[u8],
+    from: usize,
+    to: usize,
+    newlines: bool,
+    g: impl FnMut(usize),
+) {
+    let eq = [b' ', 0xE3, 0xEF, b'\n', b'\r'].map(u8x16::splat);
+    let eqs = if newlines { 5 } else { 3 };
+    let class = |v: u8x16| {
+        let mut hits = ascii_punctuation(v, false);
+        for n in &eq[..eqs] {
+            hits |= v.cmp_eq(*n);
+        }
+        hits
+    };
+    for_each_in_class(bytes, from, to, class, g);
+}
+
+/// The bytes BERT's piece rule of [`crate::tokens`] looks at: ASCII whitespace (space, tab, line breaks), ASCII
+/// punctuation, and the lead bytes of characters of two or more bytes (0xC0 and up), which may be whitespace,
+/// punctuation or Han. `g(i)` for each such `i` in `from..to`, in order.
+#[inline]
+pub(crate) fn for_each_bert_stop(bytes: &[u8], from: usize, to: usize, g: impl FnMut(usize)) {
+    let eq = [b' ', b'\t', b'\n', b'\r'].map(u8x16::splat);
+    let lead = u8x16::splat(0xC0);
+    let class = |v: u8x16| {
+        let mut hits = ascii_punctuation(v, true) | v.max(lead).cmp_eq(v);
+        for n in eq {
+            hits |= v.cmp_eq(n);
+        }
+        hits
+    };
+    for_each_in_class(bytes, from, to, class, g);
 }
 
 /// The number of chars in every prefix of a region of a text, read in constant time: the char starts of each 64

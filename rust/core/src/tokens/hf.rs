@@ -140,7 +140,10 @@ pub(super) fn char_local(normalizer: &Value) -> bool {
 }
 
 /// The added tokens as one regex, longest first, so that a match is the leftmost-longest as in the tokenizer.
-pub(super) fn added_tokens_regex(config: &Value) -> Result<Option<regex::Regex>, ChunkError> {
+/// The added tokens of a tokenizer.json as one regex, longest first, and the length in bytes of the longest.
+pub(super) fn added_tokens_regex(
+    config: &Value,
+) -> Result<Option<(regex::Regex, usize)>, ChunkError> {
     let mut contents: Vec<&str> = config["added_tokens"]
         .as_array()
         .map(|tokens| {
@@ -156,6 +159,7 @@ pub(super) fn added_tokens_regex(config: &Value) -> Result<Option<regex::Regex>,
     }
     contents.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     contents.dedup();
+    let longest = contents[0].len();
     let pattern = contents
         .iter()
         .map(|c| regex::escape(c))
@@ -164,6 +168,6 @@ pub(super) fn added_tokens_regex(config: &Value) -> Result<Option<regex::Regex>,
     regex::RegexBuilder::new(&pattern)
         .size_limit(64 << 20)
         .build()
-        .map(Some)
+        .map(|regex| Some((regex, longest)))
         .map_err(|e| ChunkError::invalid("tokenizer", format!("added tokens: {e}")))
 }

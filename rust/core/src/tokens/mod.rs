@@ -81,6 +81,9 @@ pub struct TokenCounter {
     /// The tokenizer's added tokens, longest first, when the piece rule must find them first (as the tokenizer
     /// does).
     added: Option<regex::Regex>,
+    /// The length in bytes of the longest added token of `added` (0 without): how far from a window's ends a
+    /// piece must lie to be the same piece in a text cut there (a match found near a cut can differ).
+    added_margin: usize,
     /// Tokens the tokenizer adds around every text (`[CLS]`, `[SEP]`) when asked to.
     specials: usize,
     /// Tokens the tokenizer's post-processor adds around one text, counted or not.
@@ -125,16 +128,17 @@ impl TokenCounter {
         // tokens are found first, as the tokenizer does. The space rule alone never cuts inside one (they hold no
         // whitespace), and Metaspace needs them kept inside pieces: what follows an added token is tokenized
         // without the leading "▁" that a piece of its own would get.
-        let added = match rule {
+        let (added, added_margin) = match rule {
             PieceRule::Bert { .. } | PieceRule::Spaces { cjk_punct: true } => {
-                added_tokens_regex(&config)?
+                added_tokens_regex(&config)?.unzip()
             }
-            _ => None,
+            _ => (None, None),
         };
         let mut counter = Self {
             model: Model::Hf(Box::new(tok)),
             rule,
             added,
+            added_margin: added_margin.unwrap_or(0),
             specials,
             post_specials,
             window: None,
@@ -158,6 +162,7 @@ impl TokenCounter {
             },
             rule: PieceRule::Spaces { cjk_punct: true },
             added: None,
+            added_margin: 0,
             specials: 0,
             post_specials: 0,
             window: None,
@@ -175,6 +180,7 @@ impl TokenCounter {
             model: Model::External(count),
             rule: PieceRule::Whole,
             added: None,
+            added_margin: 0,
             specials: 0,
             post_specials: 0,
             window: None,
@@ -464,14 +470,18 @@ impl TokenCounter {
         cache: &mut WindowPieces,
     ) {
         let mut tail_from = start;
-        let reusable = self.added.is_none() && cache.start <= start && start < cache.end;
+        let reusable = cache.start <= start && start < cache.end;
         let old = std::mem::take(&mut cache.pieces);
         let mut pieces = Vec::with_capacity(old.len());
         if reusable {
             // Pieces wholly inside both windows, ending far enough from both ends that the cut after them saw the
             // same characters (a cut before a space looks at the character after it).
+            // With added tokens, also far enough from both ends that no match of one crosses them differently.
             let limit = cache.end.min(end);
-            let keep = old.iter().filter(|p| p.0 >= start && p.1 + 8 <= limit);
+            let margin = self.added_margin;
+            let keep = old
+                .iter()
+                .filter(|p| p.0 >= start + 2 * margin && p.1 + 8 + margin <= limit);
             let mut kept = keep.copied().peekable();
             if let Some(&(first, _, _)) = kept.peek() {
                 if first > start {
@@ -559,8 +569,7 @@ impl Sizer for TokenCounter {
         let window = cache
             .as_ref()
             .and_then(|c| c.downcast_ref::<WindowPieces>());
-        let Some(w) = window.filter(|w| w.start == start && end <= w.end && self.added.is_none())
-        else {
+        let Some(w) = window.filter(|w| w.start == start && end <= w.end) else {
             return self.count(&text[start..end]);
         };
         // The window's pieces up to a cut that `text[start..end]` also makes: a cut before a space needs the
@@ -569,7 +578,7 @@ impl Sizer for TokenCounter {
         let mut total = self.specials;
         let mut from = start;
         for &(a, b, count) in &w.pieces {
-            if b + 4 >= end {
+            if b + 4 + self.added_margin >= end {
                 break;
             }
             if a >= from {

@@ -101,24 +101,34 @@ pub(super) fn bert_pieces(
     chinese: bool,
     f: &mut impl FnMut(usize, usize),
 ) {
-    let mut start = None;
-    for (off, c) in text[from..to].char_indices() {
-        let i = from + off;
-        if is_bert_space(c) {
-            if let Some(s) = start.take() {
-                f(s, i);
+    // Only whitespace, punctuation and Han end a word: every other byte is inside one. A word runs from after the
+    // last of those to the next.
+    let bytes = text.as_bytes();
+    let mut word_from = from;
+    crate::simd::for_each_bert_stop(bytes, from, to, |i| {
+        let b = bytes[i];
+        let (len, alone) = if b < 0x80 {
+            (1, b.is_ascii_punctuation())
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            if is_bert_space(c) {
+                (c.len_utf8(), false)
+            } else if is_cjk_punct(c) || (chinese && is_han(c)) {
+                (c.len_utf8(), true)
+            } else {
+                return; // a letter of a word
             }
-        } else if c.is_ascii_punctuation() || is_cjk_punct(c) || (chinese && is_han(c)) {
-            if let Some(s) = start.take() {
-                f(s, i);
-            }
-            f(i, i + c.len_utf8());
-        } else if start.is_none() {
-            start = Some(i);
+        };
+        if word_from < i {
+            f(word_from, i);
         }
-    }
-    if let Some(s) = start {
-        f(s, to);
+        if alone {
+            f(i, i + len);
+        }
+        word_from = i + len;
+    });
+    if word_from < to {
+        f(word_from, to);
     }
 }
 
@@ -139,6 +149,52 @@ mod tests {
             || (newlines && matches!(b, b'\n' | b'\r'))
     }
 
+    /// BERT's pieces as the rule says them, char by char: words between whitespace, punctuation and (with
+    /// `chinese`) Han characters alone.
+    fn bert_by_chars(text: &str, chinese: bool) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in text.char_indices() {
+            if super::is_bert_space(c) {
+                out.extend(start.take().map(|s| (s, i)));
+            } else if c.is_ascii_punctuation()
+                || super::is_cjk_punct(c)
+                || (chinese && super::is_han(c))
+            {
+                out.extend(start.take().map(|s| (s, i)));
+                out.push((i, i + c.len_utf8()));
+            } else if start.is_none() {
+                start = Some(i);
+            }
+        }
+        out.extend(start.map(|s| (s, text.len())));
+        out
+    }
+
+    #[test]
+    fn bert_pieces_are_those_of_the_rule_read_char_by_char() {
+        let samples = [
+            "Hello, world! It's 3.14 -- ok?\tTabs\r\nand\u{3000}ideographic spaces\u{a0}nbsp \u{85}nel",
+            "中文的句子，日本語です。「引用」！한국어 문장입니다. Ünïcödé wörds; emoji 🙂🙂 end",
+            "   leading and trailing   ",
+            "",
+            "a",
+            "...!!!???",
+        ];
+        let long: String = samples.concat().repeat(5);
+        for text in samples.iter().copied().chain([long.as_str()]) {
+            for chinese in [false, true] {
+                let mut got = Vec::new();
+                super::bert_pieces(text, 0, text.len(), chinese, &mut |a, b| got.push((a, b)));
+                assert_eq!(
+                    got,
+                    bert_by_chars(text, chinese),
+                    "{text:?} chinese {chinese}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_vector_scan_stops_at_every_rule_byte_and_no_other() {
         // Every byte value at every offset of a 64-byte block and of the partial block after it.
@@ -153,6 +209,12 @@ mod tests {
                         .filter(|&i| is_stop(bytes[i], newlines))
                         .collect();
                     assert_eq!(found, expected, "{from}..{to}, newlines {newlines}");
+                    let mut found = Vec::new();
+                    crate::simd::for_each_bert_stop(&bytes, from, to, |i| found.push(i));
+                    let bert =
+                        |b: u8| b" \t\n\r".contains(&b) || b.is_ascii_punctuation() || b >= 0xC0;
+                    let expected: Vec<usize> = (from..to).filter(|&i| bert(bytes[i])).collect();
+                    assert_eq!(found, expected, "BERT, {from}..{to}");
                 }
             }
         }
