@@ -55,7 +55,8 @@ fn main() {
         );
         return;
     }
-    let rounds = 10;
+    let rounds: u32 = std::env::var("CHUNKWISE_ROUNDS")
+        .map_or(10, |r| r.parse().expect("CHUNKWISE_ROUNDS: an integer"));
     if warm.is_some() {
         // The memo filled once, outside the timing.
         make().split(&text).expect("a readable text");
@@ -68,7 +69,7 @@ fn main() {
         n = splitter.split(&text).expect("a readable text").len();
         elapsed += t0.elapsed();
     }
-    let secs = elapsed.as_secs_f64() / rounds as f64;
+    let secs = elapsed.as_secs_f64() / f64::from(rounds);
     println!(
         "{path}: {n} chunks, {:.1} MB/s",
         text.len() as f64 / secs / 1e6

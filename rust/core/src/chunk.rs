@@ -111,7 +111,7 @@ impl Splitter {
         &self,
         text: &str,
         options: ChunkOptions<'_>,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<Chunks, ChunkError> {
         let (spans, structure) = self.split_structured_until(text, stop)?;
         Ok(self.chunks_of(text, &spans, structure, options))

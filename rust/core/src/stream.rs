@@ -109,7 +109,7 @@ impl ChunkStream {
         splitter: &Splitter,
         piece: &str,
         out: &mut Vec<Chunk>,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<(), ChunkError> {
         if self.finished {
             return Err(ChunkError::invalid("piece", "the stream is finished"));
@@ -135,7 +135,7 @@ impl ChunkStream {
         splitter: &Splitter,
         piece: &[u8],
         out: &mut Vec<Chunk>,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<(), ChunkError> {
         let joined;
         let bytes = if self.partial.is_empty() {
@@ -169,7 +169,7 @@ impl ChunkStream {
         &mut self,
         splitter: &Splitter,
         out: &mut Vec<Chunk>,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<(), ChunkError> {
         if self.finished {
             return Ok(());
@@ -204,7 +204,7 @@ impl ChunkStream {
         splitter: &Splitter,
         last: bool,
         out: &mut Vec<Chunk>,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<(), ChunkError> {
         self.compact();
         let margin = self.sizes.1;

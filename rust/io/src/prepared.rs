@@ -23,7 +23,7 @@ impl Prepared {
         splitter: &Splitter,
         text: &str,
         options: ChunkOptions<'_>,
-        stop: &dyn Fn() -> bool,
+        stop: &(dyn Fn() -> bool + Sync),
     ) -> Result<Self, ChunkError> {
         let chunks = splitter.chunks_until(text, options, Some(stop))?;
         Ok(Self {
@@ -40,7 +40,7 @@ impl Prepared {
         text: &str,
         (vectors, dim): (&[f32], usize),
         options: ChunkOptions<'_>,
-        stop: &dyn Fn() -> bool,
+        stop: &(dyn Fn() -> bool + Sync),
     ) -> Result<Self, ChunkError> {
         let got = splitter.semantic_chunks(text, vectors, dim, options, Some(stop))?;
         Ok(Self {

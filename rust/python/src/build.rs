@@ -20,7 +20,7 @@ pub(crate) fn split(
     splitter: &Splitter,
     text: &str,
     options: ChunkOptions<'_>,
-    stop: &dyn Fn() -> bool,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Prepared, chunkwise_core::ChunkError> {
     chunkwise_core::panic::tripwire::check(text);
     Prepared::split(splitter, text, options, stop)
@@ -32,7 +32,7 @@ pub(crate) fn semantic(
     text: &str,
     vectors: (&[f32], usize),
     options: ChunkOptions<'_>,
-    stop: &dyn Fn() -> bool,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Prepared, chunkwise_core::ChunkError> {
     chunkwise_core::panic::tripwire::check(text);
     Prepared::semantic(splitter, text, vectors, options, stop)

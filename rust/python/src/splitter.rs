@@ -64,7 +64,7 @@ impl PySplitter {
     pub(crate) fn try_split(
         &self,
         text: &str,
-        stop: &dyn Fn() -> bool,
+        stop: &(dyn Fn() -> bool + Sync),
     ) -> Result<Vec<Span>, chunkwise_core::ChunkError> {
         tripwire::check(text);
         Ok(self.inner.split_structured_until(text, Some(stop))?.0)

@@ -141,7 +141,7 @@ impl Resume {
 
 /// A caller's check whether a split should stop; `None` never stops.
 #[derive(Clone, Copy, Default)]
-struct Stop<'a>(Option<&'a (dyn Fn() -> bool + 'a)>);
+struct Stop<'a>(Option<&'a (dyn Fn() -> bool + Sync + 'a)>);
 
 impl std::fmt::Debug for Stop<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -311,7 +311,7 @@ impl<'a> Assembler<'a> {
     }
 
     /// Asked every few chunks whether to stop ([`crate::ChunkError::Interrupted`]).
-    pub fn stop(mut self, stop: Option<&'a (dyn Fn() -> bool + 'a)>) -> Self {
+    pub fn stop(mut self, stop: Option<&'a (dyn Fn() -> bool + Sync + 'a)>) -> Self {
         self.stop = Stop(stop);
         self
     }
@@ -328,6 +328,13 @@ impl<'a> Assembler<'a> {
     pub fn run(&self, text: &str, out: &mut Vec<Span>) -> Result<(), crate::error::ChunkError> {
         let first = out.len();
         self.resume(text, Resume::default(), out)?;
+        self.finish(text, out, first);
+        Ok(())
+    }
+
+    /// What [`Assembler::run`] does after the chunks of its run are in `out[first..]`: balance them, merge the
+    /// small ones.
+    pub fn finish(&self, text: &str, out: &mut Vec<Span>, first: usize) {
         let found = self.check.is_some_and(|c| c.found.get());
         if self.balance && self.mode == Mode::Greedy && !found {
             self.balance_spans(text, out, first);
@@ -335,7 +342,6 @@ impl<'a> Assembler<'a> {
         if self.min_size > 0 && !found {
             self.merge_small(text, out, first);
         }
-        Ok(())
     }
 
     /// Appends the spans of `text` from the state `from` to `out`, without merging small chunks. Returns where the
@@ -345,6 +351,19 @@ impl<'a> Assembler<'a> {
         text: &str,
         from: Resume,
         out: &mut Vec<Span>,
+    ) -> Result<Option<Resume>, crate::error::ChunkError> {
+        self.resume_recording(text, from, out, None)
+    }
+
+    /// [`Assembler::resume`], pushing to `states` (when given) the state after each chunk it pushes to `out`: where
+    /// a run from that state would go on. Two runs that reach the same state go on alike (the window's estimate of
+    /// bytes per unit only sizes windows, never moves a cut).
+    pub fn resume_recording(
+        &self,
+        text: &str,
+        from: Resume,
+        out: &mut Vec<Span>,
+        mut states: Option<&mut Vec<Resume>>,
     ) -> Result<Option<Resume>, crate::error::ChunkError> {
         let first = out.len();
         let mut win = Window::new(from.bytes_per_unit);
@@ -434,6 +453,14 @@ impl<'a> Assembler<'a> {
                 Mode::Greedy => self.next_start(text, &mut win, &mark),
                 Mode::Fixed { .. } => self.fixed_next(text, start, &mark),
             };
+            if let Some(states) = states.as_deref_mut() {
+                states.push(Resume {
+                    pos,
+                    prev_cut,
+                    prev_end,
+                    bytes_per_unit: win.bytes_per_unit(),
+                });
+            }
         }
         Ok(None)
     }

@@ -37,6 +37,39 @@ pub(crate) fn line_view(text: &str) -> Option<String> {
 /// sizes cannot overflow.
 const ROWS_ONLY_CAPACITY: usize = usize::MAX >> 2;
 
+/// Texts measured in tokens from this many bytes are counted on all threads (see [`Splitter::run_parallel`]). (The
+/// unit tests take small texts, and a reach short enough that runs sometimes fail to meet.)
+const PARALLEL_MIN_BYTES: usize = if cfg!(test) { 48 << 10 } else { 4 << 20 };
+/// How far past the next segment's start the run of a segment goes, at least, to meet the next one's run: this
+/// many bytes, and this many per unit of the chunks' size.
+const PARALLEL_REACH_BYTES: usize = if cfg!(test) { 1 << 10 } else { 256 << 10 };
+const PARALLEL_REACH_PER_UNIT: usize = if cfg!(test) { 2 } else { 64 };
+
+/// How often segments were joined where two runs met, and where they never did (for the tests to see both).
+#[cfg(test)]
+static SEGMENTS_MET: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+#[cfg(test)]
+static SEGMENTS_MISSED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The first chunk after which two runs of the engine stand alike: `(i, j)` with `a[i] == b[j]` but for the
+/// estimate of bytes per unit (which moves no cut), the earliest in the text. States come in the order of their
+/// positions.
+fn meeting(a: &[Resume], b: &[Resume]) -> Option<(usize, usize)> {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (&a[i], &b[j]);
+        if (x.pos, x.prev_cut, x.prev_end) == (y.pos, y.prev_cut, y.prev_end) {
+            return Some((i, j));
+        }
+        if (x.pos, x.prev_cut) < (y.pos, y.prev_cut) {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    None
+}
+
 /// A validated, immutable splitter: safe to share between threads.
 #[derive(Debug)]
 pub struct Splitter {
@@ -421,10 +454,13 @@ impl Splitter {
     pub fn split_structured_until(
         &self,
         text: &str,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<(Vec<Span>, Option<Structure>), ChunkError> {
         if self.config.strategy == Strategy::Semantic {
             return Err(semantic::needs_vectors());
+        }
+        if let Some(out) = self.run_parallel(text, stop)? {
+            return Ok((out, None));
         }
         if let Some(out) = self.run_unviewed(text, stop)? {
             return Ok((out, None));
@@ -436,6 +472,110 @@ impl Splitter {
         Ok((out, structure))
     }
 
+    /// The spans of a long `text` measured in tokens, counted on all of rayon's threads: `None` for a text this does
+    /// not take (short, one thread, a structure, sizes from a caller's function).
+    ///
+    /// The text is cut into segments, and a run of the engine starts at each, in parallel, going a little past the
+    /// next one's start. A run's chunks depend only on where it stands (its [`Resume`] state), so where the run of
+    /// one segment and the run of the next reach the same state, the next one's chunks from there are the single
+    /// run's chunks: the segments are joined there. Where they never meet, the text is run on from the last state
+    /// on this thread until they do. The chunks are those of one run, whatever the number of threads.
+    fn run_parallel(
+        &self,
+        text: &str,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
+    ) -> Result<Option<Vec<Span>>, ChunkError> {
+        let threads = rayon::current_num_threads();
+        let native = self
+            .config
+            .tokenizer
+            .as_ref()
+            .is_some_and(|t| t.is_native());
+        if threads < 2
+            || text.len() < PARALLEL_MIN_BYTES
+            || self.config.unit != Unit::Tokens
+            || !native
+            || self.is_structural()
+            || self.config.strategy == Strategy::Semantic
+        {
+            return Ok(None);
+        }
+        let view = self.view(text);
+        let view = view.as_deref();
+        // Several segments a thread, so that a thread that finishes early takes another; none under a few MB.
+        let n = (4 * threads)
+            .min(text.len() / (PARALLEL_MIN_BYTES / 4))
+            .max(2);
+        let starts: Vec<usize> = (0..n)
+            .map(|k| crate::offsets::floor_char_boundary(text, k * (text.len() / n)))
+            .collect();
+        // How far past the next segment's start a run goes to meet that segment's run: many chunks' worth.
+        let reach = PARALLEL_REACH_BYTES.max(self.capacity.saturating_mul(PARALLEL_REACH_PER_UNIT));
+        let horizon = |k: usize| {
+            starts
+                .get(k + 1)
+                .map(|&next| next.saturating_add(reach))
+                .filter(|&h| h < text.len())
+        };
+        let engine =
+            |horizon: Option<usize>| self.assembler(None, view).stop(stop).horizon(horizon);
+        type Segment = (Vec<Span>, Vec<Resume>, Option<Resume>);
+        let runs: Vec<Result<Segment, ChunkError>> = (0..n)
+            .into_par_iter()
+            .map(|k| {
+                let from = match k {
+                    0 => Resume::default(),
+                    _ => Resume {
+                        pos: starts[k],
+                        prev_cut: starts[k],
+                        prev_end: starts[k],
+                        ..Resume::default()
+                    },
+                };
+                let (mut out, mut states) = (Vec::new(), Vec::new());
+                let end =
+                    engine(horizon(k)).resume_recording(text, from, &mut out, Some(&mut states))?;
+                Ok((out, states, end))
+            })
+            .collect();
+        let mut runs = runs.into_iter();
+        let (mut out, mut states, mut end) = runs.next().expect("two segments at least")?;
+        for (k, run) in runs.enumerate().map(|(i, r)| (i + 1, r)) {
+            let Some(from) = end else {
+                break; // the single run reached the end of the text
+            };
+            let (seg, seg_states, seg_end) = run?;
+            match meeting(&states, &seg_states) {
+                Some((i, j)) => {
+                    #[cfg(test)]
+                    SEGMENTS_MET.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    out.truncate(i + 1);
+                    states.truncate(i + 1);
+                    out.extend_from_slice(&seg[j + 1..]);
+                    states.extend_from_slice(&seg_states[j + 1..]);
+                    end = seg_end;
+                }
+                None => {
+                    #[cfg(test)]
+                    SEGMENTS_MISSED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    // The runs never met: the single run goes on over this segment itself.
+                    end = engine(horizon(k)).resume_recording(
+                        text,
+                        from,
+                        &mut out,
+                        Some(&mut states),
+                    )?;
+                }
+            }
+        }
+        if let Some(from) = end {
+            engine(None).resume_recording(text, from, &mut out, None)?;
+        }
+        self.assembler(None, view).finish(text, &mut out, 0);
+        self.report_sizes(text, &mut out);
+        Ok(Some(out))
+    }
+
     /// The spans of `text` by a run that reads it with no line view and checks, block by block as it goes, that it
     /// needs none: `None` when it does, or when the strategy's run cannot check (a structure, or chunks not chosen
     /// through the paragraph index), so that a view is to be made first. Texts needing no view are most texts, and
@@ -443,7 +583,7 @@ impl Splitter {
     fn run_unviewed(
         &self,
         text: &str,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<Option<Vec<Span>>, ChunkError> {
         let engine = self.assembler(None, None);
         if self.is_structural() || text.starts_with('\u{feff}') || !engine.indexes() {
@@ -468,7 +608,7 @@ impl Splitter {
         text: &str,
         structure: Option<&Structure>,
         view: Option<&str>,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<Vec<Span>, ChunkError> {
         let mut out = Vec::new();
         self.assembler(structure, view)
@@ -502,7 +642,7 @@ impl Splitter {
         text: &str,
         from: Resume,
         horizon: Option<usize>,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<(Vec<Span>, Option<Resume>), ChunkError> {
         let view = self.view(text);
         let view = view.as_deref();
@@ -656,7 +796,7 @@ impl Splitter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
     #[test]
     fn a_text_checked_as_it_is_read_is_chunked_as_through_its_line_view() {
@@ -760,14 +900,55 @@ mod tests {
     }
 
     #[test]
+    fn a_long_text_in_tokens_is_cut_on_all_threads_as_on_one() {
+        let counter = Arc::new(crate::TokenCounter::tiktoken("cl100k_base").unwrap());
+        let on = |threads: usize, splitter: &Splitter, text: &str| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| splitter.split(text).unwrap())
+        };
+        let mut texts = crate::tiktoken::testdata::corpus(160_000);
+        let all: String = texts.iter().map(|(_, t)| t.as_str()).collect();
+        texts.push(("all", all));
+        for (name, text) in texts {
+            for (strategy, size, overlap) in [
+                (Strategy::Recursive, 16, 0),
+                (Strategy::Recursive, 64, 20),
+                (Strategy::Recursive, 256, 0),
+                (Strategy::Sentence, 48, 0),
+                (Strategy::Fixed, 32, 8),
+            ] {
+                let mut config = SplitterConfig::new(strategy, size);
+                config.tokenizer = Some(counter.clone());
+                config.unit = Unit::Tokens;
+                config.overlap = overlap;
+                let splitter = Splitter::new(config).unwrap();
+                let one = on(1, &splitter, &text);
+                for threads in [2, 3, 8] {
+                    assert_eq!(
+                        on(threads, &splitter, &text),
+                        one,
+                        "{name} {strategy:?} {size} {overlap} {threads}"
+                    );
+                }
+            }
+        }
+        // Both ways of joining segments ran: where two runs met, and where the single run went on by itself.
+        let (met, missed) = (SEGMENTS_MET.load(Relaxed), SEGMENTS_MISSED.load(Relaxed));
+        assert!(met > 10 && missed > 0, "met {met}, missed {missed}");
+    }
+
+    #[test]
     fn a_stop_check_interrupts_the_split() {
         let splitter = Splitter::new(SplitterConfig::new(Strategy::Recursive, 10)).unwrap();
         let text = "Some words here. ".repeat(200);
         let whole = splitter.split_structured(&text).unwrap().0;
         // Never stopping gives the usual chunks, asked every few chunks.
-        let asked = Cell::new(0);
+        let asked = AtomicUsize::new(0);
         let never = || {
-            asked.set(asked.get() + 1);
+            asked.fetch_add(1, Relaxed);
             false
         };
         assert_eq!(
@@ -777,19 +958,17 @@ mod tests {
                 .0,
             whole
         );
-        assert!(asked.get() > 1 && asked.get() < whole.len());
+        let asked = asked.into_inner();
+        assert!(asked > 1 && asked < whole.len());
         // Stopping at the third check.
-        let calls = Cell::new(0);
-        let third = || {
-            calls.set(calls.get() + 1);
-            calls.get() == 3
-        };
+        let calls = AtomicUsize::new(0);
+        let third = || calls.fetch_add(1, Relaxed) + 1 == 3;
         assert_eq!(
             splitter
                 .split_structured_until(&text, Some(&third))
                 .unwrap_err(),
             ChunkError::Interrupted
         );
-        assert_eq!(calls.get(), 3);
+        assert_eq!(calls.into_inner(), 3);
     }
 }

@@ -324,7 +324,7 @@ impl Splitter {
         vectors: &[f32],
         dim: usize,
         options: ChunkOptions<'_>,
-        stop: Option<&dyn Fn() -> bool>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<SemanticChunks, ChunkError> {
         let view = self.view(text);
         let structure = self.semantic_structure(text, view.as_deref())?;

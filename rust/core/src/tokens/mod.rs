@@ -190,6 +190,12 @@ impl TokenCounter {
         }
     }
 
+    /// Whether counting runs in this library alone (a tiktoken encoding, a tokenizer.json), not in a caller's
+    /// [`CountFn`] (which may need, say, Python's lock): such a counter can count on any thread at any time.
+    pub fn is_native(&self) -> bool {
+        !matches!(self.model, Model::External(_))
+    }
+
     /// What the counter counts with ("tiktoken cl100k_base", "tokenizer.json (WordPiece)", ...).
     pub fn description(&self) -> &str {
         &self.description
@@ -494,13 +500,13 @@ impl TokenCounter {
         }
         if tail_from < end {
             let tail = &text[tail_from..end];
-            self.for_each_piece(tail, |a, b| {
-                pieces.push((
-                    tail_from + a,
-                    tail_from + b,
-                    self.count_piece(memo, &tail[a..b]),
-                ));
-            });
+            // Cut first, then count: the lookups of one piece do not wait for the next one's scan, and the
+            // table's slots are fetched many at a time.
+            let first = pieces.len();
+            self.for_each_piece(tail, |a, b| pieces.push((tail_from + a, tail_from + b, 0)));
+            for p in &mut pieces[first..] {
+                p.2 = self.count_piece(memo, &text[p.0..p.1]);
+            }
         }
         *cache = WindowPieces { start, end, pieces };
     }
