@@ -3,6 +3,7 @@
     python benches/report.py                       # run everything, then print
     python benches/report.py -- -k "throughput"    # extra pytest arguments
     python benches/report.py --no-run --json FILE  # only print, from a JSON
+    python benches/report.py --no-run --json A --json B --json C  # the medians of several runs
 
 The run is ``python -m pytest benches -p no:cacheprovider --benchmark-only
 --benchmark-json=FILE``.  Every ratio printed is between two numbers from
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,6 +34,7 @@ PEERS = ("langchain", "text_splitter", "chonkie", "semchunk")
 MD_PEERS = ("text_splitter_md", "langchain_md")
 TOKENIZERS = ("cl100k", "o200k", "minilm", "unigram")
 TOKEN_FILES = ("en.txt", "zh.txt", "ja.txt", "mixed.md")
+CHAR_SIZE = 512  # the character path of test_bench_tokens.py
 TOKEN_CASES = ("held_out", "cold", "chars", "encode", "gigatoken", "tokie", "kitoken", "fastokens", "bpe_openai",
                "splintr", "nanotoken", "riptoken", "toktok", "flash_tokenizer", "langchain", "text_splitter")
 MD_VARIANTS = ("markdown.split", "markdown.chunk", "markdown.split.nocontext")
@@ -62,6 +65,10 @@ def fmt(x: float | None, digits: int = 1) -> str:
     if x >= 100:
         return f"{x:.0f}"
     return f"{x:.{digits}f}" if x >= 1 else f"{x:.2f}"
+
+
+def ratio2(x: float | None, digits: int = 2) -> str:
+    return "" if x is None else f"{x:.{digits}f}x"
 
 
 def ratio(a: float | None, b: float | None) -> str:
@@ -113,7 +120,7 @@ def tokens_tables(benches: list[dict]) -> list[str]:
                                        TOKEN_FILES.index(k[1]) if k[1] in TOKEN_FILES else 9))
     order = {c: n for n, c in enumerate(TOKEN_CASES)}
     cols = sorted({c for v in cell.values() for c in v}, key=lambda c: (order.get(c.split("@")[0], 99), c))
-    slices = sorted({i["slice_bytes"] for v in cell.values() for i in v.values()})
+    slices = sorted({f"{i['slice_bytes'] / 1e3:.0f} KB" for v in cell.values() for i in v.values()})
 
     def show(i: dict | None) -> str:
         if not i:
@@ -125,7 +132,7 @@ def tokens_tables(benches: list[dict]) -> list[str]:
             text += " **wrong**"
         return text
 
-    out = [f"### Sizes in tokens, MB/s (one thread, first {' / '.join(f'{n / 1e3:.0f} KB' for n in slices)} of "
+    out = [f"### Sizes in tokens, MB/s (one thread, first {' / '.join(slices)} of "
            "each file, fastest of 3-20 rounds)", "",
            "A peer marked **wrong** gave other ids than tiktoken or tokenizers on the timed text; a figure followed "
            "by (N KB) was timed on that prefix (the peer is too slow for the whole slice).", "",
@@ -146,12 +153,16 @@ def tokens_tables(benches: list[dict]) -> list[str]:
             i = cell[k][c] if c in cell[k] else None
             if not i or i.get("variant") not in ("held_out", "cold"):
                 continue
-            met = "yes" if i.get("met_mbps") and i.get("met_vs_chars") else (
-                "no" if "met_mbps" in i else "")
+            chars = cell[k].get(f"chars@{CHAR_SIZE}", {}).get("mbps")
+            encode = cell[k].get("encode", {}).get("mbps")
+            vs_chars = i["mbps"] / chars if chars else None
+            met = ""
+            if vs_chars is not None and "target_mbps" in i:
+                met = "yes" if i["mbps"] >= i["target_mbps"] and vs_chars >= i["target_vs_chars"] else "no"
             vs_best = f"{i['mbps'] / best['mbps']:.2f}x ({best['variant']})" if best else ""
             out.append(f"| {k[0]} | {k[1]} | {c} | {fmt(i['mbps'])} | {fmt(i.get('target_mbps'))} | "
-                       f"{i.get('vs_chars', '')} | {i.get('target_vs_chars', '')} | "
-                       f"{i.get('vs_encode', '')} | {vs_best} | {met} |")
+                       f"{ratio2(vs_chars, 3)} | {i.get('target_vs_chars', '')} | "
+                       f"{ratio2(i['mbps'] / encode if encode else None)} | {vs_best} | {met} |")
     return out + [""]
 
 
@@ -165,8 +176,9 @@ def token_runs_tables(benches: list[dict]) -> list[str]:
                 "| tokenizer | text | MB | MB/s | en.txt MB/s | per byte vs en.txt (<= 10) | met |",
                 "|---|---|---:|---:|---:|---:|---|"]
         for i in adv:
+            met = i["per_byte_vs_corpus"] <= i["target"]
             out.append(f"| {i['tokenizer']} | {i['case']} | {i['bytes'] / 1e6:.0f} | {fmt(i['MB/s'])} | "
-                       f"{fmt(i['corpus_MBps'])} | {i['per_byte_vs_corpus']}x | {'yes' if i['met'] else 'no'} |")
+                       f"{fmt(i['corpus_MBps'])} | {i['per_byte_vs_corpus']:.2f}x | {'yes' if met else 'no'} |")
         out.append("")
     scale = [b["extra_info"] for b in by_name(benches, "test_scaling[") if "linear" in b.get("extra_info", {})]
     if scale:
@@ -178,7 +190,9 @@ def token_runs_tables(benches: list[dict]) -> list[str]:
         for i in scale:
             out.append(f"| {i['tokenizer']} | "
                        + " | ".join(f"{fmt(i.get(s))} / {fmt(i.get('MBps_warm_' + s[5:]))}" for s in sizes)
-                       + f" | {i['linear']} / {i.get('linear_warm', '')} | {'yes' if i['met'] else 'no'} |")
+                       + f" | {i['linear']:.2f} / {i.get('linear_warm', i['linear']):.2f} | "
+                       + ("yes" if min(i["linear"], i.get("linear_warm", i["linear"])) >= i["target"] else "no")
+                       + " |")
         out.append("")
     return out
 
@@ -357,20 +371,51 @@ def render(data: dict) -> str:
     return "\n".join(head + body)
 
 
+def median_runs(runs: list[dict]) -> dict:
+    """Several runs' JSON as one: each benchmark of the first run with every number of its extra_info (MB/s, ratios,
+    per-byte costs) and its fastest round replaced by their median over the runs that have it."""
+    def number(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    by_name: dict = defaultdict(list)
+    for run in runs:
+        for b in run.get("benchmarks", []):
+            by_name[b["name"]].append(b)
+    merged = dict(runs[0], benchmarks=[])
+    for b in runs[0].get("benchmarks", []):
+        same = by_name[b["name"]]
+        info = dict(b.get("extra_info", {}))
+        for key, value in info.items():
+            values = [o.get("extra_info", {}).get(key) for o in same]
+            if number(value) and all(number(v) for v in values) and len(set(values)) > 1:
+                info[key] = statistics.median(values)
+        out = dict(b, extra_info=info)
+        if b.get("stats"):
+            out["stats"] = dict(b["stats"], min=statistics.median(o["stats"]["min"] for o in same if o.get("stats")))
+        merged["benchmarks"].append(out)
+    merged["runs"] = len(runs)
+    return merged
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--json", type=Path,
-                    default=Path(tempfile.gettempdir()) / "chunkwise-bench.json")
+    ap.add_argument("--json", type=Path, action="append",
+                    help="where the run writes its JSON; with --no-run, a JSON to print, or several (--json A "
+                         "--json B ...): the medians over those runs")
     ap.add_argument("--no-run", action="store_true", help="only render --json")
     ap.add_argument("pytest_args", nargs="*", help="after --: extra pytest arguments")
     args = ap.parse_args()
+    paths = args.json or [Path(tempfile.gettempdir()) / "chunkwise-bench.json"]
     rc = 0
     if not args.no_run:
-        rc = run_suite(args.json.resolve(), args.pytest_args)
-    if not args.json.is_file():
-        print(f"no results in {args.json}", file=sys.stderr)
+        rc = run_suite(paths[0].resolve(), args.pytest_args)
+        paths = paths[:1]
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        print(f"no results in {missing[0]}", file=sys.stderr)
         return rc or 1
-    print(render(json.loads(args.json.read_text())))
+    runs = [json.loads(p.read_text()) for p in paths]
+    print(render(runs[0] if len(runs) == 1 else median_runs(runs)))
     return rc
 
 
