@@ -1,7 +1,7 @@
 //! Splits a file with the default recursive strategy and prints the throughput: `cargo run --release --example
 //! split_file -- PATH [SIZE] [STRATEGY] [TOKENIZER]` (a tiktoken encoding's name, or a tokenizer.json's path, measures
 //! in tokens, with a new memo every round; CHUNKWISE_WARM=1 keeps one memo, filled by a round outside the timing, and
-//! CHUNKWISE_WARM=1 CHUNKWISE_COUNT=1 times only the counter's count of the whole text). For profiling the core without
+//! CHUNKWISE_HELD_OUT=PATH fills it from another text instead; CHUNKWISE_WARM=1 CHUNKWISE_COUNT=1 times only the counter's count of the whole text). For profiling the core without
 //! Python.
 
 use chunkwise_core::{Splitter, SplitterConfig, Strategy};
@@ -58,8 +58,12 @@ fn main() {
     let rounds: u32 = std::env::var("CHUNKWISE_ROUNDS")
         .map_or(10, |r| r.parse().expect("CHUNKWISE_ROUNDS: an integer"));
     if warm.is_some() {
-        // The memo filled once, outside the timing.
-        make().split(&text).expect("a readable text");
+        // The memo filled once, outside the timing: on this text, or on CHUNKWISE_HELD_OUT's (held-out text).
+        let other = std::env::var("CHUNKWISE_HELD_OUT")
+            .map(|p| std::fs::read_to_string(p).expect("cannot read CHUNKWISE_HELD_OUT"));
+        make()
+            .split(other.as_deref().unwrap_or(&text))
+            .expect("a readable text");
     }
     let mut n = 0;
     let mut elapsed = std::time::Duration::ZERO;
