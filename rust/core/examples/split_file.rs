@@ -42,6 +42,23 @@ fn main() {
         }
         Splitter::new(config).expect("bad config")
     };
+    if let (Some(c), Some(_)) = (&warm, std::env::var_os("CHUNKWISE_PIECES")) {
+        // The tokenizer's own count (no memo) of each distinct word of the text with its space: what a new piece
+        // costs.
+        let mut words: Vec<&str> = text.split_inclusive(' ').collect();
+        words.sort_unstable();
+        words.dedup();
+        let t0 = std::time::Instant::now();
+        let n: usize = words.iter().map(|w| c.count_direct(w)).sum();
+        let dt = t0.elapsed();
+        let bytes: usize = words.iter().map(|w| w.len()).sum();
+        println!(
+            "{} distinct words, {bytes} bytes, {n} tokens: {:.0} ns a word",
+            words.len(),
+            dt.as_nanos() as f64 / words.len() as f64
+        );
+        return;
+    }
     if let (Some(c), Some(_)) = (&warm, std::env::var_os("CHUNKWISE_COUNT")) {
         c.count(&text);
         let t0 = std::time::Instant::now();
