@@ -41,13 +41,27 @@ Tokenizer every call (``MBps_*``; past 10 MB most pieces repeat, so its memo is 
 with one Tokenizer that has first chunked the three files' whole text (``MBps_warm_*``: a memo as warm at 1 MB as at
 100 MB, so only the engine's cost moves).  ``linear`` and ``linear_warm`` = MB/s at 100 MB / MB/s at 1 MB; ``met``
 when both are >= 0.7.  The warm Tokenizer's spans of the whole text are the cold one's.  A smoke run uses 100 KB,
-300 KB and 1 MB of tests/data's files.
+300 KB and 1 MB of tests/data's files.  (From 4 MB a text in tokens is cut on all threads: the 10 and 100 MB
+figures are wall time; ``cpu_per_wall_largest`` says how many cores the largest call kept busy.)
+
+test_threads (issue 34: "parallel token sizing inside one long text, a 100 MB document on all cores, with the same
+chunks as one thread"): the 100 MB text of test_scaling, ``RecursiveChunker(256, tokenizer=tok).spans(text)`` with
+a Tokenizer warmed on it first, timed here (rayon's pool: a thread per core) and in a child process with
+RAYON_NUM_THREADS=1 (the same call, warmed the same way, timed there); best of 2 each.  extra_info: ``MBps_threads``,
+``MBps_one``, ``speedup`` = their ratio, ``cores``, ``cpu_per_wall``, and ``same_chunks`` (the child's spans are
+compared with these; a difference fails).  A smoke run uses 5 MB of tests/data's files (the parallel path starts at
+4 MB).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import string
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -232,6 +246,9 @@ def test_scaling(benchmark, tok_name, smoke):
     assert spans[-1, 1] <= len(whole)
     assert warm.spans(whole).tolist() == spans.tolist()
     benchmark.pedantic(lambda: None, rounds=1, iterations=1)  # the figures are in extra_info
+    t0, c0 = time.perf_counter(), time.process_time()
+    warm.spans(whole)
+    cpu_per_wall = (time.process_time() - c0) / (time.perf_counter() - t0)
     linear = mbps[sizes_mb[-1]] / mbps[sizes_mb[0]]
     linear_warm = mbps_warm[sizes_mb[-1]] / mbps_warm[sizes_mb[0]]
     benchmark.extra_info.update(
@@ -239,6 +256,57 @@ def test_scaling(benchmark, tok_name, smoke):
         bytes=len(whole.encode()), **{f"MBps_{mb:g}MB": round(v, 3) for mb, v in mbps.items()},
         **{f"MBps_warm_{mb:g}MB": round(v, 3) for mb, v in mbps_warm.items()},
         linear=round(linear, 3), linear_warm=round(linear_warm, 3), target=LINEAR_TARGET,
+        cpu_per_wall_largest=round(cpu_per_wall, 2),
         met=min(linear, linear_warm) >= LINEAR_TARGET)
     if strict() and not smoke:
         assert linear >= LINEAR_TARGET, f"{sizes_mb[-1]} MB ran at {linear:.2f}x the MB/s of {sizes_mb[0]} MB"
+
+
+THREADS_MB, SMOKE_THREADS_MB = 100, 5
+THREADS_CHILD = """
+import json, sys, time
+sys.path[:0] = {paths!r}
+import chunkwise as cw
+from test_bench_token_runs import _scaling_text, _make
+text = _scaling_text({nbytes}, {smoke})
+chunker = cw.RecursiveChunker({size}, tokenizer=_make({tok!r})())
+chunker.spans(text)
+best, spans = None, None
+for _ in range(2):
+    t0 = time.perf_counter()
+    spans = chunker.spans(text)
+    dt = time.perf_counter() - t0
+    best = dt if best is None else min(best, dt)
+print(json.dumps({{"secs": best, "spans": spans.tolist()}}))
+"""
+
+
+@pytest.mark.parametrize("tok_name", ["cl100k", "minilm"])
+def test_threads(benchmark, tok_name, smoke):
+    benchmark.group = f"token threads: {tok_name}"
+    make = _make(tok_name)
+    nbytes = int((SMOKE_THREADS_MB if smoke else THREADS_MB) * 1e6)
+    text = _scaling_text(nbytes, smoke)
+    chunker = cw.RecursiveChunker(TOKEN_SIZE, tokenizer=make())
+    chunker.spans(text)
+    best, cpu = None, None
+    for _ in range(2):
+        t0, c0 = time.perf_counter(), time.process_time()
+        spans = chunker.spans(text)
+        dt = time.perf_counter() - t0
+        if best is None or dt < best:
+            best, cpu = dt, (time.process_time() - c0) / dt
+    here = Path(__file__).resolve().parent
+    paths = [str(here), str(here.parent / "tests"), str(Path(cw.__file__).resolve().parents[1])]
+    child = subprocess.run(
+        [sys.executable, "-c", THREADS_CHILD.format(paths=paths, nbytes=nbytes, smoke=smoke, size=TOKEN_SIZE,
+                                                    tok=tok_name)],
+        env=dict(os.environ, RAYON_NUM_THREADS="1"), capture_output=True, text=True, check=True)
+    one = json.loads(child.stdout)
+    assert spans.tolist() == one["spans"], "the chunks on all threads differ from those of one thread"
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)  # the figures are in extra_info
+    mb = len(text.encode()) / 1e6
+    benchmark.extra_info.update(
+        impl="chunkwise", variant="recursive.spans.threads", tokenizer=tok_name, size=TOKEN_SIZE, bytes=int(mb * 1e6),
+        MBps_threads=round(mb / best, 3), MBps_one=round(mb / one["secs"], 3),
+        speedup=round(one["secs"] / best, 3), cores=os.cpu_count(), cpu_per_wall=round(cpu, 2), same_chunks=True)
