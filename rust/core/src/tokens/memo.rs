@@ -18,10 +18,10 @@ pub(super) const MAX_ENTRIES_PER_SHARD: usize = 1 << 16;
 /// Slots of one per-thread table: 2^15 of 16 bytes, 512 KiB, small enough to stay in a core's cache. An English
 /// text of 2 MB has about 22,000 distinct pieces.
 const FRONT_BITS: u32 = 15;
-/// A piece is looked for in this many slots from its own, at most; a new piece goes to the first empty one, or,
-/// with none, in place of the piece in its own slot. So the table keeps the pieces of the text at hand (those of an
-/// earlier text give way), and a probe reads one or two cache lines.
-const FRONT_PROBES: usize = 8;
+/// A table takes pieces until this many slots are used (3/4, so that probes stay short); the next new piece empties
+/// it first. So a table holds the pieces of the text at hand, not those of an earlier text (the shared memo keeps
+/// every piece; emptying 512 KiB costs about as much as a hundred new pieces).
+const FRONT_FILL: usize = 3 << (FRONT_BITS - 2);
 /// The longest piece a per-thread table holds: its bytes fit in a `u64` and a `u32`. 98% of English pieces do.
 const FRONT_KEY: usize = 12;
 /// The tables one thread keeps, one per memo, the least recently used given to a new memo (and cleared).
@@ -135,23 +135,27 @@ impl Lookup<'_> {
         };
         let slot = Slot::new(bytes);
         let mask = (1 << FRONT_BITS) - 1;
-        let home = slot.index();
-        let mut free = home;
-        for k in 0..FRONT_PROBES {
-            let i = (home + k) & mask;
+        let mut i = slot.index();
+        loop {
             let s = &table.slots[i];
             if s.meta == 0 {
-                free = i;
                 break;
             }
             if s.a == slot.a && s.b == slot.b && s.meta & LEN_MASK == slot.meta {
                 return Ok((s.meta >> LEN_BITS) as usize);
             }
+            i = (i + 1) & mask;
         }
-        // Not in the table: it goes to the empty slot that ended the probe, or in place of its own slot's piece.
+        // Not in the table: `i` is the empty slot that ends the probe, where the piece goes.
         let n = self.memo.shared(key, count)?;
         if n < 1 << (32 - LEN_BITS) {
-            table.slots[free] = Slot {
+            if table.used >= FRONT_FILL {
+                table.slots.fill(Slot::default());
+                table.used = 0;
+                i = slot.index();
+            }
+            table.used += 1;
+            table.slots[i] = Slot {
                 meta: slot.meta | (n as u32) << LEN_BITS,
                 ..slot
             };
@@ -178,6 +182,7 @@ impl Fronts {
             None if self.tables.len() < FRONT_TABLES => {
                 self.tables.push(Table {
                     owner: id,
+                    used: 0,
                     slots: vec![Slot::default(); 1 << FRONT_BITS].into_boxed_slice(),
                 });
                 self.tables.len() - 1
@@ -186,7 +191,7 @@ impl Fronts {
                 let last = self.tables.len() - 1;
                 let t = &mut self.tables[last];
                 t.slots.fill(Slot::default());
-                t.owner = id;
+                (t.owner, t.used) = (id, 0);
                 last
             }
         };
@@ -195,9 +200,10 @@ impl Fronts {
     }
 }
 
-/// Open addressing with short linear probes; a piece is never removed, only overwritten by another.
+/// Open addressing with linear probes; pieces are never removed one by one (the table is emptied when full).
 struct Table {
     owner: u64,
+    used: usize,
     slots: Box<[Slot]>,
 }
 
@@ -295,11 +301,9 @@ mod tests {
     }
 
     #[test]
-    fn pieces_pushed_out_of_a_full_table_are_answered_by_the_shared_memo() {
+    fn pieces_of_a_table_emptied_when_full_are_answered_by_the_shared_memo() {
         let memo = Memo::new();
-        let keys: Vec<String> = (0..(1 << FRONT_BITS) + 1000)
-            .map(|i| format!("k{i}"))
-            .collect();
+        let keys: Vec<String> = (0..FRONT_FILL + 1000).map(|i| format!("k{i}")).collect();
         for (i, k) in keys.iter().enumerate() {
             assert_eq!(memo.get_or(k, || Ok::<_, ()>(i % 7)), Ok(i % 7));
         }
