@@ -485,19 +485,21 @@ impl Splitter {
         text: &str,
         stop: Option<&(dyn Fn() -> bool + Sync)>,
     ) -> Result<Option<Vec<Span>>, ChunkError> {
-        let threads = rayon::current_num_threads();
+        // The cheap checks first: asking rayon for its threads starts its pool.
         let native = self
             .config
             .tokenizer
             .as_ref()
             .is_some_and(|t| t.is_native());
-        if threads < 2
-            || text.len() < PARALLEL_MIN_BYTES
+        if text.len() < PARALLEL_MIN_BYTES
             || self.config.unit != Unit::Tokens
             || !native
             || self.is_structural()
-            || self.config.strategy == Strategy::Semantic
         {
+            return Ok(None);
+        }
+        let threads = rayon::current_num_threads();
+        if threads < 2 {
             return Ok(None);
         }
         let view = self.view(text);
