@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
 
 /// Pieces longer than this are not memoised. Long pieces (rules of dashes, runs of symbols) still repeat: a window
 /// and then its chunks count the same piece several times.
@@ -37,10 +37,57 @@ pub(super) struct Memo {
     ascii: [AtomicU32; 128],
 }
 
+/// One shard of the shared memo: the keys end to end in one buffer, and a table of where each is, with its count.
+/// No allocation per piece, and a key is hashed once (its hash also picks the shard).
 #[derive(Default)]
 pub(super) struct Shard {
-    map: FxHashMap<Box<str>, u32>,
-    bytes: usize,
+    table: HashTable<Entry>,
+    keys: Vec<u8>,
+}
+
+/// A piece of a [`Shard`]: its bytes `keys[at..at + len]` and its count.
+#[derive(Clone, Copy)]
+struct Entry {
+    at: u32,
+    len: u32,
+    count: u32,
+}
+
+impl Shard {
+    fn get(&self, hash: u64, key: &[u8]) -> Option<u32> {
+        self.table
+            .find(hash, |e| self.key(e) == key)
+            .map(|e| e.count)
+    }
+
+    fn key(&self, e: &Entry) -> &[u8] {
+        &self.keys[e.at as usize..(e.at + e.len) as usize]
+    }
+
+    /// Keeps `key`, unless the shard is full.
+    fn insert(&mut self, hash: u64, key: &[u8], count: u32) {
+        if self.table.len() >= MAX_ENTRIES_PER_SHARD
+            || self.keys.len() + key.len() > MAX_BYTES_PER_SHARD
+        {
+            return;
+        }
+        let entry = Entry {
+            at: self.keys.len() as u32,
+            len: key.len() as u32,
+            count,
+        };
+        if self.keys.capacity() < self.keys.len() + key.len() {
+            // Doubling, but never past the shard's bound: the bound is the memory.
+            let want = (2 * self.keys.capacity()).clamp(4096, MAX_BYTES_PER_SHARD);
+            self.keys
+                .reserve_exact(want.max(self.keys.len() + key.len()) - self.keys.len());
+        }
+        self.keys.extend_from_slice(key);
+        let keys = &self.keys;
+        self.table.insert_unique(hash, entry, |e| {
+            hash_key(&keys[e.at as usize..(e.at + e.len) as usize])
+        });
+    }
 }
 
 impl Memo {
@@ -94,18 +141,17 @@ impl Memo {
         if key.len() > MAX_KEY {
             return count();
         }
-        let shard = &self.shards[shard_of(key)];
-        if let Some(&n) = lock(shard).map.get(key) {
+        let key = key.as_bytes();
+        let hash = hash_key(key);
+        let shard = &self.shards[shard_of(hash)];
+        if let Some(n) = lock(shard).get(hash, key) {
             return Ok(n as usize);
         }
         let n = count()?;
         let mut shard = lock(shard);
-        if shard.map.len() < MAX_ENTRIES_PER_SHARD && shard.bytes + key.len() <= MAX_BYTES_PER_SHARD
-        {
-            shard.bytes += key.len();
-            shard
-                .map
-                .insert(key.into(), u32::try_from(n).unwrap_or(u32::MAX));
+        // Another thread may have kept it meanwhile.
+        if shard.get(hash, key).is_none() {
+            shard.insert(hash, key, u32::try_from(n).unwrap_or(u32::MAX));
         }
         Ok(n)
     }
@@ -257,9 +303,14 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-pub(super) fn shard_of(key: &str) -> usize {
+fn hash_key(key: &[u8]) -> u64 {
     use std::hash::BuildHasher;
-    (rustc_hash::FxBuildHasher.hash_one(key) >> 59) as usize % SHARDS
+    rustc_hash::FxBuildHasher.hash_one(key)
+}
+
+/// The shard of a key's hash: its top bits (the table's probes use the low ones).
+fn shard_of(hash: u64) -> usize {
+    (hash >> 60) as usize % SHARDS
 }
 
 #[cfg(test)]
