@@ -362,4 +362,26 @@ mod tests {
             assert_eq!(memo.get_or(k, || Err(())), Ok(i % 7), "{k}");
         }
     }
+
+    #[test]
+    fn the_shared_memo_stays_within_its_bounds_and_still_counts() {
+        let memo = Memo::new();
+        let key = |i: usize| format!("{i:0>120}");
+        let total = MAX_BYTES_PER_SHARD * SHARDS / 120 + 100_000;
+        for i in 0..total {
+            assert_eq!(memo.shared(&key(i), || Ok::<_, ()>(i % 5)), Ok(i % 5));
+        }
+        let mut kept = 0;
+        for shard in &memo.shards {
+            let shard = lock(shard);
+            assert!(shard.keys.capacity() <= MAX_BYTES_PER_SHARD);
+            assert!(shard.table.len() <= MAX_ENTRIES_PER_SHARD);
+            kept += shard.table.len();
+        }
+        assert!(kept < total && kept > total / 2, "{kept} of {total}");
+        // Kept or not, every piece has its own count.
+        for i in (0..total).step_by(97) {
+            assert_eq!(memo.shared(&key(i), || Ok::<_, ()>(i % 5)), Ok(i % 5));
+        }
+    }
 }
