@@ -28,11 +28,13 @@ use pieces::Pattern;
 /// dashes, which sweeps join many pairs at a time. A clause of Chinese or Japanese without punctuation is one piece
 /// of 30 to 120 bytes, whose ranks differ everywhere: on the stack, 2 MB of zh.txt's distinct pieces merge in 31 ms
 /// against 46 when only pieces of up to 32 bytes did.
-const SMALL: usize = 128;
+const SMALL: usize = 255;
 const SMALL_ASCII: usize = 32;
+/// The arrays of [`Encoding::merge_small`] for pieces of more than [`SMALL_ASCII`] bytes and up to this many.
+const MEDIUM: usize = 128;
 /// Ranks fit in this many bits (o200k_base has 200,019), and the start of a join in the rest of a `u64` (or, in
-/// [`Encoding::merge_small`], in 7 bits of an `i32`).
-const RANK_BITS: u32 = 24;
+/// [`Encoding::merge_small`], in the 8 bits below them in a positive `i32`).
+const RANK_BITS: u32 = 23;
 const START_BITS: u32 = 64 - RANK_BITS;
 
 /// A tiktoken encoding that counts without its regex: the ranks of its ordinary tokens and its pre-tokenizer.
@@ -208,24 +210,26 @@ impl Encoding {
         // Arrays of the piece's size, rounded up: most pieces are a word, and the arrays are filled at every call.
         if piece.len() <= SMALL_ASCII {
             self.merge_in::<SMALL_ASCII>(piece)
+        } else if piece.len() <= MEDIUM {
+            self.merge_in::<MEDIUM>(piece)
         } else {
-            self.merge_in::<SMALL>(piece)
+            self.merge_in::<{ SMALL + 1 }>(piece)
         }
     }
 
     /// [`Self::merge_small`] in arrays of `N` entries.
     fn merge_in<const N: usize>(&self, piece: &[u8]) -> usize {
         let n = piece.len();
-        debug_assert!((2..=N).contains(&n) && N <= SMALL && N.is_multiple_of(8));
+        debug_assert!((2..=N.min(SMALL)).contains(&n) && N.is_multiple_of(8));
         // `next[i]`: the start of the part after the one at i; `prev[i]`: the one before. `key[i]`: the rank of the
-        // part at i joined with the next and i itself, as `rank << 7 | i`, so that the least key is the leftmost of
+        // part at i joined with the next and i itself, as `rank << 8 | i`, so that the least key is the leftmost of
         // the lowest rank; NONE if no join is a token, or if i no longer starts a part.
         const NONE: i32 = i32::MAX;
         let key = |rank: Rank, i: usize| {
             if rank == Rank::MAX {
                 NONE
             } else {
-                (rank << 7 | i as Rank) as i32
+                (rank << 8 | i as Rank) as i32
             }
         };
         let mut next = [0u8; N];
@@ -249,7 +253,7 @@ impl Encoding {
             if least == NONE {
                 return parts;
             }
-            let i = (least & 0x7F) as usize;
+            let i = (least & 0xFF) as usize;
             let gone = usize::from(next[i]);
             let after = usize::from(next[gone]);
             parts -= 1;
