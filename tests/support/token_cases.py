@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chunkwise import Tokenizer
-from support.tokenizer_assets import hf_reference, minilm_path, tiktoken_encoding, trained
+from support.tokenizer_assets import hf_reference, minilm_path, tiktoken_encoding, trained, unigram_json
 
 
 class Case:
@@ -33,6 +33,9 @@ def _cases():
     path = minilm_path()
     if path is not None:
         cases.append(_hf_case("minilm", Path(path).read_text(encoding="utf-8")))
+    unigram = unigram_json()
+    if unigram is not None:
+        cases.append(_hf_case("unigram", unigram))
     for name in ("cl100k_base", "o200k_base", "r50k_base", "p50k_base", "gpt2"):
         enc = tiktoken_encoding(name)
         if enc is not None:

@@ -1,6 +1,7 @@
 """A fuzz of 100,000 texts for exact token counts (issue 34's acceptance): CJK, emoji, the tokenizers' special tokens
-written as text, NBSP and other spaces, combining marks, long runs of one character, and valid UTF-8 that looks
-invalid (noncharacters, U+FFFD, private use, the last code point). Every tokenizer of test_tokens.py counts each
+written as text, NBSP and other spaces, combining marks, long runs of one character, valid UTF-8 that looks invalid
+(noncharacters, U+FFFD, private use, the last code point), and what a SentencePiece normalizer turns into a space or
+deletes (U+3000, U+00A8, controls, "▁"). Every tokenizer of test_tokens.py counts each
 text as the tokenizer itself does; chunks of the same texts joined, at several sizes, count exactly and never pass
 the cap. Seeded: a failure names the text, and the same run finds it again."""
 
@@ -18,9 +19,14 @@ from support.token_cases import CASE_IDS, CASES, TOKEN_EDGES
 N = 100_000
 
 # Valid UTF-8 that looks like trouble: noncharacters, the replacement character, private use, the last code point,
-# a lone combining mark, a byte order mark inside a text, C1 controls.
+# a lone combining mark, a byte order mark inside a text, C1 controls. Then what a SentencePiece normalizer (the
+# Unigram's nmt_nfkc) turns into a space or deletes, or that joins a space or a neighbour into one grapheme cluster:
+# spacing diacritics (a space and a mark), en space and hair space, "▁" itself, controls, a space before a mark, an
+# Arabic number sign (it joins what follows), Hangul jamo, a fraction, a katakana sound mark.
 ODD = ["\ufdd0", "\ufffe", "\uffff", "\ufffd", "\ue000", "\U0010ffff", "\U000fffff", "\u0301", "\ufeff", "\u0080",
-       "\u009f", "\u00ad", "\u2060", "\u202f", "\u3000", "\u00a0\u00a0"]
+       "\u009f", "\u00ad", "\u2060", "\u202f", "\u3000", "\u00a0\u00a0",
+       "\u00a8", "\u00b4", "\u2002", "\u200a", "\u2581", "\x01", "\x7f", " \u0301", "\u0600", "\u1100\u1161\u11a8", "½",
+       "\u309b"]
 
 PIECES = ASCII + ASCII_PUNCT + SPACES + BREAKS + HAN + KANA + HANGUL + CJK_PUNCT + EMOJI + COMBINING + TOKEN_EDGES + ODD
 

@@ -3,8 +3,9 @@ tokens.
 
 The reference is always the tokenizer itself: Hugging Face ``tokenizers`` ``encode(text, add_special_tokens=...)``
 and Python tiktoken's ``encode_ordinary``. Tokenizers: four trained here (byte-level BPE, WordPiece, Metaspace, and
-one without a pre-tokenizer), all-MiniLM-L6-v2 when its package is installed, and the five tiktoken encodings when
-tiktoken and the rank files are available offline (see tokenizer_assets.py).
+one without a pre-tokenizer), all-MiniLM-L6-v2 when its package is installed, a Unigram with XLM-R's pipeline when
+sentencepiece is, and the five tiktoken encodings when tiktoken and the rank files are available offline (see
+tokenizer_assets.py).
 """
 
 from __future__ import annotations

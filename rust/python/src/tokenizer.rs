@@ -269,8 +269,8 @@ impl PyTokenizer {
         self.add_special_tokens
     }
 
-    /// How texts are cut into pieces for the memo: "spaces", "spaces+cjk", "spaces+cjk+lines", "bert", "bert+han" or
-    /// "whole" (counted whole: exact, slower).
+    /// How texts are cut into pieces for the memo: "spaces", "spaces+cjk", "spaces+cjk+lines", "spaces-normalized"
+    /// (Metaspace behind a SentencePiece normalizer), "bert", "bert+han" or "whole" (counted whole: exact, slower).
     #[getter]
     fn piece_rule(&self) -> &'static str {
         self.inner.rule_name()

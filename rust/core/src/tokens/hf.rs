@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::normalized::known_normalizer;
 use super::pieces::is_cjk_punct;
 use super::PieceRule;
 use crate::error::ChunkError;
@@ -82,25 +83,12 @@ pub(super) fn model_type(config: &Value) -> String {
 
 /// The piece rule of a tokenizer.json, from its normalizer, pre-tokenizer and added tokens.
 pub(super) fn hf_rule(config: &Value) -> PieceRule {
-    let added_ok = config["added_tokens"].as_array().is_none_or(|tokens| {
-        tokens.iter().all(|t| {
-            let flag = |k: &str| t[k].as_bool().unwrap_or(false);
-            let content = t["content"].as_str().unwrap_or(" ");
-            !flag("lstrip")
-                && !flag("rstrip")
-                && !flag("single_word")
-                && (!flag("normalized") || config["normalizer"].is_null())
-                && !content
-                    .chars()
-                    .any(|c| c.is_whitespace() || is_cjk_punct(c))
-                && !content.is_empty()
-        })
-    });
-    if !added_ok {
-        return PieceRule::Whole;
-    }
     let normalizer = &config["normalizer"];
     let pre = &config["pre_tokenizer"];
+    let metaspace = is_metaspace(pre);
+    if !added_ok(config, metaspace) {
+        return PieceRule::Whole;
+    }
     match pre["type"].as_str() {
         Some("BertPreTokenizer") => {
             let chinese = normalizer["type"] == "BertNormalizer"
@@ -114,15 +102,47 @@ pub(super) fn hf_rule(config: &Value) -> PieceRule {
         Some("ByteLevel") if pre["use_regex"].as_bool().unwrap_or(true) && normalizer.is_null() => {
             PieceRule::Spaces { cjk_punct: true }
         }
-        Some("Metaspace")
-            if pre["split"].as_bool().unwrap_or(true)
-                && pre["replacement"].as_str().unwrap_or("▁") == "▁"
-                && normalizer.is_null() =>
-        {
-            PieceRule::Spaces { cjk_punct: false }
-        }
+        _ if metaspace && normalizer.is_null() => PieceRule::Spaces { cjk_punct: false },
+        _ if metaspace && known_normalizer(normalizer) => PieceRule::NormalizedSpaces,
         _ => PieceRule::Whole,
     }
+}
+
+/// A Metaspace pre-tokenizer ("▁" for spaces, a pre-token starting at each), alone or after a split on
+/// whitespace (T5's): a piece that starts with a space starts a pre-token, and gets no "▁" prepended, whatever the
+/// prepend scheme.
+fn is_metaspace(pre: &Value) -> bool {
+    let replaces =
+        |p: &Value| p["type"] == "Metaspace" && p["replacement"].as_str().unwrap_or("▁") == "▁";
+    match pre["type"].as_str() {
+        Some("Metaspace") => replaces(pre) && pre["split"].as_bool().unwrap_or(true),
+        Some("Sequence") => matches!(
+            pre["pretokenizers"].as_array().map(Vec::as_slice),
+            Some([split, meta]) if split["type"] == "WhitespaceSplit" && replaces(meta)
+        ),
+        _ => false,
+    }
+}
+
+/// Whether the added tokens let a text be cut where the rule cuts: none holds whitespace or CJK punctuation (a cut
+/// would go through it), and none takes in the whitespace after it or matches only as a word. Tokens matched after
+/// normalization, or taking in the whitespace before them, are known only with Metaspace: the text they match in is
+/// the same either side of a cut before a space (see `SpaceSides`), and what follows a cut starts a pre-token.
+fn added_ok(config: &Value, metaspace: bool) -> bool {
+    config["added_tokens"].as_array().is_none_or(|tokens| {
+        tokens.iter().all(|t| {
+            let flag = |k: &str| t[k].as_bool().unwrap_or(false);
+            let content = t["content"].as_str().unwrap_or(" ");
+            (!flag("lstrip") || metaspace)
+                && !flag("rstrip")
+                && !flag("single_word")
+                && (!flag("normalized") || config["normalizer"].is_null() || metaspace)
+                && !content
+                    .chars()
+                    .any(|c| c.is_whitespace() || is_cjk_punct(c))
+                && !content.is_empty()
+        })
+    })
 }
 
 /// Normalizers that change each character on its own (or none): they never join or split words.

@@ -26,6 +26,7 @@ use crate::tiktoken;
 
 mod hf;
 mod memo;
+mod normalized;
 mod pieces;
 mod window;
 
@@ -33,7 +34,8 @@ pub use window::ModelFiles;
 
 use hf::{added_tokens_regex, check_usable, hf_rule, model_type, unencodable_count, RULE_SAMPLE};
 use memo::{Lookup, Memo};
-use pieces::{bert_pieces, space_pieces};
+use normalized::SpaceSides;
+use pieces::{bert_pieces, normalized_space_pieces, space_pieces};
 
 /// Counts tokens for a tokenizer that is not built in (a Python callable, say). Such a counter is called on whole
 /// texts: nothing is known of where it could be cut.
@@ -66,6 +68,10 @@ pub enum PieceRule {
         /// Also cut before ASCII and CJK punctuation after a letter or digit.
         cjk_punct: bool,
     },
+    /// Metaspace after a SentencePiece normalizer (XLM-R, T5): before a space between two characters that the
+    /// normalizer keeps non-blank and apart from it (not U+00A0, U+3000, U+00A8 or a control character, which it
+    /// turns into spaces or deletes; not before a combining mark), so that it stays a single space on its own.
+    NormalizedSpaces,
     /// BERT: whitespace separates (and is not counted), ASCII and CJK punctuation stand alone, and so do Han
     /// characters when the normalizer isolates them (`chinese`).
     Bert {
@@ -92,6 +98,8 @@ pub struct TokenCounter {
     window: Option<usize>,
     /// Pieces also end after a run of line breaks (tiktoken's cl100k and o200k regexes).
     newline_cuts: bool,
+    /// The characters a space may not be cut next to, for [`PieceRule::NormalizedSpaces`].
+    sides: Option<Box<SpaceSides>>,
     memo: Memo,
     description: String,
 }
@@ -123,7 +131,14 @@ impl TokenCounter {
             .map_or(0, |p| tokenizers::PostProcessor::added_tokens(p, false));
         let specials = if add_special_tokens { post_specials } else { 0 };
         let description = format!("tokenizer.json ({})", model_type(&config));
-        let rule = hf_rule(&config);
+        let mut rule = hf_rule(&config);
+        let sides = match rule {
+            PieceRule::NormalizedSpaces => SpaceSides::of_normalizer(tok.get_normalizer()),
+            _ => None,
+        };
+        if rule == PieceRule::NormalizedSpaces && sides.is_none() {
+            rule = PieceRule::Whole;
+        }
         // Where punctuation is cut (BERT, byte-level BPE), "[SEP]" or "<|endoftext|>" would be cut apart: added
         // tokens are found first, as the tokenizer does. The space rule alone never cuts inside one (they hold no
         // whitespace), and Metaspace needs them kept inside pieces: what follows an added token is tokenized
@@ -143,6 +158,7 @@ impl TokenCounter {
             post_specials,
             window: None,
             newline_cuts: false,
+            sides: sides.map(Box::new),
             memo: Memo::new(),
             description,
         };
@@ -167,6 +183,7 @@ impl TokenCounter {
             post_specials: 0,
             window: None,
             newline_cuts: matches!(encoding.ordinary, "cl100k_base" | "o200k_base"),
+            sides: None,
             memo: Memo::new(),
             description: format!("tiktoken {name}"),
         };
@@ -185,6 +202,7 @@ impl TokenCounter {
             post_specials: 0,
             window: None,
             newline_cuts: false,
+            sides: None,
             memo: Memo::new(),
             description: description.to_owned(),
         }
@@ -212,13 +230,15 @@ impl TokenCounter {
     }
 
     /// The name of how texts are cut into pieces (what Python's `Tokenizer.piece_rule` says): "spaces",
-    /// "spaces+cjk", "spaces+cjk+lines" (also after a run of line breaks), "bert", "bert+han" or "whole".
+    /// "spaces+cjk", "spaces+cjk+lines" (also after a run of line breaks), "spaces-normalized", "bert", "bert+han"
+    /// or "whole".
     pub fn rule_name(&self) -> &'static str {
         match self.rule {
             PieceRule::Whole => "whole",
             PieceRule::Spaces { cjk_punct: false } => "spaces",
             PieceRule::Spaces { cjk_punct: true } if self.newline_cuts => "spaces+cjk+lines",
             PieceRule::Spaces { cjk_punct: true } => "spaces+cjk",
+            PieceRule::NormalizedSpaces => "spaces-normalized",
             PieceRule::Bert { chinese: false } => "bert",
             PieceRule::Bert { chinese: true } => "bert+han",
         }
@@ -415,6 +435,10 @@ impl TokenCounter {
             PieceRule::Spaces { cjk_punct } => {
                 space_pieces(text, from, to, cjk_punct, self.newline_cuts, f)
             }
+            PieceRule::NormalizedSpaces => match &self.sides {
+                Some(sides) => normalized_space_pieces(text, from, to, sides, f),
+                None => f(from, to),
+            },
             PieceRule::Bert { chinese } => bert_pieces(text, from, to, chinese, f),
         }
     }
@@ -754,6 +778,50 @@ mod tests {
         let ok = TokenCounter::from_hf_json(&json(&wordpiece(r#"{"[UNK]":0,"hello":1}"#)), false)
             .unwrap();
         assert_eq!(ok.count("hello snowman ☃ hello"), 4);
+    }
+
+    #[test]
+    fn a_metaspace_unigram_behind_a_space_collapse_counts_as_the_tokenizer() {
+        // XLM-R's pipeline without its precompiled table (the Python tests have one): runs of spaces collapse, so
+        // a space next to another is never a cut.
+        let vocab = [
+            "\u{2581}",
+            "a",
+            "b",
+            "\u{2581}a",
+            "\u{2581}b",
+            "ab",
+            "\u{2581}ab",
+            "\u{301}",
+            "\u{a0}",
+        ];
+        let vocab: Vec<String> = vocab
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("[{},-{}.5]", serde_json::to_string(t).unwrap(), i + 1))
+            .collect();
+        let json = format!(
+            r#"{{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
+            "normalizer":{{"type":"Sequence","normalizers":[
+                {{"type":"Replace","pattern":{{"Regex":" {{2,}}"}},"content":" "}}]}},
+            "pre_tokenizer":{{"type":"Metaspace","replacement":"\u2581","prepend_scheme":"always","split":true}},
+            "post_processor":null,"decoder":null,
+            "model":{{"type":"Unigram","unk_id":0,"vocab":[["<unk>",-20.0],{}],"byte_fallback":false}}}}"#,
+            vocab.join(",")
+        );
+        let counter = TokenCounter::from_hf_json(&json, false).unwrap();
+        assert_eq!(counter.rule_name(), "spaces-normalized");
+        let parts = ["a", "b", " ", "  ", "\u{a0}", "\u{301}", "\u{3000}", "\t"];
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            texts = texts
+                .iter()
+                .flat_map(|t| parts.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            for text in &texts {
+                assert_eq!(counter.count(text), counter.count_direct(text), "{text:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! The piece rules: where a text may be cut so that the tokenizer gives the same tokens with or without the cut.
 
+use super::normalized::SpaceSides;
+
 /// [`PieceRule::Spaces`]: cut before a space between two non-spaces (and before CJK punctuation after a letter).
 pub(super) fn space_pieces(
     text: &str,
@@ -53,6 +55,26 @@ pub(super) fn space_pieces(
     } else {
         let from = (from + 1).min(to);
         memchr::memchr_iter(b' ', &bytes[from..to]).for_each(|off| stop(from + off));
+    }
+    f(start, to);
+}
+
+/// [`PieceRule::NormalizedSpaces`]: cut before a space that `sides` says the normalizer keeps a space on its own.
+pub(super) fn normalized_space_pieces(
+    text: &str,
+    from: usize,
+    to: usize,
+    sides: &SpaceSides,
+    f: &mut impl FnMut(usize, usize),
+) {
+    let mut start = from;
+    let lo = (from + 1).min(to);
+    for off in memchr::memchr_iter(b' ', &text.as_bytes()[lo..to]) {
+        let i = lo + off;
+        if i + 1 < to && sides.may_cut(text, from, to, i) {
+            f(start, i);
+            start = i;
+        }
     }
     f(start, to);
 }
