@@ -1,6 +1,6 @@
 """Peak memory and speed of iter_chunks over a generated file larger than memory should need.
 
-    python benches/stream_peak.py --mb 2000 [--compare] [--json]
+    python benches/stream_peak.py --mb 2000 [--compare] [--json] [--tokenizer NAME --size N] [--distinct]
 
 Run it in a fresh process (test_bench_streaming.py does). It writes a file of ``--mb`` MB of UTF-8 made of the
 corpus (en.txt, zh.txt and ja.txt; each copy has its paragraphs numbered, so that chunk texts do not repeat and the
@@ -11,6 +11,11 @@ stream's table of chunk ids grows as it would on real text), then, in this proce
   before, as in memory_peak.py) minus the RSS before: ``stream_peak_mb``;
 * with ``--compare``: reads the whole file, runs ``chunk()`` on it and digests its chunks the same way: ``equal``
   says whether the two digests match (this part needs several times the file in memory).
+
+``--tokenizer NAME`` sizes the chunks in tokens (``RecursiveChunker(--size, tokenizer=NAME)``, size 256 by default):
+a tiktoken encoding's name or a tokenizer.json's path; the peak then includes the Tokenizer's memo of pieces.
+``--distinct`` starts every paragraph with a word of letters made from its numbers (``qbzf``), so that the text has
+millions of pieces never seen before and the memo fills to its bound, as it would on years of varied documents.
 """
 
 from __future__ import annotations
@@ -31,13 +36,27 @@ from memory_peak import peak_bytes, reset_peak, rss_bytes, trim_heap  # noqa: E4
 META = {"doc_id": "stream-bench"}
 
 
-def write_file(path: Path, mb: float) -> int:
+def letters(n: int) -> str:
+    """``n`` in base 26, written with the letters a to z."""
+    out = []
+    while True:
+        n, r = divmod(n, 26)
+        out.append("abcdefghijklmnopqrstuvwxyz"[r])
+        if n == 0:
+            return "".join(reversed(out))
+
+
+def write_file(path: Path, mb: float, distinct: bool = False) -> int:
     base = "\n\n".join((corpus_dir() / n).read_text(encoding="utf-8") for n in ("en.txt", "zh.txt", "ja.txt"))
     paragraphs = base.split("\n\n")
     written, k = 0, 0
     with open(path, "w", encoding="utf-8", newline="") as f:
         while written < mb * 1e6:
-            piece = "\n\n".join(f"{k}.{i} {p}" for i, p in enumerate(paragraphs)) + "\n\n"
+            if distinct:
+                piece = "\n\n".join(f"{k}.{i} q{letters(k * len(paragraphs) + i)} {p}"
+                                    for i, p in enumerate(paragraphs)) + "\n\n"
+            else:
+                piece = "\n\n".join(f"{k}.{i} {p}" for i, p in enumerate(paragraphs)) + "\n\n"
             data = piece.encode("utf-8")
             f.write(piece)
             written += len(data)
@@ -59,15 +78,23 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=2000)
     ap.add_argument("--compare", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--tokenizer", help="a tiktoken encoding's name or a tokenizer.json's path")
+    ap.add_argument("--size", type=int, default=None)
+    ap.add_argument("--distinct", action="store_true")
     args = ap.parse_args()
 
     import chunkwise
 
-    chunker = chunkwise.RecursiveChunker(512)
+    if args.tokenizer:
+        tok = (chunkwise.Tokenizer.from_file(args.tokenizer) if args.tokenizer.endswith(".json")
+               else chunkwise.Tokenizer.tiktoken(args.tokenizer))
+        chunker = chunkwise.RecursiveChunker(args.size or 256, tokenizer=tok)
+    else:
+        chunker = chunkwise.RecursiveChunker(args.size or 512)
     list(chunker.iter_chunks("warm up " * 1000, META))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.txt"
-        nbytes = write_file(path, args.mb)
+        nbytes = write_file(path, args.mb, args.distinct)
         trim_heap()
         before = rss_bytes()
         reset = reset_peak()
