@@ -25,6 +25,7 @@ use crate::size::{Sizer, SizerCache};
 use crate::tiktoken;
 
 mod hf;
+mod hf_count;
 mod memo;
 mod normalized;
 mod pieces;
@@ -33,6 +34,7 @@ mod window;
 pub use window::ModelFiles;
 
 use hf::{added_tokens_regex, check_usable, hf_rule, model_type, unencodable_count, RULE_SAMPLE};
+use hf_count::HfCounter;
 use memo::{Lookup, Memo};
 use normalized::SpaceSides;
 use pieces::{bert_pieces, normalized_space_pieces, space_pieces};
@@ -45,7 +47,7 @@ pub trait CountFn: Send + Sync + fmt::Debug {
 }
 
 enum Model {
-    Hf(Box<tokenizers::Tokenizer>),
+    Hf(Box<HfCounter>),
     /// A tiktoken encoding. `fast` counts it without the regex (the same counts, tested); `bpe.encode_ordinary`
     /// is for an encoding without a hand-written pre-tokenizer.
     Tiktoken {
@@ -150,7 +152,7 @@ impl TokenCounter {
             _ => (None, None),
         };
         let mut counter = Self {
-            model: Model::Hf(Box::new(tok)),
+            model: Model::Hf(Box::new(HfCounter::new(tok, &config))),
             rule,
             added,
             added_margin: added_margin.unwrap_or(0),
@@ -329,7 +331,7 @@ impl TokenCounter {
     pub fn token_spans(&self, text: &str) -> Result<Vec<(usize, usize)>, ChunkError> {
         match &self.model {
             Model::Hf(tok) => {
-                let encoding = tok.encode(text, false).map_err(|e| {
+                let encoding = tok.tokenizer().encode(text, false).map_err(|e| {
                     ChunkError::invalid(
                         "text",
                         format!("Hugging Face tokenizers cannot encode this text: {e}"),
@@ -378,10 +380,7 @@ impl TokenCounter {
     /// The model's count of `text`, or the tokenizer's error.
     fn encode_count(&self, text: &str) -> Result<usize, String> {
         Ok(match &self.model {
-            Model::Hf(tok) => tok
-                .encode_fast(text, false)
-                .map_err(|e| e.to_string())?
-                .len(),
+            Model::Hf(tok) => tok.count(text).map_err(|e| e.to_string())?,
             Model::Tiktoken {
                 fast: Some(fast), ..
             } => fast.count(text),
@@ -452,7 +451,7 @@ impl TokenCounter {
         }
         let mut sample = String::from(RULE_SAMPLE);
         if let Model::Hf(tok) = &self.model {
-            for t in tok.get_added_tokens_decoder().values() {
+            for t in tok.tokenizer().get_added_tokens_decoder().values() {
                 sample.push_str(&format!(" x{}y {} ", t.content, t.content));
             }
         }

