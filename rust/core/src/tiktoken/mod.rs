@@ -8,19 +8,19 @@
 //! Exactness is tested, not assumed: pieces against the regexes under `fancy-regex`, counts against
 //! `encode_ordinary`, on the corpus, on generated texts of tricky characters, and around every code point.
 
+mod long;
 mod pieces;
 pub mod registry;
 pub(crate) mod specials;
 mod unicode;
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fmt;
 use std::sync::OnceLock;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use tiktoken_rs::{CoreBPE, Rank};
 
+pub(crate) use long::Merged;
 use pieces::Pattern;
 
 /// Pieces up to this many bytes are merged in arrays on the stack, longer ones with a heap of candidate merges.
@@ -203,62 +203,9 @@ impl Encoding {
         }
     }
 
-    /// The same merges as [`Self::merge_small`] for long pieces: parts in a linked list over their start bytes,
-    /// candidate joins in a min-heap by (rank, start), stale ones skipped when popped.
+    /// The same merges as [`Self::merge_small`] for long pieces (see [`Self::merge_heap`]).
     fn merge_large(&self, piece: &[u8]) -> usize {
-        let n = piece.len();
-        debug_assert!(n < 1 << START_BITS, "pieces are shorter than 1 TiB");
-        // `next[i]`: the start of the part after the one at i (n for the last); `prev[i]`: the one before.
-        let mut next: Vec<usize> = (1..=n).collect();
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-        // `pair[i]`: the rank of the part at i joined with the next; MAX if none, or if i no longer starts a part.
-        let mut pair = vec![Rank::MAX; n];
-        // Candidates as `rank << START_BITS | start`: the lowest rank first, then the leftmost.
-        let candidate =
-            |rank: Rank, start: usize| Reverse((u64::from(rank) << START_BITS) | start as u64);
-        let mut first = Vec::with_capacity(2 * n);
-        for i in 0..n - 1 {
-            pair[i] = self.rank(&piece[i..i + 2]);
-            if pair[i] != Rank::MAX {
-                first.push(candidate(pair[i], i));
-            }
-        }
-        let mut heap = BinaryHeap::from(first);
-        let mut parts = n;
-        while let Some(Reverse(top)) = heap.pop() {
-            let (rank, i) = (
-                (top >> START_BITS) as Rank,
-                (top & ((1 << START_BITS) - 1)) as usize,
-            );
-            if pair[i] != rank {
-                continue;
-            }
-            let gone = next[i];
-            let after = next[gone];
-            next[i] = after;
-            if after < n {
-                prev[after] = i;
-            }
-            pair[gone] = Rank::MAX;
-            parts -= 1;
-            // A pair's end only moves right, so a rank never comes back to a start: equal means current.
-            pair[i] = if after < n {
-                self.rank(&piece[i..next[after]])
-            } else {
-                Rank::MAX
-            };
-            if pair[i] != Rank::MAX {
-                heap.push(candidate(pair[i], i));
-            }
-            if i > 0 {
-                let before = prev[i];
-                pair[before] = self.rank(&piece[before..after]);
-                if pair[before] != Rank::MAX {
-                    heap.push(candidate(pair[before], before));
-                }
-            }
-        }
-        parts
+        self.merge_heap(piece, None)
     }
 }
 
