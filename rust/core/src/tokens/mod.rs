@@ -387,7 +387,25 @@ impl TokenCounter {
         if self.rule == PieceRule::Whole {
             return self.encode_count(piece);
         }
+        if piece.len() > LONG_WORD && self.is_unknown_word(piece) {
+            return Ok(1);
+        }
         memo.get_or(piece, || self.encode_count(piece))
+    }
+
+    /// Whether WordPiece gives `piece` (a piece of the BERT rule) its unknown token, one token, without asking it: a
+    /// word of ASCII letters and digits longer than `max_input_chars_per_word` (WordPiece checks the length first;
+    /// the normalizers the rule allows keep such a word as long, and the pre-tokenizer keeps it whole). A run of one
+    /// letter, or one long word, was a tokenizer call on every window and chunk it is in.
+    fn is_unknown_word(&self, piece: &str) -> bool {
+        let (Model::Hf(tok), PieceRule::Bert { .. }) = (&self.model, self.rule) else {
+            return false;
+        };
+        let tokenizers::ModelWrapper::WordPiece(model) = tok.get_model() else {
+            return false;
+        };
+        piece.len() > model.max_input_chars_per_word
+            && piece.bytes().all(|b| b.is_ascii_alphanumeric())
     }
 
     /// The encoding that counts long pieces from the token ends of others (see [`tiktoken::Merged`]).
@@ -502,6 +520,9 @@ const LONG_PIECE: usize = 256;
 
 /// Pieces of this many tokens too (see `by_token_ends`).
 const LONG_TOKENS: usize = 64;
+
+/// Pieces longer than this may be WordPiece's unknown word (`max_input_chars_per_word` is 100 in BERT's models).
+const LONG_WORD: usize = 64;
 
 /// The pieces of the last window of a run, with their counts, in absolute byte offsets.
 #[derive(Debug, Default)]
@@ -926,6 +947,31 @@ mod tests {
         );
         // The chunkers' count: one token per character of the piece that fails, never 0.
         assert_eq!(counter.count("abc ☃☃☃ de"), 3 + 3 + 2);
+    }
+
+    #[test]
+    fn long_ascii_words_are_wordpieces_unknown_word() {
+        // WordPiece's unknown word is one token past `max_input_chars_per_word` (100 here); the count says so
+        // without asking it, for words of ASCII letters and digits only.
+        let model = r###"{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##",
+            "max_input_chars_per_word":100,"vocab":{"[UNK]":0,"a":1,"##a":2,"b":3,"##b":4,"1":5,"##1":6}}"###;
+        let counter = TokenCounter::from_hf_json(&json(model), false).unwrap();
+        for text in [
+            "a".repeat(100),
+            "a".repeat(101),
+            "ab1".repeat(40),
+            "a".repeat(5000) + " b",
+            "a".repeat(99) + "\u{e9}\u{e9}",
+            "\u{e9}".repeat(150),
+        ] {
+            assert_eq!(
+                counter.count(&text),
+                counter.count_direct(&text),
+                "{text:?}"
+            );
+        }
+        assert_eq!(counter.count(&"a".repeat(100)), 100);
+        assert_eq!(counter.count(&"ab1".repeat(40)), 1);
     }
 
     /// The window's estimates grow with the position (what the engine's probes for a weaker level's reach rely on),
