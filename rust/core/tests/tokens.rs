@@ -272,3 +272,21 @@ fn long_pieces_fit_in_exact_tokens() {
         }
     }
 }
+
+/// A chunk of a run with no space is as full as its size allows: nothing cut the search for its end short.
+#[test]
+fn chunks_of_a_run_are_full() {
+    let text = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".repeat(2000);
+    for (name, size) in [("cl100k_base", 256), ("o200k_base", 64), ("r50k_base", 100)] {
+        let counter = Arc::new(TokenCounter::tiktoken(name).unwrap());
+        let mut config = SplitterConfig::new(Strategy::Recursive, size);
+        config.unit = Unit::Tokens;
+        config.tokenizer = Some(counter.clone());
+        let spans = Splitter::new(config).unwrap().split(&text).unwrap();
+        let (last, full) = spans.split_last().unwrap();
+        for s in full {
+            assert!(s.size + 2 >= size, "{name}: {} of {size} tokens", s.size);
+        }
+        assert!(last.size <= size);
+    }
+}

@@ -169,7 +169,10 @@ impl Assembler<'_> {
             // size is beyond it, there is nothing a weaker cut could do.
             let reach = self.capacity.saturating_add(LOOKAHEAD);
             let past = win.marks.partition_point(|m| m.size < reach);
-            scan_end = win.marks.get(past).map_or(scan_end, |m| m.pos);
+            scan_end = match win.marks.get(past) {
+                Some(m) => m.pos,
+                None => self.reach_by_probes(text, win, reach),
+            };
             if self.sizer.adds_per_char() && self.sizer.ascii_is_bytes() {
                 // In a long paragraph that boundary can be chunks away. No chunk ends past the first content after
                 // `capacity` units (it would hold that content), so the scan stops at the first line break after
@@ -221,6 +224,40 @@ impl Assembler<'_> {
         }
         win.computed = li + 1;
         self.measure(text, win, scan_end);
+    }
+
+    /// Where a weaker level's scan may stop when the stronger levels left no boundary past `reach` units (a run with
+    /// no space, a long word): the first of 32 evenly spaced positions between the last boundary and the window's
+    /// end whose size is `reach` or more, or the window's end. Sizes that add up do not get here ([`Sizer::advance`]
+    /// bounds their scan); in tokens, the window's pieces are counted already, and the probes cost one pass over
+    /// them. Without this, the grapheme boundaries of a run were emitted and measured over the whole window, twice
+    /// what a chunk can reach.
+    fn reach_by_probes(&self, text: &str, win: &mut Window, reach: usize) -> usize {
+        const PROBES: usize = 32;
+        let (start, end) = (win.start, win.scan_end);
+        if self.sizer.is_exact_sum() || end == text.len() {
+            return end;
+        }
+        let from = win.marks.last().map_or(start, |m| m.pos);
+        let mut probes = std::mem::take(&mut win.fresh_ends);
+        probes.clear();
+        probes.extend(
+            (1..PROBES).map(|i| ceil_char_boundary(text, from + (end - from) * i / PROBES)),
+        );
+        probes.push(end);
+        probes.dedup();
+        let mut sizes = std::mem::take(&mut win.sizes);
+        self.sizer
+            .prefix_sizes(text, start, &probes, &mut sizes, &mut win.sizer_cache);
+        // Sizes in tokens grow with the position, so no boundary past the probe is within reach either.
+        let at = sizes
+            .iter()
+            .zip(&probes)
+            .find(|(s, _)| s.0 >= reach)
+            .map_or(end, |(_, &p)| p);
+        win.fresh_ends = probes;
+        win.sizes = sizes;
+        at
     }
 
     /// The cuts `source` reports at `level` in `text[from..to]` that a chunk may end on, in order, into `out`
