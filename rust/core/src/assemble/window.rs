@@ -15,6 +15,27 @@ const WINDOW_CHUNKS: f64 = 2.0;
 /// The longest run of whitespace (in bytes) a window is stretched over to find the boundary after it.
 const MAX_PADDING: usize = 64 * 1024;
 
+/// Windows are sized by the bytes per unit of the ones before, rounded to this fraction of an octave (see
+/// [`window_rate`]).
+const RATE_STEPS_PER_OCTAVE: f64 = 4.0;
+
+/// The bucket of `bytes_per_unit` that sizes a window: two runs of the engine standing at the same place with rates
+/// in the same bucket open the same window, so that from there they cut the same chunks. (A window's end moves the
+/// estimates inside a piece it cuts, and so, for a piece longer than a chunk, the chunk's end: runs of a long text
+/// joined where they met gave other chunks than one run.)
+pub(crate) fn rate_bucket(bytes_per_unit: f64) -> i32 {
+    if bytes_per_unit > 0.0 && bytes_per_unit.is_finite() {
+        (bytes_per_unit.log2() * RATE_STEPS_PER_OCTAVE).round() as i32
+    } else {
+        0
+    }
+}
+
+/// The bytes per unit a window is sized with: those of its bucket (see [`rate_bucket`]).
+fn window_rate(bytes_per_unit: f64) -> f64 {
+    (f64::from(rate_bucket(bytes_per_unit)) / RATE_STEPS_PER_OCTAVE).exp2()
+}
+
 /// The boundaries of one look-ahead window, computed level by level.
 #[derive(Debug, Default)]
 pub(super) struct Window {
@@ -70,7 +91,7 @@ impl Assembler<'_> {
     pub(super) fn open(&self, text: &str, start: usize, win: &mut Window) {
         let want = self.capacity.saturating_add(LOOKAHEAD);
         // A window holds several chunks (see `reuse`).
-        let mut len = (want as f64 * win.bytes_per_unit * WINDOW_CHUNKS) as usize + 16;
+        let mut len = (want as f64 * window_rate(win.bytes_per_unit) * WINDOW_CHUNKS) as usize + 16;
         let mut padded = false;
         loop {
             let mut end = ceil_char_boundary(text, start.saturating_add(len).min(text.len()));

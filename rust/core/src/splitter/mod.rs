@@ -51,14 +51,17 @@ static SEGMENTS_MET: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicU
 #[cfg(test)]
 static SEGMENTS_MISSED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// The first chunk after which two runs of the engine stand alike: `(i, j)` with `a[i] == b[j]` but for the
-/// estimate of bytes per unit (which moves no cut), the earliest in the text. States come in the order of their
-/// positions.
+/// The first chunk after which two runs of the engine stand alike: `(i, j)` with `a[i] == b[j]`, their estimates of
+/// bytes per unit in the same bucket (which sizes the next window alike), the earliest in the text. States come in
+/// the order of their positions.
 fn meeting(a: &[Resume], b: &[Resume]) -> Option<(usize, usize)> {
+    use crate::assemble::rate_bucket;
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (&a[i], &b[j]);
-        if (x.pos, x.prev_cut, x.prev_end) == (y.pos, y.prev_cut, y.prev_end) {
+        if (x.pos, x.prev_cut, x.prev_end) == (y.pos, y.prev_cut, y.prev_end)
+            && rate_bucket(x.bytes_per_unit) == rate_bucket(y.bytes_per_unit)
+        {
             return Some((i, j));
         }
         if (x.pos, x.prev_cut) < (y.pos, y.prev_cut) {
@@ -913,7 +916,13 @@ mod tests {
         };
         let mut texts = crate::tiktoken::testdata::corpus(160_000);
         let all: String = texts.iter().map(|(_, t)| t.as_str()).collect();
+        // Words longer than a chunk and rules of dashes, after prose: chunks end inside pieces.
+        let words: String = (0..400)
+            .map(|i| format!("{} {} ", "xyzzy".repeat(20 + i % 300), "-".repeat(200 + i)))
+            .collect();
+        let words = format!("{}{words}", &texts[0].1);
         texts.push(("all", all));
+        texts.push(("words", words));
         for (name, text) in texts {
             for (strategy, size, overlap) in [
                 (Strategy::Recursive, 16, 0),
