@@ -121,6 +121,31 @@ def test_corpus_chunks_fit_in_exact_tokens(case, strategy, size):
         check_chunks(case, text, chunker.chunk(text), size, size // 8)
 
 
+# Runs with no space (a letter repeated, one long word, punctuation, CJK) and words longer than a chunk, between
+# prose: issue 34's adversarial texts, whose long pieces are counted from token ends kept from window to window.
+RUNS = [
+    "a" * 20_000,
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" * 400,
+    "!\"#$%&'()*+,-./:;<=>?@[]^_{|}~" * 300,
+    "\u3002" * 5_000,
+    "中文的句子還有日本語のテキスト" * 600,
+    " ".join("xyzzy" * (10 + 7 * i) + " " + "-" * (100 + 20 * i) for i in range(40)),
+]
+
+
+@pytest.mark.parametrize("size", [16, 256])
+def test_runs_fit_in_exact_tokens(case, size):
+    prose = corpus_slices(2_000)[0]
+    texts = [prose + run + " " + prose for run in RUNS]
+    for strategy in ("recursive", "fixed"):
+        fresh = [STRATEGIES[strategy](size, 0, case.make()).chunk(t) for t in texts]
+        for text, chunks in zip(texts, fresh):
+            check_chunks(case, text, chunks, size, 0)
+        # Whatever the tokenizer kept from other texts, the same chunks.
+        used = STRATEGIES[strategy](size, 0, case.make())
+        assert [used.chunk(t) for t in reversed(texts)][::-1] == fresh
+
+
 def test_batch_and_spans_agree_with_chunk(case):
     chunker = RecursiveChunker(48, 8, tokenizer=case.make())
     texts = corpus_slices(3_000)

@@ -189,6 +189,11 @@ impl CharCapped {
     /// The size that `chars` characters take in the cap's terms: at most a budget `b` exactly when
     /// `chars <= b * max_chars / size`.
     fn floor(&self, chars: usize) -> usize {
+        // In 64 bits when the product fits (always, in practice): the 128-bit division was a few percent of
+        // measuring a window of one long word, which has a boundary at every character.
+        if let Some(n) = (chars as u64).checked_mul(self.size as u64) {
+            return usize::try_from(n.div_ceil(self.max_chars as u64)).unwrap_or(usize::MAX);
+        }
         let n = (chars as u128 * self.size as u128).div_ceil(self.max_chars as u128);
         usize::try_from(n).unwrap_or(usize::MAX)
     }

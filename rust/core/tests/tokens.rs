@@ -228,3 +228,65 @@ fn chunks_in_tokens_are_capped_in_characters() {
         "{err}"
     );
 }
+
+/// Runs with no space (a letter repeated, one long word, digits, punctuation, CJK) and words longer than a chunk,
+/// between prose: long pieces are counted from their token ends, kept from window to window, and every chunk still
+/// holds what the tokenizer itself counts.
+#[test]
+fn long_pieces_fit_in_exact_tokens() {
+    let prose = &corpus()[1][..3000];
+    let words: String = (0..40)
+        .map(|i| {
+            format!(
+                "{} {} ",
+                "xyzzy".repeat(10 + 7 * i),
+                "-".repeat(100 + 20 * i)
+            )
+        })
+        .collect();
+    let runs = [
+        "a".repeat(30_000),
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".repeat(600),
+        "1234567890".repeat(2000),
+        "!\"#$%&'()*+,-./:;<=>?@[]^_{|}~".repeat(600),
+        "中文的句子還有日本語のテキスト한국어".repeat(400),
+        words,
+    ];
+    for name in ["cl100k_base", "o200k_base", "r50k_base"] {
+        let counter = Arc::new(TokenCounter::tiktoken(name).unwrap());
+        for (strategy, size, overlap) in [
+            (Strategy::Recursive, 16, 0),
+            (Strategy::Recursive, 256, 0),
+            (Strategy::Recursive, 64, 8),
+            (Strategy::Fixed, 100, 10),
+        ] {
+            let mut config = SplitterConfig::new(strategy, size);
+            config.overlap = overlap;
+            config.unit = Unit::Tokens;
+            config.tokenizer = Some(counter.clone());
+            let splitter = Splitter::new(config).unwrap();
+            for run in &runs {
+                let text = format!("{prose}{run} {prose}");
+                check(&splitter, &counter, &text, size, overlap);
+            }
+        }
+    }
+}
+
+/// A chunk of a run with no space is as full as its size allows: nothing cut the search for its end short.
+#[test]
+fn chunks_of_a_run_are_full() {
+    let text = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".repeat(2000);
+    for (name, size) in [("cl100k_base", 256), ("o200k_base", 64), ("r50k_base", 100)] {
+        let counter = Arc::new(TokenCounter::tiktoken(name).unwrap());
+        let mut config = SplitterConfig::new(Strategy::Recursive, size);
+        config.unit = Unit::Tokens;
+        config.tokenizer = Some(counter.clone());
+        let spans = Splitter::new(config).unwrap().split(&text).unwrap();
+        let (last, full) = spans.split_last().unwrap();
+        for s in full {
+            assert!(s.size + 2 >= size, "{name}: {} of {size} tokens", s.size);
+        }
+        assert!(last.size <= size);
+    }
+}

@@ -29,6 +29,8 @@ mod index;
 mod tests;
 mod window;
 
+pub(crate) use window::rate_bucket;
+
 use std::cell::Cell;
 use window::Window;
 

@@ -15,6 +15,27 @@ const WINDOW_CHUNKS: f64 = 2.0;
 /// The longest run of whitespace (in bytes) a window is stretched over to find the boundary after it.
 const MAX_PADDING: usize = 64 * 1024;
 
+/// Windows are sized by the bytes per unit of the ones before, rounded to this fraction of an octave (see
+/// [`window_rate`]).
+const RATE_STEPS_PER_OCTAVE: f64 = 4.0;
+
+/// The bucket of `bytes_per_unit` that sizes a window: two runs of the engine standing at the same place with rates
+/// in the same bucket open the same window, so that from there they cut the same chunks. (A window's end moves the
+/// estimates inside a piece it cuts, and so, for a piece longer than a chunk, the chunk's end: runs of a long text
+/// joined where they met gave other chunks than one run.)
+pub(crate) fn rate_bucket(bytes_per_unit: f64) -> i32 {
+    if bytes_per_unit > 0.0 && bytes_per_unit.is_finite() {
+        (bytes_per_unit.log2() * RATE_STEPS_PER_OCTAVE).round() as i32
+    } else {
+        0
+    }
+}
+
+/// The bytes per unit a window is sized with: those of its bucket (see [`rate_bucket`]).
+fn window_rate(bytes_per_unit: f64) -> f64 {
+    (f64::from(rate_bucket(bytes_per_unit)) / RATE_STEPS_PER_OCTAVE).exp2()
+}
+
 /// The boundaries of one look-ahead window, computed level by level.
 #[derive(Debug, Default)]
 pub(super) struct Window {
@@ -70,7 +91,7 @@ impl Assembler<'_> {
     pub(super) fn open(&self, text: &str, start: usize, win: &mut Window) {
         let want = self.capacity.saturating_add(LOOKAHEAD);
         // A window holds several chunks (see `reuse`).
-        let mut len = (want as f64 * win.bytes_per_unit * WINDOW_CHUNKS) as usize + 16;
+        let mut len = (want as f64 * window_rate(win.bytes_per_unit) * WINDOW_CHUNKS) as usize + 16;
         let mut padded = false;
         loop {
             let mut end = ceil_char_boundary(text, start.saturating_add(len).min(text.len()));
@@ -169,7 +190,10 @@ impl Assembler<'_> {
             // size is beyond it, there is nothing a weaker cut could do.
             let reach = self.capacity.saturating_add(LOOKAHEAD);
             let past = win.marks.partition_point(|m| m.size < reach);
-            scan_end = win.marks.get(past).map_or(scan_end, |m| m.pos);
+            scan_end = match win.marks.get(past) {
+                Some(m) => m.pos,
+                None => self.reach_by_probes(text, win, reach),
+            };
             if self.sizer.adds_per_char() && self.sizer.ascii_is_bytes() {
                 // In a long paragraph that boundary can be chunks away. No chunk ends past the first content after
                 // `capacity` units (it would hold that content), so the scan stops at the first line break after
@@ -221,6 +245,40 @@ impl Assembler<'_> {
         }
         win.computed = li + 1;
         self.measure(text, win, scan_end);
+    }
+
+    /// Where a weaker level's scan may stop when the stronger levels left no boundary past `reach` units (a run with
+    /// no space, a long word): the first of 32 evenly spaced positions between the last boundary and the window's
+    /// end whose size is `reach` or more, or the window's end. Sizes that add up do not get here ([`Sizer::advance`]
+    /// bounds their scan); in tokens, the window's pieces are counted already, and the probes cost one pass over
+    /// them. Without this, the grapheme boundaries of a run were emitted and measured over the whole window, twice
+    /// what a chunk can reach.
+    fn reach_by_probes(&self, text: &str, win: &mut Window, reach: usize) -> usize {
+        const PROBES: usize = 32;
+        let (start, end) = (win.start, win.scan_end);
+        if self.sizer.is_exact_sum() || end == text.len() {
+            return end;
+        }
+        let from = win.marks.last().map_or(start, |m| m.pos);
+        let mut probes = std::mem::take(&mut win.fresh_ends);
+        probes.clear();
+        probes.extend(
+            (1..PROBES).map(|i| ceil_char_boundary(text, from + (end - from) * i / PROBES)),
+        );
+        probes.push(end);
+        probes.dedup();
+        let mut sizes = std::mem::take(&mut win.sizes);
+        self.sizer
+            .prefix_sizes(text, start, &probes, &mut sizes, &mut win.sizer_cache);
+        // Sizes in tokens grow with the position, so no boundary past the probe is within reach either.
+        let at = sizes
+            .iter()
+            .zip(&probes)
+            .find(|(s, _)| s.0 >= reach)
+            .map_or(end, |(_, &p)| p);
+        win.fresh_ends = probes;
+        win.sizes = sizes;
+        at
     }
 
     /// The cuts `source` reports at `level` in `text[from..to]` that a chunk may end on, in order, into `out`

@@ -50,15 +50,20 @@ const PARALLEL_REACH_PER_UNIT: usize = if cfg!(test) { 2 } else { 64 };
 static SEGMENTS_MET: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 #[cfg(test)]
 static SEGMENTS_MISSED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+#[cfg(test)]
+static SEGMENTS_SKIPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// The first chunk after which two runs of the engine stand alike: `(i, j)` with `a[i] == b[j]` but for the
-/// estimate of bytes per unit (which moves no cut), the earliest in the text. States come in the order of their
-/// positions.
+/// The first chunk after which two runs of the engine stand alike: `(i, j)` with `a[i] == b[j]`, their estimates of
+/// bytes per unit in the same bucket (which sizes the next window alike), the earliest in the text. States come in
+/// the order of their positions.
 fn meeting(a: &[Resume], b: &[Resume]) -> Option<(usize, usize)> {
+    use crate::assemble::rate_bucket;
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (&a[i], &b[j]);
-        if (x.pos, x.prev_cut, x.prev_end) == (y.pos, y.prev_cut, y.prev_end) {
+        if (x.pos, x.prev_cut, x.prev_end) == (y.pos, y.prev_cut, y.prev_end)
+            && rate_bucket(x.bytes_per_unit) == rate_bucket(y.bytes_per_unit)
+        {
             return Some((i, j));
         }
         if (x.pos, x.prev_cut) < (y.pos, y.prev_cut) {
@@ -521,10 +526,22 @@ impl Splitter {
         };
         let engine =
             |horizon: Option<usize>| self.assembler(None, view).stop(stop).horizon(horizon);
+        // Two runs meet where both end a chunk at the same boundary, which a text of words gives them soon: chunks
+        // end at the strongest boundary that fits. A run with no space or line break (a character repeated, one long
+        // word, a line of punctuation) ends its chunks at the same sizes from wherever it starts, so a run started
+        // elsewhere in it never meets the single run: the work would be done twice. Such a segment is left to the
+        // single run.
+        let runs_apart = |k: usize| {
+            let to = text.len().min(starts[k].saturating_add(reach));
+            k == 0 || memchr::memchr2(b' ', b'\n', &text.as_bytes()[starts[k]..to]).is_some()
+        };
         type Segment = (Vec<Span>, Vec<Resume>, Option<Resume>);
-        let runs: Vec<Result<Segment, ChunkError>> = (0..n)
+        let runs: Vec<Result<Option<Segment>, ChunkError>> = (0..n)
             .into_par_iter()
             .map(|k| {
+                if !runs_apart(k) {
+                    return Ok(None);
+                }
                 let from = match k {
                     0 => Resume::default(),
                     _ => Resume {
@@ -537,18 +554,27 @@ impl Splitter {
                 let (mut out, mut states) = (Vec::new(), Vec::new());
                 let end =
                     engine(horizon(k)).resume_recording(text, from, &mut out, Some(&mut states))?;
-                Ok((out, states, end))
+                Ok(Some((out, states, end)))
             })
             .collect();
         let mut runs = runs.into_iter();
-        let (mut out, mut states, mut end) = runs.next().expect("two segments at least")?;
+        let (mut out, mut states, mut end) = runs
+            .next()
+            .expect("two segments at least")?
+            .expect("the first segment runs");
         for (k, run) in runs.enumerate().map(|(i, r)| (i + 1, r)) {
             let Some(from) = end else {
                 break; // the single run reached the end of the text
             };
-            let (seg, seg_states, seg_end) = run?;
-            match meeting(&states, &seg_states) {
-                Some((i, j)) => {
+            let run = run?;
+            #[cfg(test)]
+            if run.is_none() {
+                SEGMENTS_SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            match run.and_then(|(seg, seg_states, seg_end)| {
+                meeting(&states, &seg_states).map(|m| (m, seg, seg_states, seg_end))
+            }) {
+                Some(((i, j), seg, seg_states, seg_end)) => {
                     #[cfg(test)]
                     SEGMENTS_MET.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     out.truncate(i + 1);
@@ -913,7 +939,22 @@ mod tests {
         };
         let mut texts = crate::tiktoken::testdata::corpus(160_000);
         let all: String = texts.iter().map(|(_, t)| t.as_str()).collect();
+        // Words longer than a chunk and rules of dashes, after prose: chunks end inside pieces.
+        let words: String = (0..400)
+            .map(|i| format!("{} {} ", "xyzzy".repeat(20 + i % 300), "-".repeat(200 + i)))
+            .collect();
+        let words = format!("{}{words}", &texts[0].1);
+        // Runs with no space between prose: the segments that start inside them are left to the single run.
+        let runs = format!(
+            "{}{}{}{}",
+            &texts[0].1[..20_000],
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".repeat(3000),
+            "a".repeat(100_000),
+            &texts[0].1[20_000..]
+        );
         texts.push(("all", all));
+        texts.push(("words", words));
+        texts.push(("runs", runs));
         for (name, text) in texts {
             for (strategy, size, overlap) in [
                 (Strategy::Recursive, 16, 0),
@@ -937,9 +978,14 @@ mod tests {
                 }
             }
         }
-        // Both ways of joining segments ran: where two runs met, and where the single run went on by itself.
+        // Every way of joining segments ran: where two runs met, where the single run went on by itself, and over
+        // segments that did not run apart.
         let (met, missed) = (SEGMENTS_MET.load(Relaxed), SEGMENTS_MISSED.load(Relaxed));
-        assert!(met > 10 && missed > 0, "met {met}, missed {missed}");
+        let skipped = SEGMENTS_SKIPPED.load(Relaxed);
+        assert!(
+            met > 10 && missed > 0 && skipped > 0,
+            "met {met}, missed {missed}, skipped {skipped}"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! Exactness is tested, not assumed: pieces against the regexes under `fancy-regex`, counts against
 //! `encode_ordinary`, on the corpus, on generated texts of tricky characters, and around every code point.
 
+mod long;
 mod pieces;
 pub mod registry;
 pub(crate) mod specials;
@@ -21,6 +22,7 @@ use std::sync::OnceLock;
 use rustc_hash::{FxHashMap, FxHashSet};
 use tiktoken_rs::{CoreBPE, Rank};
 
+pub(crate) use long::Merged;
 use pieces::Pattern;
 
 /// Pieces up to this many bytes are merged in arrays on the stack ([`Encoding::merge_small`]), longer ones in sweeps

@@ -406,7 +406,75 @@ impl TokenCounter {
         if self.rule == PieceRule::Whole {
             return self.encode_count(piece);
         }
+        if piece.len() > LONG_WORD && self.is_unknown_word(piece) {
+            return Ok(1);
+        }
         memo.get_or(piece, || self.encode_count(piece))
+    }
+
+    /// Whether WordPiece gives `piece` (a piece of the BERT rule) its unknown token, one token, without asking it: a
+    /// word of ASCII letters and digits longer than `max_input_chars_per_word` (WordPiece checks the length first;
+    /// the normalizers the rule allows keep such a word as long, and the pre-tokenizer keeps it whole). A run of one
+    /// letter, or one long word, was a tokenizer call on every window and chunk it is in.
+    fn is_unknown_word(&self, piece: &str) -> bool {
+        let (Model::Hf(tok), PieceRule::Bert { .. }) = (&self.model, self.rule) else {
+            return false;
+        };
+        let tokenizers::ModelWrapper::WordPiece(model) = tok.tokenizer().get_model() else {
+            return false;
+        };
+        piece.len() > model.max_input_chars_per_word
+            && piece.bytes().all(|b| b.is_ascii_alphanumeric())
+    }
+
+    /// The encoding that counts long pieces from the token ends of others (see [`tiktoken::Merged`]).
+    fn long_pieces(&self) -> Option<&'static tiktoken::Encoding> {
+        match self.model {
+            Model::Tiktoken { fast, .. } => fast,
+            _ => None,
+        }
+    }
+
+    /// The count of the long piece `text[a..b]` of a window ending at `end`, from the memo if it holds it; if not,
+    /// for a tiktoken encoding, by the pieces of its encoding, their token ends kept in `long` and found from those
+    /// of the last window (`known`) where they can be, when the piece reaches the window's end (a new text each
+    /// window, as the window moves along a run) or starts inside a piece the last window kept (the rest of a run).
+    /// A rule of dashes seen before still costs a lookup.
+    #[cold]
+    fn window_piece(
+        &self,
+        memo: &mut Lookup<'_>,
+        text: &str,
+        (a, b): (usize, usize),
+        end: usize,
+        known: &tiktoken::Merged,
+        long: &mut tiktoken::Merged,
+    ) -> usize {
+        match self.long_pieces() {
+            Some(enc) if b == end || known.knows(a) => {
+                let mut kept = false;
+                let count = || {
+                    kept = true;
+                    Ok::<_, ()>(enc.count_span(text, (a, b), known, Some(long)))
+                };
+                let n = memo.get_or(&text[a..b], count).unwrap_or_default();
+                if !kept && self.by_token_ends((a, b, n)) {
+                    enc.count_span(text, (a, b), known, Some(long));
+                }
+                n
+            }
+            _ => self.count_piece(memo, &text[a..b]),
+        }
+    }
+
+    /// Whether positions inside the window's piece `(a, b, count)` are estimated from its token ends: a piece of
+    /// [`LONG_PIECE`] bytes and [`LONG_TOKENS`] tokens of a tiktoken encoding. (A function of the piece alone, so
+    /// that the estimates, and the chunks, do not depend on what earlier windows or the memo held: runs on several
+    /// threads must give one run's chunks. A piece of fewer tokens has a chunk end inside it only within its last
+    /// few tokens: its estimates are close, and the exact count of a position inside it a short merge. Rules of
+    /// dashes are such pieces, with a boundary at every dash.)
+    fn by_token_ends(&self, (a, b, count): (usize, usize, usize)) -> bool {
+        b - a >= LONG_PIECE && count >= LONG_TOKENS && self.long_pieces().is_some()
     }
 
     /// Calls `f(start, end)` for each piece of `text`, in order. Added tokens are pieces of their own; BERT's
@@ -468,12 +536,27 @@ impl TokenCounter {
     }
 }
 
+/// Pieces this long, in bytes, are counted with their token ends kept when the tokenizer is a tiktoken encoding (see
+/// [`tiktoken::Merged`]): positions inside them get the count of the tokens before them, and the next window, or a
+/// chunk's exact count, is encoded from those ends.
+const LONG_PIECE: usize = 256;
+
+/// Pieces of this many tokens too (see `by_token_ends`).
+const LONG_TOKENS: usize = 64;
+
+/// Pieces longer than this may be WordPiece's unknown word (`max_input_chars_per_word` is 100 in BERT's models).
+const LONG_WORD: usize = 64;
+
 /// The pieces of the last window of a run, with their counts, in absolute byte offsets.
 #[derive(Debug, Default)]
 struct WindowPieces {
     start: usize,
     end: usize,
     pieces: Vec<(usize, usize, usize)>,
+    /// Whether a piece is [`LONG_PIECE`] bytes or more.
+    has_long: bool,
+    /// The long pieces of a tiktoken encoding's window, with their token ends.
+    long: tiktoken::Merged,
 }
 
 impl TokenCounter {
@@ -501,6 +584,8 @@ impl TokenCounter {
         let mut tail_from = start;
         let reusable = cache.start <= start && start < cache.end;
         let old = std::mem::take(&mut cache.pieces);
+        let mut known = std::mem::take(&mut cache.long);
+        let mut long = tiktoken::Merged::default();
         let mut pieces = Vec::with_capacity(old.len());
         if reusable {
             // Pieces wholly inside both windows, ending far enough from both ends that the cut after them saw the
@@ -515,9 +600,19 @@ impl TokenCounter {
             if let Some(&(first, _, _)) = kept.peek() {
                 if first > start {
                     // The head: one piece, the rest of the old piece that held `start`.
-                    pieces.push((start, first, self.count_piece(memo, &text[start..first])));
+                    let n = if first - start < LONG_PIECE {
+                        self.count_piece(memo, &text[start..first])
+                    } else {
+                        self.window_piece(memo, text, (start, first), end, &known, &mut long)
+                    };
+                    pieces.push((start, first, n));
                 }
-                pieces.extend(kept);
+                for p in kept {
+                    if p.1 - p.0 >= LONG_PIECE {
+                        known.move_span(p.0, p.1, &mut long);
+                    }
+                    pieces.push(p);
+                }
                 tail_from = pieces.last().map_or(start, |p| p.1);
             }
         }
@@ -528,10 +623,62 @@ impl TokenCounter {
             let first = pieces.len();
             self.for_each_piece(tail, |a, b| pieces.push((tail_from + a, tail_from + b, 0)));
             for p in &mut pieces[first..] {
-                p.2 = self.count_piece(memo, &text[p.0..p.1]);
+                p.2 = if p.1 - p.0 < LONG_PIECE {
+                    self.count_piece(memo, &text[p.0..p.1])
+                } else {
+                    self.window_piece(memo, text, (p.0, p.1), end, &known, &mut long)
+                };
             }
         }
-        *cache = WindowPieces { start, end, pieces };
+        let has_long = pieces.iter().any(|p| p.1 - p.0 >= LONG_PIECE);
+        *cache = WindowPieces {
+            start,
+            end,
+            pieces,
+            has_long,
+            long,
+        };
+    }
+
+    /// Keeps the token ends of every piece estimated from them (see `by_token_ends`) that one of `ends` falls
+    /// inside. Pieces counted by their tokens have them already; a whole piece counted from the memo gets them here,
+    /// once a weaker level's boundaries reach inside it.
+    fn keep_long_pieces(&self, text: &str, ends: &[usize], cache: &mut WindowPieces) {
+        let Some(enc) = self.long_pieces().filter(|_| cache.has_long) else {
+            return;
+        };
+        let WindowPieces { pieces, long, .. } = cache;
+        let mut k = 0;
+        for &p in ends {
+            while k < pieces.len() && pieces[k].1 <= p {
+                k += 1;
+            }
+            if let Some(&(a, b, count)) = pieces.get(k) {
+                if a < p && self.by_token_ends((a, b, count)) && long.span_ends(a).is_none() {
+                    enc.count_span(text, (a, b), &tiktoken::Merged::default(), Some(long));
+                }
+            }
+        }
+    }
+
+    /// The exact count of `text[from..end]` (no special tokens), its long pieces encoded from those the window
+    /// kept (`long`).
+    fn count_rest(&self, text: &str, from: usize, end: usize, long: &tiktoken::Merged) -> usize {
+        let Some(enc) = self.long_pieces() else {
+            return self.count_plain(&text[from..end]);
+        };
+        self.memo.with_front(|memo| {
+            let mut total = 0;
+            self.for_each_piece(&text[from..end], |a, b| {
+                let (a, b) = (from + a, from + b);
+                total += if b - a >= LONG_PIECE && long.knows(a) {
+                    enc.count_span(text, (a, b), long, None)
+                } else {
+                    self.count_piece(memo, &text[a..b])
+                };
+            });
+            total
+        })
     }
 }
 
@@ -572,8 +719,11 @@ impl Sizer for TokenCounter {
             .downcast_mut::<WindowPieces>()
             .expect("a token counter's cache");
         self.window_pieces(text, start, last, cache);
-        let pieces = &cache.pieces;
+        self.keep_long_pieces(text, ends, cache);
+        let WindowPieces { pieces, long, .. } = cache;
         let (mut k, mut acc) = (0, 0);
+        // The token ends of the long piece `k` when it has them, and how many of them lie at or before the last end.
+        let mut inside: Option<(usize, &[usize], usize)> = None;
         for &p in ends {
             while k < pieces.len() && pieces[k].1 <= p {
                 acc += pieces[k].2;
@@ -581,7 +731,23 @@ impl Sizer for TokenCounter {
             }
             let partial = match pieces.get(k) {
                 Some(&(a, b, count)) if a < p => {
-                    Some((count as f64 * (p - a) as f64 / (b - a) as f64).ceil() as usize)
+                    if inside.is_none_or(|(at, _, _)| at != k) {
+                        inside = self
+                            .by_token_ends((a, b, count))
+                            .then(|| long.span_ends(a))
+                            .flatten()
+                            .map(|e| (k, e, 0));
+                    }
+                    Some(match &mut inside {
+                        // The tokens that end at or before `p`, and one for the token it cuts.
+                        Some((_, e, j)) => {
+                            while *j < e.len() && e[*j] <= p {
+                                *j += 1;
+                            }
+                            *j + usize::from(*j == 0 || e[*j - 1] != p)
+                        }
+                        None => (count as f64 * (p - a) as f64 / (b - a) as f64).ceil() as usize,
+                    })
                 }
                 _ => None,
             };
@@ -615,7 +781,7 @@ impl Sizer for TokenCounter {
                 from = b;
             }
         }
-        total + self.count_plain(&text[from..end])
+        total + self.count_rest(text, from, end, &w.long)
     }
 
     fn advance(&self, text: &str, start: usize, budget: usize) -> usize {
@@ -848,5 +1014,82 @@ mod tests {
         );
         // The chunkers' count: one token per character of the piece that fails, never 0.
         assert_eq!(counter.count("abc ☃☃☃ de"), 3 + 3 + 2);
+    }
+
+    #[test]
+    fn long_ascii_words_are_wordpieces_unknown_word() {
+        // WordPiece's unknown word is one token past `max_input_chars_per_word` (100 here); the count says so
+        // without asking it, for words of ASCII letters and digits only.
+        let model = r###"{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##",
+            "max_input_chars_per_word":100,"vocab":{"[UNK]":0,"a":1,"##a":2,"b":3,"##b":4,"1":5,"##1":6}}"###;
+        let counter = TokenCounter::from_hf_json(&json(model), false).unwrap();
+        for text in [
+            "a".repeat(100),
+            "a".repeat(101),
+            "ab1".repeat(40),
+            "a".repeat(5000) + " b",
+            "a".repeat(99) + "\u{e9}\u{e9}",
+            "\u{e9}".repeat(150),
+        ] {
+            assert_eq!(
+                counter.count(&text),
+                counter.count_direct(&text),
+                "{text:?}"
+            );
+        }
+        assert_eq!(counter.count(&"a".repeat(100)), 100);
+        assert_eq!(counter.count(&"ab1".repeat(40)), 1);
+    }
+
+    /// The window's estimates grow with the position (what the engine's probes for a weaker level's reach rely on),
+    /// inside long pieces counted from their token ends too.
+    #[test]
+    fn estimates_grow_with_the_position() {
+        let counter = TokenCounter::tiktoken("cl100k_base").unwrap();
+        let text = format!(
+            "Some words first, then a run: {} and {} and words again, {} end.",
+            "abcdefghijklmnopqrstuvwxyz".repeat(120),
+            "-".repeat(600),
+            "xyzzy".repeat(150)
+        );
+        // Positions inside the first run, a piece of hundreds of tokens, are estimated from its token ends.
+        let run = 29..30 + 26 * 120;
+        let run_ends: Vec<usize> = (counter.token_spans(&text[run.clone()]).unwrap().iter())
+            .map(|t| run.start + t.1)
+            .collect();
+        let ends: Vec<usize> = (1..=text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
+        for start in [0, 31, 200] {
+            let mut cache = None;
+            let mut out = Vec::new();
+            let window = &ends[ends.partition_point(|&e| e <= start)..];
+            for upto in [window.len() / 2, window.len()] {
+                counter.prefix_sizes(&text, start, &window[..upto], &mut out, &mut cache);
+                assert!(
+                    out.windows(2).all(|w| w[0].0 <= w[1].0),
+                    "from {start}: {:?}",
+                    out.windows(2).find(|w| w[0].0 > w[1].0)
+                );
+                // Exact where it says so; inside the run, exact where a token of the run's own encoding ends, and
+                // close elsewhere (a prefix may cut the token that a position falls in into several).
+                let mut at_ends = 0;
+                for (&p, &(size, exact)) in window.iter().zip(&out) {
+                    let count = counter.count(&text[start..p]);
+                    assert!(!exact || size == count, "{start}..{p}");
+                    if start < run.start && run.contains(&p) {
+                        if run_ends.binary_search(&p).is_ok() {
+                            assert_eq!(size, count, "{start}..{p}");
+                            at_ends += 1;
+                        }
+                        assert!(
+                            size <= count + 1 && count <= size + 8,
+                            "{start}..{p}: {size} for {count}"
+                        );
+                    }
+                }
+                assert!(start > run.start || at_ends > 40, "{at_ends}");
+            }
+        }
     }
 }
