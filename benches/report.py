@@ -325,6 +325,23 @@ def memory_table(benches: list[dict]) -> list[str]:
     return out + ["", "Target: < 3x the UTF-8 size.", ""]
 
 
+def token_stream_table(benches: list[dict]) -> list[str]:
+    """test_bench_streaming.py's streams in tokens: the whole process's peak RSS against issue 34's 300 MB."""
+    rows = [b["extra_info"] for b in by_name(benches, "test_token_stream_peak[")
+            if "process_peak_mb" in b["extra_info"]]
+    if not rows:
+        return []
+    out = ["### iter_chunks in tokens over a generated file (fresh process)", "",
+           "| tokenizer | MB | chunks | RSS before | peak RSS while streaming | increase | MB/s | under 300 MB |",
+           "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for i in rows:
+        under = "yes" if i["process_peak_mb"] < i.get("limit_mb", 300) else "**no**"
+        out.append(f"| {i['tokenizer']} | {i['bytes'] / 1e6:.0f} | {i['chunks']:,} | {fmt(i['before_mb'])} MB | "
+                   f"**{fmt(i['process_peak_mb'])} MB** | {fmt(i['stream_peak_mb'])} MB | {fmt(i['stream_MBps'])} | "
+                   f"{under} |")
+    return out + [""]
+
+
 def adversarial_table(benches: list[dict]) -> list[str]:
     cases: dict = defaultdict(dict)
     for b in by_name(benches, "test_chunkwise[") + by_name(benches, "test_langchain["):
@@ -370,7 +387,8 @@ def render(data: dict) -> str:
             f"{mi.get('cpu', {}).get('brand_raw', platform.processor())}, "
             f"{os.cpu_count()} CPUs; {versions()}.", ""]
     body = (throughput_tables(benches) + scaling_tables(benches)
-            + memory_table(benches) + adversarial_table(benches) + tokens_tables(benches)
+            + memory_table(benches) + token_stream_table(benches) + adversarial_table(benches)
+            + tokens_tables(benches)
             + token_runs_tables(benches)
             + langchain_table(benches) + markdown_table(benches))
     return "\n".join(head + body)
