@@ -1,9 +1,9 @@
 """The ``chunkwise`` command: :func:`main` parses the command line and runs one command.
 
-One module per command (``chunk``, ``inspect``, ``eval``, ``bench``: each adds its subparser and runs it); what
-they share lives in modules of its own: ``options`` (the usage error, the strategies, a chunker from options),
-``files`` (which files a run reads, and those it leaves out), ``reading`` (open, decompress, decode),
-``outputs`` (JSON lines and Parquet) and ``progress``. Which strategy a file gets is :mod:`chunkwise.auto`'s choice.
+One module per command (``chunk``, ``inspect``, ``eval``, ``bench``, ``ingest``, ``query``: each adds its
+subparser and runs it); what they share lives in modules of its own: ``options`` (the usage error, the strategies,
+a chunker from options), ``files`` (which files a run reads, and those it leaves out), ``reading`` (open,
+decompress, decode), ``outputs`` (JSON lines and Parquet) and ``progress``. Which strategy a file gets is :mod:`chunkwise.auto`'s choice.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ def parser() -> argparse.ArgumentParser:
     """The ``chunkwise`` parser, a subcommand per command module."""
     # The command modules are imported here, not with this package: chunkwise.evaluation shows its progress with
     # .progress, and importing the eval command along with this package would import it back half-made.
-    from . import bench, chunk, eval, inspect
+    from . import bench, chunk, eval, ingest, inspect, query
 
     top = argparse.ArgumentParser(prog="chunkwise", description="Fast, structure- and CJK-aware text chunking.")
     top.add_argument("--version", action="version", version=f"chunkwise {__version__}")
     commands = top.add_subparsers(dest="command", required=True)
-    for command in (chunk, inspect, eval, bench):
+    for command in (chunk, inspect, eval, bench, ingest, query):
         command.add_parser(commands)
     return top
 

@@ -1,0 +1,105 @@
+"""The one interface every vector store implements, and which store a URI names.
+
+A store holds two things: the chunk rows (one per chunk: id, document, texts, offsets, title path, metadata, the
+model and its vector) and a manifest (one entry per document: the fingerprint of what it was ingested from). A run
+asks the manifest which documents changed, reads the stored rows of those only, and hands the store each changed
+document's new and changed rows with the ids gone from it. The store writes the rows first, deletes the stale ones,
+and records the document's fingerprint last: a run killed in between leaves a manifest entry that is missing or
+stale, and the next run does that document again (see :func:`chunkwise.ingest.ingest`). So a new store is one
+small module: a subclass of :class:`Store` and a line in :data:`SCHEMES`.
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..._core import ChunkingError
+
+__all__ = ["Replacement", "SCHEMES", "Store", "open_store", "split_uri"]
+
+#: The columns of a chunk row, in order; ``vector`` last.
+COLUMNS = ("id", "doc_id", "text", "embedding_text", "start", "end", "index", "title_path", "metadata", "model",
+           "vector")
+
+#: The columns compared to tell whether a stored row is already what a run would write.
+COMPARED = COLUMNS[:-1]
+
+#: URI scheme -> the module of its store (its ``open``), and what a path without a scheme is.
+SCHEMES: Dict[str, str] = {"lance": "chunkwise.ingest.stores.lance"}
+DEFAULT_SCHEME = "lance"
+
+
+@dataclass
+class Replacement:
+    """What a document becomes: its rows that are new or changed (``upsert``), the ids of its stored rows that are
+    gone (``stale``), then its manifest entry (``fingerprint``, ``model``, ``chunks``)."""
+
+    doc_id: str
+    fingerprint: str
+    model: str
+    chunks: int
+    upsert: List[Dict[str, Any]] = field(default_factory=list)
+    stale: List[str] = field(default_factory=list)
+
+
+class Store(abc.ABC):
+    """A vector store a run keeps in sync with a tree of documents."""
+
+    uri: str
+
+    @abc.abstractmethod
+    def documents(self) -> Dict[str, Optional[Tuple[str, str]]]:
+        """Every document the store holds: its manifest entry ``(fingerprint, model)``, or None for a document
+        with rows and no entry (a run killed before recording it)."""
+
+    @abc.abstractmethod
+    def rows(self, doc_ids: Sequence[str]) -> List[Dict[str, Any]]:
+        """The stored rows of these documents (every column, the vector as a float32 array)."""
+
+    @abc.abstractmethod
+    def replace_documents(self, replacements: Sequence[Replacement]) -> None:
+        """Writes each document's ``upsert`` rows (by id), deletes its ``stale`` ids, and only then records its
+        manifest entry."""
+
+    @abc.abstractmethod
+    def delete_documents(self, doc_ids: Sequence[str]) -> None:
+        """Deletes these documents' rows, then their manifest entries."""
+
+    @abc.abstractmethod
+    def query(self, vector: Any, k: int) -> List[Dict[str, Any]]:
+        """The ``k`` rows nearest ``vector`` (cosine), best first, each with a ``score`` (1 - cosine distance)."""
+
+    @abc.abstractmethod
+    def dimension(self) -> Optional[int]:
+        """The width of the stored vectors (None while the store holds none)."""
+
+    def close(self) -> None:
+        """Releases what the store holds open."""
+
+
+def split_uri(uri: str) -> Tuple[str, str]:
+    """``(scheme, rest)`` of a store URI: ``lance://./index`` -> ``("lance", "./index")``; a path without a scheme
+    is a LanceDB folder."""
+    if not isinstance(uri, str) or not uri:
+        raise TypeError(f"into must be a non-empty str (a store URI or a folder), got {uri!r}")
+    scheme, sep, rest = uri.partition("://")
+    if not sep:
+        return DEFAULT_SCHEME, uri
+    if scheme not in SCHEMES:
+        raise ChunkingError(f"into: {uri!r}: no store for {scheme}:// (stores: {', '.join(s + '://' for s in SCHEMES)}, "
+                            "or a folder for LanceDB)")
+    return scheme, rest
+
+
+def open_store(uri: str, table: str = "chunks", write: bool = True) -> Store:
+    """The store ``uri`` names, its chunks in ``table`` (and its manifest beside them). With ``write``, checks now
+    that the store can be written, so that a run fails before it reads or embeds anything."""
+    if not isinstance(table, str) or not table or not table.replace("_", "").replace("-", "").isalnum():
+        raise ValueError(f"table must be a name of letters, digits, '_' and '-', got {table!r}")
+    scheme, rest = split_uri(uri)
+    module = importlib.import_module(SCHEMES[scheme])
+    store: Store = module.open(uri, rest, table, write)
+    return store

@@ -1,0 +1,198 @@
+"""LanceDB, embedded: ``lance://./index`` or a folder. The chunks in a table (``chunks`` unless ``table=``), the
+manifest in ``<table>_manifest``. Each LanceDB write is one atomic commit (a new version of the table), so a killed
+run leaves each table as it was before or after a write, never in between."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..._core import ChunkingError
+from . import COLUMNS, Replacement, Store
+
+#: How many values one ``IN (...)`` filter lists.
+_IN = 500
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _in(column: str, values: Sequence[str]) -> Iterator[str]:
+    for i in range(0, len(values), _IN):
+        yield f"{column} IN ({', '.join(_quote(v) for v in values[i : i + _IN])})"
+
+
+def open(uri: str, path: str, table: str, write: bool) -> "LanceStore":
+    try:
+        import lancedb  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+        del lancedb
+    except ImportError:
+        raise ChunkingError(f"into: {uri!r}: LanceDB stores need lancedb: pip install 'chunkwise[ingest]'") from None
+    return LanceStore(uri, path, table, write)
+
+
+class LanceStore(Store):
+    def __init__(self, uri: str, path: str, table: str, write: bool) -> None:
+        import lancedb
+
+        self.uri, self.path, self.table = uri, path, table
+        self.manifest_table = f"{table}_manifest"
+        local = "://" not in path
+        if local and write:
+            self._check_writable()
+        elif local and not os.path.isdir(path):
+            raise ChunkingError(f"into: {uri!r}: no such store (no folder {path!r})")
+        try:
+            self._db = lancedb.connect(path)
+            names = set(self._db.list_tables().tables)
+            self._chunks = self._db.open_table(table) if table in names else None
+            self._manifest = self._db.open_table(self.manifest_table) if self.manifest_table in names else None
+        except Exception as exc:
+            raise ChunkingError(f"into: cannot open {uri!r}: {exc}") from None
+        if self._chunks is not None:
+            missing = set(COLUMNS) - set(self._chunks.schema.names)
+            if missing:
+                raise ChunkingError(f"into: {uri!r}: table {table!r} is not a chunkwise table (no {sorted(missing)})")
+
+    def _check_writable(self) -> None:
+        """A folder that cannot be created or written fails here, before the run reads or embeds anything."""
+        try:
+            os.makedirs(self.path, exist_ok=True)
+            for name in ("", f"{self.table}.lance", f"{self.manifest_table}.lance"):
+                folder = os.path.join(self.path, name)
+                if os.path.isdir(folder):
+                    with tempfile.TemporaryFile(dir=folder):
+                        pass
+        except OSError as exc:
+            raise ChunkingError(f"into: cannot write to {self.uri!r}: {exc.strerror or exc}"
+                                f"{f' ({exc.filename})' if exc.filename else ''}") from None
+
+    def _fail(self, doing: str, exc: Exception) -> ChunkingError:
+        return ChunkingError(f"into: {self.uri!r}: cannot {doing}: {exc}")
+
+    def dimension(self) -> Optional[int]:
+        if self._chunks is None:
+            return None
+        return int(self._chunks.schema.field("vector").type.list_size)
+
+    def documents(self) -> Dict[str, Optional[Tuple[str, str]]]:
+        out: Dict[str, Optional[Tuple[str, str]]] = {}
+        try:
+            if self._chunks is not None:
+                for doc_id in self._scan(self._chunks, None, ["doc_id"]).column("doc_id").unique().to_pylist():
+                    out[doc_id] = None
+            if self._manifest is not None:
+                for row in self._scan(self._manifest, None, ["doc_id", "fingerprint", "model"]).to_pylist():
+                    out[row["doc_id"]] = (row["fingerprint"], row["model"])
+        except Exception as exc:
+            raise self._fail("read its documents", exc) from None
+        return out
+
+    @staticmethod
+    def _scan(table: Any, where: Optional[str], columns: Optional[List[str]]) -> Any:
+        query = table.search()
+        if where is not None:
+            query = query.where(where)
+        if columns is not None:
+            query = query.select(columns)
+        return query.limit(None).to_arrow()
+
+    def rows(self, doc_ids: Sequence[str]) -> List[Dict[str, Any]]:
+        if self._chunks is None or not doc_ids:
+            return []
+        out: List[Dict[str, Any]] = []
+        try:
+            for where in _in("doc_id", list(doc_ids)):
+                out.extend(self._from_arrow(self._scan(self._chunks, where, list(COLUMNS))))
+        except Exception as exc:
+            raise self._fail("read its rows", exc) from None
+        return out
+
+    @staticmethod
+    def _from_arrow(table: Any) -> List[Dict[str, Any]]:
+        rows = table.select(list(COLUMNS)).to_pylist()
+        for row in rows:
+            row["vector"] = np.asarray(row["vector"], dtype=np.float32)
+            row["title_path"] = list(row["title_path"] or [])
+        return rows
+
+    def _schema(self, dim: int) -> Any:
+        import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+
+        return pa.schema([
+            ("id", pa.string()), ("doc_id", pa.string()), ("text", pa.string()), ("embedding_text", pa.string()),
+            ("start", pa.int64()), ("end", pa.int64()), ("index", pa.int64()), ("title_path", pa.list_(pa.string())),
+            ("metadata", pa.string()), ("model", pa.string()), ("vector", pa.list_(pa.float32(), dim)),
+        ])
+
+    def _manifest_schema(self) -> Any:
+        import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+
+        return pa.schema([("doc_id", pa.string()), ("fingerprint", pa.string()), ("model", pa.string()),
+                          ("chunks", pa.int64())])
+
+    def replace_documents(self, replacements: Sequence[Replacement]) -> None:
+        import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+
+        if not replacements:
+            return
+        upsert = [row for r in replacements for row in r.upsert]
+        stale = [i for r in replacements for i in r.stale]
+        try:
+            if upsert:
+                dim = int(upsert[0]["vector"].shape[0])
+                if self._chunks is None:
+                    self._chunks = self._db.create_table(self.table, schema=self._schema(dim), exist_ok=True)
+                columns = {c: [row[c] for row in upsert] for c in COLUMNS[:-1]}
+                vectors = np.stack([row["vector"] for row in upsert]).astype(np.float32).reshape(-1)
+                data = pa.table(
+                    {**columns, "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors), dim)},
+                    schema=self._schema(dim),
+                )
+                (self._chunks.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+                 .execute(data))
+            if stale and self._chunks is not None:
+                for where in _in("id", stale):
+                    self._chunks.delete(where)
+            entries = pa.table({
+                "doc_id": [r.doc_id for r in replacements], "fingerprint": [r.fingerprint for r in replacements],
+                "model": [r.model for r in replacements], "chunks": [r.chunks for r in replacements],
+            }, schema=self._manifest_schema())
+            if self._manifest is None:
+                self._manifest = self._db.create_table(self.manifest_table, schema=self._manifest_schema(),
+                                                       exist_ok=True)
+            (self._manifest.merge_insert("doc_id").when_matched_update_all().when_not_matched_insert_all()
+             .execute(entries))
+        except Exception as exc:
+            raise self._fail("write", exc) from None
+
+    def delete_documents(self, doc_ids: Sequence[str]) -> None:
+        if not doc_ids:
+            return
+        try:
+            for table in (self._chunks, self._manifest):  # the rows first, the manifest entries last
+                if table is not None:
+                    for where in _in("doc_id", list(doc_ids)):
+                        table.delete(where)
+        except Exception as exc:
+            raise self._fail("delete", exc) from None
+
+    def query(self, vector: Any, k: int) -> List[Dict[str, Any]]:
+        if self._chunks is None:
+            return []
+        try:
+            query: Any = self._chunks.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            found = query.metric("cosine").limit(k).to_arrow()
+        except Exception as exc:
+            raise self._fail("query", exc) from None
+        rows = self._from_arrow(found)
+        for row, distance in zip(rows, found.column("_distance").to_pylist()):
+            row["score"] = 1.0 - float(distance)
+            row["metadata"] = json.loads(row["metadata"]) if row["metadata"] else {}
+        return rows
