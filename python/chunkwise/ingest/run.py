@@ -153,10 +153,10 @@ class _Run:
             doc_id = doc_id_of(path)
             if doc_id in seen:
                 continue
-            seen.add(doc_id)
             if not os.path.lexists(path):
                 self.problems.add(UNREADABLE, path, "no such file")  # gone: its chunks leave the store
                 continue
+            seen.add(doc_id)
             data = read_bytes(path, self.problems)
             if data is None:
                 unreadable.add(doc_id)  # kept as stored: a file that cannot be read now may be read again
