@@ -61,7 +61,7 @@ class HashEmbedder:
 
 
 def hash16(texts: List[str]) -> np.ndarray:
-    """The same as a plain function (no name: ``--embed ingest_support:hash16`` is known by that spec)."""
+    """The same as a plain function (no name: ``--embed support.ingest_tree:hash16`` is known by that spec)."""
     return np.stack([hash_vector(t, DIM, "hash-16") for t in texts])
 
 

@@ -1,0 +1,59 @@
+"""``chunkwise ingest`` and ``chunkwise query``: a tree into a store and back, by the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("lancedb")
+
+from chunkwise.__main__ import main  # noqa: E402
+from support.ingest_tree import by_id, edit, make_tree, snapshot  # noqa: E402
+
+EMBED = ["--embed", "support.ingest_tree:hash16"]
+
+
+def test_ingest_then_query(tmp_path: Path, capsys) -> None:
+    docs = make_tree(tmp_path)
+    into = f"lance://{tmp_path / 'index'}"
+    cache = str(tmp_path / "cache.sqlite")
+    assert main(["ingest", str(docs), "--into", into, *EMBED, "--cache", cache, "--table", "t"]) == 0
+    err = capsys.readouterr().err
+    assert "7 documents (7 changed" in err and "0 from the cache" in err
+    assert main(["ingest", str(docs), "--into", into, *EMBED, "--cache", cache, "--table", "t"]) == 0
+    assert "0 chunks written" in capsys.readouterr().err
+    edit(docs)
+    assert main(["ingest", str(docs), "--into", into, *EMBED, "--cache", cache, "--table", "t"]) == 0
+    assert "1 deleted)" in capsys.readouterr().err
+
+    row = next(r for r in by_id(snapshot(tmp_path / "index", "t")).values() if r["title_path"])
+    assert main(["query", into, row["embedding_text"], "-k", "2", *EMBED, "--table", "t"]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith("1. 1.0000") and f"{row['doc_id']} [{row['start']}:{row['end']}]" in first
+    assert " > ".join(row["title_path"]) in first and "2. " in out
+    assert main(["query", into, row["embedding_text"], "-k", "1", *EMBED, "--table", "t", "--json"]) == 0
+    hit = json.loads(capsys.readouterr().out)
+    assert hit["id"] == row["id"] and hit["metadata"]["source"] == row["doc_id"]
+
+
+def test_errors_are_one_line_each(tmp_path: Path, capsys) -> None:
+    docs = make_tree(tmp_path)
+    (tmp_path / "file").write_text("x")
+    assert main(["ingest", str(docs), "--into", str(tmp_path / "file" / "index"), *EMBED]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("chunkwise: error: into: cannot write to") and "Traceback" not in err
+    assert main(["ingest", str(docs), "--into", str(tmp_path / "i"), "--embed", "no.such.module:f"]) == 1
+    assert "cannot load 'no.such.module:f'" in capsys.readouterr().err
+    assert main(["ingest", str(docs), "--into", str(tmp_path / "i"), *EMBED, "--embed-id", "a"]) == 0
+    capsys.readouterr()
+    assert main(["query", str(tmp_path / "i"), "text", *EMBED]) == 1  # known by its spec, not as "a"
+    assert "holds vectors of a" in capsys.readouterr().err
+    assert main(["ingest", "-", "--into", str(tmp_path / "i"), *EMBED]) == 2
+    assert main(["query", str(tmp_path / "i"), "text", "-k", "0", *EMBED]) == 2
+    (docs / "bad.txt").write_bytes(b"caf\xe9, not UTF-8")
+    assert main(["ingest", str(docs), "--into", str(tmp_path / "i"), *EMBED, "--embed-id", "a"]) == 1
+    err = capsys.readouterr().err
+    assert "bad.txt" in err and "1 files skipped" in err
