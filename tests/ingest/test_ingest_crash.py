@@ -1,7 +1,7 @@
 """kill -9 at random moments of a run, then a rerun: the store equals one clean run's, every time.
 
 Each killed run is a process of its own, killed with SIGKILL by a timer at a random moment between its start and
-the time a whole run takes (no hook in the code decides where). The processes fork from a server that has imported
+the time a whole run takes (no hook in the code decides where), until ten runs were killed before their end. The processes fork from a server that has imported
 chunkwise and lancedb already, so that a trial costs the run, not the imports. Half the trials start from an empty
 store, half from the store of the tree before an edit (so that the killed run writes, updates and deletes)."""
 
@@ -54,19 +54,21 @@ def test_a_run_killed_at_random_moments_then_rerun_equals_a_clean_run(tmp_path: 
     assert snapshot(tmp_path / "timed") == expected
 
     rng = random.Random(35)
-    killed_mid_run = 0
-    for trial in range(TRIALS):
-        store = tmp_path / f"trial{trial}"
-        if trial % 2:
+    killed = attempts = 0
+    # Ten runs killed before their end: a run the timer missed (it finished first, on a machine less busy than when
+    # it was timed) is checked the same way but not counted.
+    while killed < TRIALS and attempts < 3 * TRIALS:
+        store = tmp_path / f"trial{attempts}"
+        if attempts % 2:
             shutil.copytree(old_store, store)
         process, began = start(store)
         time.sleep(rng.uniform(0, whole))
         process.kill()
         process.join(10)
-        killed_mid_run += process.exitcode == -signal.SIGKILL
+        killed += process.exitcode == -signal.SIGKILL
         report = ingest(str(docs), str(store), HashEmbedder())
-        assert snapshot(store) == expected, f"trial {trial}: killed after {time.perf_counter() - began:.3f} s"
+        assert snapshot(store) == expected, f"trial {attempts}: killed after {time.perf_counter() - began:.3f} s"
         assert ingest(str(docs), str(store), HashEmbedder()).texts_embedded == 0
         assert report.skipped == []
-    # The kills fell inside runs, not after them (the moments are drawn within a whole run's time).
-    assert killed_mid_run >= TRIALS // 2, f"{killed_mid_run} of {TRIALS} runs killed before their end ({whole:.2f} s)"
+        attempts += 1
+    assert killed == TRIALS, f"{killed} of {attempts} runs killed before their end (a whole run: {whole:.2f} s)"
