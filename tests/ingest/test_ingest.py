@@ -267,3 +267,22 @@ def test_the_public_objects_pickle(tmp_path: Path) -> None:
     assert again.path == cache.path and again.count("m") == 1
     report = IngestReport(documents_seen=3, skipped=[("a", "why")])
     assert pickle.loads(pickle.dumps(report)) == report
+
+
+def test_names_with_quotes_and_other_scripts(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    quoted, other = docs / "it's here.md", docs / "ünï 名前.txt"
+    quoted.write_text("# It's\n\nA title with a quote.\n\nAnother paragraph.", encoding="utf-8")
+    other.write_text("名前のある文書です。二つ目の文です。", encoding="utf-8")
+    into = tmp_path / "index"
+    ingest(docs, str(into), HashEmbedder())
+    quoted.write_text("# It's\n\nA title with a quote.\n\nAn edited paragraph.", encoding="utf-8")
+    report = ingest(docs, str(into), HashEmbedder())
+    assert report.documents_changed == 1 and report.chunks_deleted >= 1
+    fresh = tmp_path / "fresh"
+    ingest(docs, str(fresh), HashEmbedder())
+    assert snapshot(into) == snapshot(fresh)
+    quoted.unlink()
+    assert ingest(docs, str(into), HashEmbedder()).documents_deleted == 1
+    assert {r["doc_id"] for r in by_id(snapshot(into)).values()} == {Path(os.path.normpath(other)).as_posix()}

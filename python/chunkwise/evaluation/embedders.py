@@ -266,12 +266,14 @@ def minilm(max_length: int = 0, batch_size: int = 32) -> BertEmbedder:
 
 def sentence_transformers_embedder(model: Any) -> Callable[[List[str]], np.ndarray]:
     """``model.encode`` of a ``sentence_transformers.SentenceTransformer`` (or of the model with that name, loaded
-    here), as unit vectors."""
+    here), as unit vectors. Given by name, the callable's ``name`` is ``sentence-transformers:<name>``."""
+    name = None
     if isinstance(model, str):
         try:
             from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             raise ImportError("model given by name: pip install sentence-transformers") from None
+        name = f"sentence-transformers:{model}"
         model = SentenceTransformer(model)
     if not callable(getattr(model, "encode", None)):
         raise TypeError(f"model: expected a SentenceTransformer (with encode) or its name, got {type(model).__name__}")
@@ -280,4 +282,8 @@ def sentence_transformers_embedder(model: Any) -> Callable[[List[str]], np.ndarr
         return np.asarray(model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True),
                           dtype=np.float32)
 
+    if name is not None:
+        # The model's identity for chunkwise.ingest (its cache and store): a model given as an object has no name
+        # that can be trusted to change with its weights, and is named by the user (embed_id).
+        embed.name = name  # type: ignore[attr-defined]
     return embed
