@@ -286,3 +286,30 @@ def test_names_with_quotes_and_other_scripts(tmp_path: Path) -> None:
     quoted.unlink()
     assert ingest(docs, str(into), HashEmbedder()).documents_deleted == 1
     assert {r["doc_id"] for r in by_id(snapshot(into)).values()} == {Path(os.path.normpath(other)).as_posix()}
+
+
+class _FailsOn:
+    """A chunker that fails on texts holding ``word``: in a batch, the whole batch fails, as a real error would."""
+
+    def __init__(self, word: str) -> None:
+        from chunkwise import RecursiveChunker
+
+        self.inner, self.word = RecursiveChunker(size=200), word
+
+    def __repr__(self) -> str:
+        return f"_FailsOn({self.word!r})"
+
+    def chunk(self, text, metadata=None):
+        if self.word in text:
+            raise ChunkingError(f"cannot chunk a text with {self.word!r}")
+        return self.inner.chunk(text, metadata)
+
+    def chunk_batch(self, texts, metadatas=None):
+        return [self.chunk(t, m) for t, m in zip(texts, metadatas or [None] * len(texts))]
+
+
+def test_a_document_the_chunker_fails_on_costs_only_itself(docs: Path, tmp_path: Path) -> None:
+    (docs / "poison.txt").write_text("This text holds POISON.", encoding="utf-8")
+    report = ingest(docs, str(tmp_path / "index"), HashEmbedder(), _FailsOn("POISON"))
+    assert [Path(p).name for p, _ in report.skipped] == ["poison.txt"] and "POISON" in report.skipped[0][1]
+    assert report.documents_changed == 7

@@ -187,6 +187,25 @@ class _Run:
         self.store.delete_documents(gone)
         self.report.documents_deleted += len(gone)
 
+    def chunk_all(self, docs: List[Document]) -> List[Optional[List[Any]]]:
+        """The chunks of each document (None for one the chunker failed on, reported): the plain texts in one
+        ``chunk_batch``, in parallel; a loaded document (HTML, PDF, DOCX) on its own. Should the batch fail, each
+        document on its own, so that a document at fault costs only itself."""
+        out: List[Optional[List[Any]]] = [None] * len(docs)
+        plain = [i for i, d in enumerate(docs) if d.pages is None and not d.markdown]
+        batch = getattr(self.chunker, "chunk_batch", None)
+        if batch is not None and len(plain) > 1:
+            try:
+                results = batch([docs[i].text for i in plain], [{"source": docs[i].doc_id} for i in plain])
+                for i, chunks in zip(plain, results):
+                    out[i] = list(chunks)
+            except Exception:
+                pass  # each document on its own, below: the one at fault is reported
+        for i, doc in enumerate(docs):
+            if out[i] is None:
+                out[i] = self.chunks(doc)
+        return out
+
     def chunks(self, doc: Document) -> Optional[List[Any]]:
         meta = {"source": doc.doc_id}
         try:
@@ -203,13 +222,10 @@ class _Run:
     def batch(self, docs: List[Document]) -> None:
         fingerprints = {d.doc_id: self.fingerprint(d.data) for d in docs}
         todo: List[Tuple[Document, List[Dict[str, Any]]]] = []
-        for doc in docs:
-            if not decode(doc, self.encoding, self.problems):
-                continue
-            chunks = self.chunks(doc)
-            if chunks is None:
-                continue
-            todo.append((doc, [self.row(doc.doc_id, c) for c in chunks]))
+        decoded = [doc for doc in docs if decode(doc, self.encoding, self.problems)]
+        for doc, chunks in zip(decoded, self.chunk_all(decoded)):
+            if chunks is not None:
+                todo.append((doc, [self.row(doc.doc_id, c) for c in chunks]))
         if not todo:
             return
         stored: Dict[str, Dict[str, Any]] = {}
