@@ -313,3 +313,16 @@ def test_a_document_the_chunker_fails_on_costs_only_itself(docs: Path, tmp_path:
     report = ingest(docs, str(tmp_path / "index"), HashEmbedder(), _FailsOn("POISON"))
     assert [Path(p).name for p, _ in report.skipped] == ["poison.txt"] and "POISON" in report.skipped[0][1]
     assert report.documents_changed == 7
+
+
+def test_a_run_over_one_tree_leaves_another_trees_documents(tmp_path: Path, monkeypatch) -> None:
+    one, two = make_tree(tmp_path / "one"), make_tree(tmp_path / "two")
+    into = str(tmp_path / "index")
+    ingest(one, into, HashEmbedder())  # absolute ids
+    monkeypatch.chdir(two)
+    ingest(".", into, HashEmbedder())  # relative ids
+    (two / "km.txt").unlink()
+    report = ingest(".", into, HashEmbedder())
+    assert report.documents_deleted == 1
+    ids = {r["doc_id"] for r in by_id(snapshot(tmp_path / "index")).values()}
+    assert "km.txt" not in ids and "th.txt" in ids and f"{Path(os.path.normpath(one)).as_posix()}/km.txt" in ids

@@ -1,9 +1,10 @@
 """kill -9 at random moments of a run, then a rerun: the store equals one clean run's, every time.
 
 Each killed run is a process of its own, killed with SIGKILL by a timer at a random moment between its start and
-the time a whole run takes (no hook in the code decides where), until ten runs were killed before their end. The processes fork from a server that has imported
-chunkwise and lancedb already, so that a trial costs the run, not the imports. Half the trials start from an empty
-store, half from the store of the tree before an edit (so that the killed run writes, updates and deletes)."""
+the time a whole run takes (no hook in the code decides where), until ten runs were killed before their end. The
+processes fork from a server that has imported chunkwise and lancedb already, so that a trial costs the run, not
+the imports. Half the trials start from an empty store, half from the store of the tree before an edit (so that the
+killed run writes, updates and deletes)."""
 
 from __future__ import annotations
 

@@ -47,6 +47,14 @@ class IngestReport:
                 f"{self.texts_from_cache} from the cache")
 
 
+def _under(doc_id: str, root: str) -> bool:
+    """Whether the document ``doc_id`` is ``root`` or lies under it (both normalized paths: ``.`` holds every
+    relative path that does not climb out of it)."""
+    if root == ".":
+        return not doc_id.startswith(("/", "../")) and doc_id != ".."
+    return doc_id == root or doc_id.startswith(root.rstrip("/") + "/")
+
+
 def _chunker_identity(chunker: Any) -> str:
     """What of the chunker decides its chunks: its repr (chunkwise's chunkers show every argument), else its type
     (a repr with an address would change every run)."""
@@ -176,11 +184,7 @@ class _Run:
 
     def prune(self, roots: List[str], found: set) -> None:
         """Deletes the stored documents under a path given that the run did not find (nor failed to read)."""
-        gone = sorted(
-            doc_id for doc_id in self.manifest
-            if doc_id not in found and any(doc_id == r or doc_id.startswith(r.rstrip("/") + "/") or r == "."
-                                           for r in roots)
-        )
+        gone = sorted(d for d in self.manifest if d not in found and any(_under(d, r) for r in roots))
         if not gone:
             return
         self.report.chunks_deleted += len(self.store.rows(gone))

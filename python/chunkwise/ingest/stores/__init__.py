@@ -89,7 +89,8 @@ def split_uri(uri: str) -> Tuple[str, str]:
     if not sep:
         return DEFAULT_SCHEME, uri
     if scheme not in SCHEMES:
-        raise ChunkingError(f"into: {uri!r}: no store for {scheme}:// (stores: {', '.join(s + '://' for s in SCHEMES)}, "
+        known = ", ".join(s + "://" for s in SCHEMES)
+        raise ChunkingError(f"into: {uri!r}: no store for {scheme}:// (stores: {known}, "
                             "or a folder for LanceDB)")
     return scheme, rest
 

@@ -42,6 +42,7 @@ class LanceStore(Store):
         import lancedb
 
         self.uri, self.path, self.table = uri, path, table
+        self._wrote = False
         self.manifest_table = f"{table}_manifest"
         local = "://" not in path
         if local and write:
@@ -169,6 +170,7 @@ class LanceStore(Store):
                                                        exist_ok=True)
             (self._manifest.merge_insert("doc_id").when_matched_update_all().when_not_matched_insert_all()
              .execute(entries))
+            self._wrote = True
         except Exception as exc:
             raise self._fail("write", exc) from None
 
@@ -180,8 +182,23 @@ class LanceStore(Store):
                 if table is not None:
                     for where in _in("doc_id", list(doc_ids)):
                         table.delete(where)
+            self._wrote = True
         except Exception as exc:
             raise self._fail("delete", exc) from None
+
+    def close(self) -> None:
+        """After a run that wrote: the small files of its writes merged (each write is a file of its own), and
+        versions older than LanceDB's default (7 days) removed, so that a store synced often stays compact. Each
+        step is an atomic commit; one that fails leaves the store as it was, and the run has done its work."""
+        if not self._wrote:
+            return
+        for table in (self._chunks, self._manifest):
+            if table is not None:
+                try:
+                    table.optimize()
+                except Exception:
+                    pass
+        self._wrote = False
 
     def query(self, vector: Any, k: int) -> List[Dict[str, Any]]:
         if self._chunks is None:
