@@ -57,3 +57,21 @@ def test_errors_are_one_line_each(tmp_path: Path, capsys) -> None:
     assert main(["ingest", str(docs), "--into", str(tmp_path / "i"), *EMBED, "--embed-id", "a"]) == 1
     err = capsys.readouterr().err
     assert "bad.txt" in err and "1 files skipped" in err
+
+
+def test_sizes_in_tokens(tmp_path: Path, capsys) -> None:
+    docs = make_tree(tmp_path)
+    into = str(tmp_path / "index")
+    args = ["ingest", str(docs / "sub"), "--into", into, *EMBED, "--size", "64", "--tokenizer", "cl100k_base"]
+    assert main(args) == 0
+    from chunkwise import Tokenizer
+
+    cl100k = Tokenizer.tiktoken("cl100k_base")
+    rows = list(by_id(snapshot(tmp_path / "index")).values())
+    assert max(cl100k.count(r["text"]) for r in rows) <= 64 < max(len(r["text"]) for r in rows)
+    # Another size is another chunker: every document is chunked again (the cache would spare the model).
+    assert main([*args[:-3], "128", "--tokenizer", "cl100k_base"]) == 0
+    assert "2 changed" in capsys.readouterr().err.splitlines()[-1]
+    bigger = list(by_id(snapshot(tmp_path / "index")).values())
+    assert len(bigger) < len(rows) and max(cl100k.count(r["text"]) for r in bigger) <= 128
+    assert main(["ingest", str(docs), "--into", into, *EMBED, "--tokenizer", "no-such-encoding"]) == 2

@@ -47,7 +47,11 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--table", default="chunks", help="the store's table of chunks (default chunks)")
     p.add_argument("--cache", default=None, metavar="PATH",
                    help="a SQLite file of vectors by model and text, kept across runs (default: none)")
-    p.add_argument("--size", type=integer, default=512, help="largest chunk, in characters (default 512)")
+    p.add_argument("--size", type=integer, default=512,
+                   help="largest chunk, in characters, or in tokens with --tokenizer (default 512)")
+    p.add_argument("--tokenizer", default=None,
+                   help="sizes in tokens: a tiktoken encoding (cl100k_base, ...), a tokenizer.json path, or a model's "
+                   "folder (as chunkwise chunk takes it)")
     p.add_argument("--batch-size", type=integer, default=256, help="texts per call of the embedder (default 256)")
     p.add_argument("--include", action="append", default=[], metavar="GLOB",
                    help="in folders, read only files whose relative path or name matches (repeatable)")
@@ -62,7 +66,7 @@ def add_parser(commands: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     from .. import AutoChunker
     from ..ingest import ingest
-    from .options import UsageError
+    from .options import UsageError, parse_tokenizer
 
     if args.size < 1:
         raise UsageError(f"--size must be at least 1, got {args.size}")
@@ -70,9 +74,10 @@ def command(args: argparse.Namespace) -> int:
         raise UsageError(f"--batch-size must be at least 1, got {args.batch_size}")
     if "-" in args.paths:
         raise UsageError("standard input (-) has no stable document id to keep a store in sync with: give files")
+    chunker = AutoChunker(size=args.size, tokenizer=parse_tokenizer(args.tokenizer))
     started = time.perf_counter()
     try:
-        report = ingest(args.paths, args.into, args.embed, AutoChunker(size=args.size), table=args.table,
+        report = ingest(args.paths, args.into, args.embed, chunker, table=args.table,
                         cache=args.cache, embed_id=args.embed_id, include=args.include, exclude=args.exclude,
                         hidden=args.hidden, follow_links=args.follow_links, encoding=args.encoding,
                         batch_size=args.batch_size, log=sys.stderr)
