@@ -23,12 +23,22 @@ def doc_id_of(path: Path) -> str:
     return Path(os.path.normpath(path)).as_posix()
 
 
+class _Discard:
+    """Where the lines of a run without ``log`` go."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
 class Reported(Problems):
     """Every file left out, named on ``stream`` (if any) when it happens, and kept as ``(path, why)`` for the run's
     report."""
 
     def __init__(self, stream: Optional[TextIO]) -> None:
-        super().__init__(stream if stream is not None else open(os.devnull, "w"))
+        super().__init__(stream if stream is not None else _Discard())  # type: ignore[arg-type]
         self.items: List[Tuple[str, str]] = []
 
     def add(self, reason: Tuple[str, str], path: object, detail: object) -> None:
