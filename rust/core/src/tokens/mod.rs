@@ -862,7 +862,11 @@ mod tests {
         }
         assert!(out[5].1, "137 ends a piece: exact");
         assert_eq!(out[5].0, 14);
-        assert_eq!((out[4], out[6]), (out[2], out[2]), "135 measured alike each time");
+        assert_eq!(
+            (out[4], out[6]),
+            (out[2], out[2]),
+            "135 measured alike each time"
+        );
         // Chunks of the same text all count exactly.
         let counter = Arc::new(counter);
         let mut config = crate::SplitterConfig::new(crate::Strategy::Recursive, 16);
