@@ -20,7 +20,9 @@ pub trait Sizer: Send + Sync + Debug {
         true
     }
 
-    /// The sizes of `text[start..p]` for each `p` of `ends` (ascending), into `out`, each with whether it is exact
+    /// The sizes of `text[start..p]` for each `p` of `ends` (ascending, but for steps back: the engine asks for
+    /// each mark's position and then the end of its content, which can lie before the mark before it), into `out`,
+    /// each with whether it is exact
     /// (`size(&text[start..p])`) or an estimate.
     ///
     /// `cache` lives as long as one run of the engine over `text`: a sizer may keep there what the next window
@@ -37,6 +39,9 @@ pub trait Sizer: Send + Sync + Debug {
         out.clear();
         let (mut at, mut acc) = (start, 0);
         for &p in ends {
+            if p < at {
+                (at, acc) = (start, 0);
+            }
             acc += self.size(&text[at..p]);
             at = p;
             out.push((acc, self.is_exact_sum()));

@@ -98,7 +98,8 @@ pub struct TokenCounter {
     post_specials: usize,
     /// The most tokens the model behind the tokenizer takes, its special tokens included, when known.
     window: Option<usize>,
-    /// Pieces also end after a run of line breaks (tiktoken's cl100k and o200k regexes).
+    /// Pieces also end after a run of line breaks, and before the last space of a run of whitespace (tiktoken's cl100k
+    /// and o200k regexes).
     newline_cuts: bool,
     /// The characters a space may not be cut next to, for [`PieceRule::NormalizedSpaces`].
     sides: Option<Box<SpaceSides>>,
@@ -650,6 +651,9 @@ impl TokenCounter {
         let WindowPieces { pieces, long, .. } = cache;
         let mut k = 0;
         for &p in ends {
+            while k > 0 && pieces[k - 1].1 > p {
+                k -= 1;
+            }
             while k < pieces.len() && pieces[k].1 <= p {
                 k += 1;
             }
@@ -724,7 +728,18 @@ impl Sizer for TokenCounter {
         let (mut k, mut acc) = (0, 0);
         // The token ends of the long piece `k` when it has them, and how many of them lie at or before the last end.
         let mut inside: Option<(usize, &[usize], usize)> = None;
+        let mut last = start;
         for &p in ends {
+            if p < last {
+                // A step back (a mark's content can end before the mark before it): the pieces that end past `p`
+                // are no longer before it.
+                while k > 0 && pieces[k - 1].1 > p {
+                    k -= 1;
+                    acc -= pieces[k].2;
+                }
+                inside = None;
+            }
+            last = p;
             while k < pieces.len() && pieces[k].1 <= p {
                 acc += pieces[k].2;
                 k += 1;
@@ -825,6 +840,43 @@ fn widen(text: &str, a: usize, b: usize) -> (usize, usize) {
 mod tests {
     use super::*;
     use hf::RARE_LETTERS;
+
+    #[test]
+    fn prefix_sizes_step_back_to_an_earlier_end_exactly() {
+        // The engine asks for a mark's position, then for the end of its content: after the mark at 137 (the run
+        // of kana, " \n"), the next mark's content ends at 135 again. Found by the fuzz: 135 was reported exact
+        // with the tokens of " \n" in it.
+        let counter = TokenCounter::tiktoken("cl100k_base").unwrap();
+        let text = format!("{}\u{34e}\n{} \n 」V", "他", "カ".repeat(43));
+        let start = 96;
+        let ends = [132, 135, 135, 136, 135, 137, 135, 138, 141, 142];
+        let mut out = Vec::new();
+        let mut cache = None;
+        counter.prefix_sizes(&text, start, &ends, &mut out, &mut cache);
+        assert_eq!(out.len(), ends.len());
+        for (&p, &(size, exact)) in ends.iter().zip(&out) {
+            let truth = counter.count(&text[start..p]);
+            if exact {
+                assert_eq!(size, truth, "{p}");
+            }
+        }
+        assert!(out[5].1, "137 ends a piece: exact");
+        assert_eq!(out[5].0, 14);
+        assert_eq!(
+            (out[4], out[6]),
+            (out[2], out[2]),
+            "135 measured alike each time"
+        );
+        // Chunks of the same text all count exactly.
+        let counter = Arc::new(counter);
+        let mut config = crate::SplitterConfig::new(crate::Strategy::Recursive, 16);
+        config.tokenizer = Some(counter.clone());
+        config.unit = crate::Unit::Tokens;
+        let spans = crate::Splitter::new(config).unwrap().split(&text).unwrap();
+        for c in &spans {
+            assert_eq!(c.size, counter.count(&text[c.start..c.end]), "{c:?}");
+        }
+    }
 
     #[test]
     fn tiktoken_token_spans_tile_the_text_one_span_per_token() {

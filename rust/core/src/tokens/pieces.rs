@@ -2,7 +2,8 @@
 
 use super::normalized::SpaceSides;
 
-/// [`PieceRule::Spaces`]: cut before a space between two non-spaces (and before CJK punctuation after a letter).
+/// [`PieceRule::Spaces`]: cut before a space between two non-spaces, or with `newlines` before any space followed by a
+/// non-space (and before CJK punctuation after a letter).
 pub(super) fn space_pieces(
     text: &str,
     from: usize,
@@ -36,7 +37,13 @@ pub(super) fn space_pieces(
             return;
         }
         let cut = match bytes[i] {
-            b' ' => !before(i).is_whitespace() && after(i + 1).is_some_and(|c| !c.is_whitespace()),
+            // With tiktoken's regexes (`newlines`), also the last space of a run of whitespace: `\s+(?!\S)` ends
+            // the run before it, and the space starts the next token (indented code, tables, spaces after a line
+            // break). Metaspace and Hugging Face's ByteLevel are left to the narrower rule their sample checks.
+            b' ' => {
+                (newlines || !before(i).is_whitespace())
+                    && after(i + 1).is_some_and(|c| !c.is_whitespace())
+            }
             // ASCII punctuation after a letter or digit starts a token (the letters' token never takes it).
             b if b.is_ascii() => is_letter_before_punct(before(i)),
             // A lead byte of the CJK punctuation (the needles are never continuation bytes).
