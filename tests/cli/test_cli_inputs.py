@@ -49,6 +49,26 @@ def test_compressed_files_are_read_decompressed(tmp_path, capsys):
         assert EN[r["start"] : r["end"]] == r["text"]
 
 
+def test_a_compressed_file_read_closes_its_file(tmp_path):
+    """gzip, bz2 and lzma leave a file object they are given open: each read must close it itself, not leave it to
+    the file's finalizer (a ResourceWarning per file, and a descriptor held as long as anything refers to it)."""
+    import warnings
+    from pathlib import Path
+
+    from chunkwise.cli import reading
+
+    for suffix, compress in ((".gz", gzip.compress), (".bz2", bz2.compress), (".xz", lzma.compress)):
+        path = tmp_path / f"a.txt{suffix}"
+        path.write_bytes(compress(b"some text"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert reading.read(Path(path), set()) == b"some text"
+            f = reading.open_file(Path(path), set())
+            f.close()
+            del f
+        assert [w for w in caught if issubclass(w.category, ResourceWarning)] == [], suffix
+
+
 def test_a_corrupt_archive_is_named_and_skipped(tmp_path, capsys):
     (tmp_path / "bad.gz").write_bytes(gzip.compress(b"hello world")[:12])
     (tmp_path / "good.txt").write_text("fine text", encoding="utf-8")

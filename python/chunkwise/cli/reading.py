@@ -28,11 +28,35 @@ def _zstd(raw: IO[bytes]) -> Any:
     return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
 
 
+def _owning(make: Callable[[IO[bytes]], Any]) -> Callable[[IO[bytes]], Any]:
+    """A decompressor over ``raw`` that closes ``raw`` when it is closed: gzip's, bz2's and lzma's leave a file
+    object they were given open, and each file read would keep its descriptor until the garbage collector ran."""
+
+    def open_(raw: IO[bytes]) -> Any:
+        try:
+            f = make(raw)
+        except BaseException:
+            raw.close()
+            raise
+        close = f.close
+
+        def close_both() -> None:
+            try:
+                close()
+            finally:
+                raw.close()
+
+        f.close = close_both
+        return f
+
+    return open_
+
+
 #: Decompressors by file suffix (lower case); zstd needs the ``zstandard`` package.
 OPENERS: Dict[str, Callable[[IO[bytes]], Any]] = {
-    ".gz": lambda f: gzip.GzipFile(fileobj=f),
-    ".bz2": lambda f: bz2.BZ2File(f),
-    ".xz": lambda f: lzma.LZMAFile(f),
+    ".gz": _owning(lambda f: gzip.GzipFile(fileobj=f)),
+    ".bz2": _owning(bz2.BZ2File),
+    ".xz": _owning(lzma.LZMAFile),
     ".zst": _zstd,
 }
 
