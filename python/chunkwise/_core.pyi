@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "columns", "detect", "level_ids", "render_elements", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "columns", "detect", "level_ids", "line_keys", "render_elements", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -265,6 +265,9 @@ def columns() -> List[Dict[str, Any]]:
     """The chunk record's columns, one dict per column, in the core's order (read through ``chunkwise.record``)."""
 def level_ids(text: str, chunks: List[str], metadata: Optional[Dict[str, Any]], level: int) -> List[str]:
     """The ids of one level of HierarchicalChunker's chunks of ``text``, given by their texts."""
+def line_keys(text: str) -> List[int]:
+    """The key of each line of ``text`` that carries a letter or digit, in order: a stable 64-bit hash of the line
+    case folded, its runs of digits as one ``0`` and of whitespace as one space (for boilerplate)."""
 def detect(
     text: Union[str, bytes], source: Union[str, PathLike[str], None] = None
 ) -> Tuple[str, str, Optional[str], Optional[str]]:

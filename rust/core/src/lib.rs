@@ -31,6 +31,7 @@ pub mod error;
 pub mod interrupt;
 pub mod langchain;
 pub mod levels;
+pub mod lines;
 pub mod offsets;
 pub mod panic;
 pub mod parallel;

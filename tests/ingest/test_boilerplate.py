@@ -1,0 +1,68 @@
+"""chunkwise.ingest.boilerplate: which lines are boilerplate (shared by most documents of a tree, or at the edges of
+most pages of one document), and which chunks are made of nothing else."""
+
+from __future__ import annotations
+
+import pickle
+
+from chunkwise.ingest.boilerplate import LineCounts, is_boilerplate, line_keys, page_furniture
+
+FOOTER = "© 2026 Example Corp. All rights reserved.\nPrivacy | Terms | Contact"
+
+
+def test_lines_are_compared_normalized() -> None:
+    assert line_keys("Page 3 of 12") == line_keys("  page 47   OF 9 ")
+    assert line_keys("Page 3 of 12") != line_keys("Page of")
+    assert line_keys("---\n\n* * *\n") == frozenset()  # nothing carried: never a line of its own
+    assert line_keys("a\nb\na") == line_keys("b\na")
+
+
+def test_a_line_in_half_the_documents_and_three_at_least_is_common() -> None:
+    counts = LineCounts()
+    for i in range(6):
+        counts.add(line_keys(f"Page {'x' * i} has a text of its own.\n{FOOTER if i < 3 else 'no footer'}"))
+    common = counts.common()
+    assert line_keys(FOOTER) <= common  # 3 of 6: half, and 3
+    assert line_keys("no footer") <= common  # the other half: half is enough
+    assert not (line_keys("Page xx has a text of its own.") & common)
+    two = LineCounts()
+    for _ in range(2):
+        two.add(line_keys(FOOTER))
+    assert two.common() == frozenset()  # two documents alike are not a tree's boilerplate
+
+
+def test_normalized_digits_make_numbered_lines_one() -> None:
+    counts = LineCounts()
+    for i in range(4):
+        counts.add(line_keys(f"Release {i}.{i + 1}\nA text of its own {'x' * i}"))
+    assert line_keys("Release 9.10") <= counts.common()
+    assert not (line_keys("A text of its own xx") & counts.common())
+
+
+def test_a_chunk_is_boilerplate_only_if_every_line_is() -> None:
+    common = line_keys(FOOTER)
+    assert is_boilerplate(FOOTER, common)
+    assert is_boilerplate("\n\n" + FOOTER.upper() + "\n---\n", common)
+    assert not is_boilerplate(FOOTER + "\nA paragraph of real content.", common)
+    assert not is_boilerplate("", common) and not is_boilerplate("---", common)
+    assert not is_boilerplate(FOOTER, frozenset())
+
+
+def test_running_heads_and_page_numbers_of_a_paged_document() -> None:
+    words = ["alpha", "beta", "gamma", "delta", "epsilon"]
+    pages = [f"ACME Annual Report 2025\nChapter {i}\n" + "\n".join(f"{w} {words[i]} line" for w in words)
+             + f"\n\nPage {i + 1}" for i in range(5)]
+    furniture = page_furniture(pages)
+    assert line_keys("ACME Annual Report 2025") <= furniture and line_keys("Page 9") <= furniture
+    assert line_keys("Chapter 7") <= furniture  # the second line at the top of every page
+    # The body's last line is at an edge, but each page's differs; its middle lines are not at an edge.
+    assert not (line_keys(pages[0].split("\n", 2)[2].rsplit("\n", 2)[0]) & furniture)
+    assert page_furniture(pages[:2]) == frozenset()  # two pages are too few to tell
+    assert is_boilerplate("Page 4\n\nACME Annual Report 2025", furniture)
+
+
+def test_the_counts_pickle() -> None:
+    counts = LineCounts()
+    counts.add(line_keys(FOOTER))
+    again = pickle.loads(pickle.dumps(counts))
+    assert again.documents == 1 and again.counts == counts.counts
