@@ -378,3 +378,5 @@ def test_a_qdrant_store_is_one_run_at_a_time(docs: Path, tmp_path: Path) -> None
     with pytest.raises(ChunkingError, match="'named' is not a chunkwise collection"):
         ingest(docs, into, HashEmbedder(), table="named")
     assert ingest(docs, into, HashEmbedder()).documents_unchanged == 7
+    with pytest.raises(ChunkingError, match="no folder after qdrant://"):
+        ingest(docs, "qdrant://", HashEmbedder())
