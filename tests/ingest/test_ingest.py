@@ -1,6 +1,7 @@
 """chunkwise.ingest: sync, not append. A second run embeds and writes nothing; an edit embeds only the texts that
 changed and leaves the store equal to a fresh ingestion of the new tree; deleted files leave; a model change never
-reuses another model's vectors; bad embedders and stores fail clearly, leaving the store as it was."""
+reuses another model's vectors; bad embedders and stores fail clearly, leaving the store as it was. The tests that
+take the ``store`` fixture run over every store in ``support.ingest_tree.STORES``."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chunkwise import AutoChunker, ChunkingError  # noqa: E402
-from chunkwise.ingest import EmbeddingCache, IngestReport, ingest, open_store, query  # noqa: E402
-from support.ingest_tree import HashEmbedder, by_id, edit, hash_vector, make_tree, snapshot  # noqa: E402
+from chunkwise import AutoChunker, ChunkingError
+from chunkwise.ingest import EmbeddingCache, IngestReport, ingest, open_store, query
+from support.ingest_tree import HashEmbedder, by_id, edit, hash_vector, make_tree, snapshot
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def embedding_texts(docs: Path) -> set:
     return out
 
 
-def test_first_run_writes_every_chunk_with_its_columns(docs: Path, tmp_path: Path, store) -> None:
+def test_first_run_writes_every_chunk_with_its_columns(docs: Path, store) -> None:
     embed = HashEmbedder()
     report = ingest(docs, store("index"), embed)
     rows = by_id(snapshot(store("index")))
@@ -48,7 +49,7 @@ def test_first_run_writes_every_chunk_with_its_columns(docs: Path, tmp_path: Pat
     assert titled, "Markdown chunks keep their title path"
 
 
-def test_second_run_embeds_and_writes_nothing(docs: Path, tmp_path: Path, store) -> None:
+def test_second_run_embeds_and_writes_nothing(docs: Path, store) -> None:
     into = store("index")
     ingest(docs, into, HashEmbedder())
     before = snapshot(store("index"))
@@ -59,7 +60,7 @@ def test_second_run_embeds_and_writes_nothing(docs: Path, tmp_path: Path, store)
     assert snapshot(store("index")) == before
 
 
-def test_an_edit_embeds_only_what_changed_and_equals_a_fresh_ingestion(docs: Path, tmp_path: Path, store) -> None:
+def test_an_edit_embeds_only_what_changed_and_equals_a_fresh_ingestion(docs: Path, store) -> None:
     into = store("index")
     ingest(docs, into, HashEmbedder())
     old_texts = embedding_texts(docs)
@@ -77,7 +78,7 @@ def test_an_edit_embeds_only_what_changed_and_equals_a_fresh_ingestion(docs: Pat
     assert len(old_ids & new_ids) > 0.8 * len(old_ids)
 
 
-def test_a_deleted_file_and_a_deleted_folder_leave_the_store(docs: Path, tmp_path: Path, store) -> None:
+def test_a_deleted_file_and_a_deleted_folder_leave_the_store(docs: Path, store) -> None:
     into = store("index")
     ingest(docs, into, HashEmbedder())
     shutil.rmtree(docs / "sub")
@@ -235,7 +236,7 @@ def test_an_unknown_scheme_and_bad_arguments(docs: Path, tmp_path: Path) -> None
         ingest("-", str(tmp_path / "i"), HashEmbedder())
 
 
-def test_unreadable_files_are_reported_not_fatal(docs: Path, tmp_path: Path, store) -> None:
+def test_unreadable_files_are_reported_not_fatal(docs: Path, store) -> None:
     (docs / "latin1.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
     (docs / "broken.txt.gz").write_bytes(b"not gzip at all")
     (docs / "ok.txt.gz").write_bytes(gzip.compress(b"A compressed file is read decompressed."))
@@ -317,7 +318,7 @@ class _FailsOn:
         return [self.chunk(t, m) for t, m in zip(texts, metadatas or [None] * len(texts))]
 
 
-def test_a_document_the_chunker_fails_on_costs_only_itself(docs: Path, tmp_path: Path, store) -> None:
+def test_a_document_the_chunker_fails_on_costs_only_itself(docs: Path, store) -> None:
     (docs / "poison.txt").write_text("This text holds POISON.", encoding="utf-8")
     report = ingest(docs, store("index"), HashEmbedder(), _FailsOn("POISON"))
     assert [Path(p).name for p, _ in report.skipped] == ["poison.txt"] and "POISON" in report.skipped[0][1]
