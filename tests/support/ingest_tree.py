@@ -18,6 +18,15 @@ HEADS = {"en.txt": 12_000, "mixed.md": 12_000}
 
 DIM = 16
 
+#: The stores every store-generic ingestion test runs over: URI scheme -> the module the store needs (a store whose
+#: module is not installed is skipped).
+STORES = {"lance": "lancedb", "qdrant": "qdrant_client"}
+
+
+def store_uri(kind: str, path: Path) -> str:
+    """The URI of a store of ``kind`` (a key of :data:`STORES`) in the folder ``path``."""
+    return f"{kind}://{path}"
+
 
 def make_tree(root: Path) -> Path:
     """The tree under ``root/docs``: a folder of texts in several scripts and formats, one in a subfolder."""
@@ -65,21 +74,23 @@ def hash16(texts: List[str]) -> np.ndarray:
     return np.stack([hash_vector(t, DIM, "hash-16") for t in texts])
 
 
-def snapshot(path: Path, table: str = "chunks") -> Tuple[List[Tuple[Any, ...]], List[Tuple[Any, ...]]]:
-    """A store read back whole: its rows sorted by id (the vector as a tuple) and its manifest sorted by document."""
-    import lancedb
+def snapshot(into: Any, table: str = "chunks") -> Tuple[List[Tuple[Any, ...]], List[Tuple[Any, ...]]]:
+    """A store read back whole through the Store interface (``into``: a store URI, or a folder for LanceDB): its
+    rows sorted by id (the vector as a tuple) and its manifest sorted by document."""
+    from chunkwise.ingest import open_store
 
-    db = lancedb.connect(str(path))
-    names = set(db.list_tables().tables)
-    rows: List[Tuple[Any, ...]] = []
-    manifest: List[Tuple[Any, ...]] = []
-    if table in names:
-        for r in db.open_table(table).to_arrow().to_pylist():
+    store = open_store(str(into), table, write=False)
+    try:
+        documents = store.documents()
+        rows: List[Tuple[Any, ...]] = []
+        for r in store.rows(sorted(documents)):
+            assert r["vector"].dtype == np.float32 and isinstance(r["title_path"], list), r
             r["vector"] = tuple(round(float(x), 6) for x in r["vector"])
             rows.append(tuple(sorted(r.items())))
-    if f"{table}_manifest" in names:
-        manifest = [tuple(sorted(r.items())) for r in db.open_table(f"{table}_manifest").to_arrow().to_pylist()]
-    return sorted(rows), sorted(manifest)
+        manifest = [(doc_id, entry) for doc_id, entry in documents.items()]
+    finally:
+        store.close()
+    return sorted(rows), sorted(manifest, key=lambda e: (e[0], e[1] or ()))
 
 
 def by_id(snap: Tuple[List[Tuple[Any, ...]], Any]) -> Dict[str, Dict[str, Any]]:

@@ -18,6 +18,9 @@ from typing import Any
 from .._core import ChunkingError
 from .options import integer
 
+#: What a store URI may be (chunkwise ingest --into, chunkwise query URI).
+STORE_HELP = "the store: lance://FOLDER or a folder (LanceDB), qdrant://FOLDER (Qdrant, local mode)"
+
 
 def add_embed_options(p: Any) -> None:
     """``--embed`` and ``--embed-id``, which ``ingest`` and ``query`` share."""
@@ -41,8 +44,7 @@ def add_parser(commands: Any) -> None:
         "arguments, 130 interrupted.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (as chunkwise chunk reads them)")
-    p.add_argument("--into", required=True, metavar="URI",
-                   help="the store: lance://FOLDER or a folder (LanceDB)")
+    p.add_argument("--into", required=True, metavar="URI", help=STORE_HELP)
     add_embed_options(p)
     p.add_argument("--table", default="chunks", help="the store's table of chunks (default chunks)")
     p.add_argument("--cache", default=None, metavar="PATH",

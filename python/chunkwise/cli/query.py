@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from .._core import ChunkingError
-from .ingest import add_embed_options
+from .ingest import STORE_HELP, add_embed_options
 from .options import integer
 
 
@@ -20,7 +20,7 @@ def add_parser(commands: Any) -> None:
         help="the chunks of a vector store nearest a text (source, offsets, title path, score)",
         description="Print the chunks of a store (as chunkwise ingest wrote it) nearest TEXT, best first.",
     )
-    p.add_argument("uri", metavar="URI", help="the store: lance://FOLDER or a folder")
+    p.add_argument("uri", metavar="URI", help=STORE_HELP)
     p.add_argument("text", metavar="TEXT", help="what to look for")
     p.add_argument("-k", type=integer, default=5, help="how many chunks (default 5)")
     add_embed_options(p)

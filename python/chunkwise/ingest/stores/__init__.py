@@ -28,7 +28,7 @@ COLUMNS = ("id", "doc_id", "text", "embedding_text", "start", "end", "index", "t
 COMPARED = COLUMNS[:-1]
 
 #: URI scheme -> the module of its store (its ``open``), and what a path without a scheme is.
-SCHEMES: Dict[str, str] = {"lance": "chunkwise.ingest.stores.lance"}
+SCHEMES: Dict[str, str] = {"lance": "chunkwise.ingest.stores.lance", "qdrant": "chunkwise.ingest.stores.qdrant"}
 DEFAULT_SCHEME = "lance"
 
 
