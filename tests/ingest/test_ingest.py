@@ -1,6 +1,8 @@
 """chunkwise.ingest: sync, not append. A second run embeds and writes nothing; an edit embeds only the texts that
 changed and leaves the store equal to a fresh ingestion of the new tree; deleted files leave; a model change never
-reuses another model's vectors; bad embedders and stores fail clearly, leaving the store as it was."""
+reuses another model's vectors; bad embedders and stores fail clearly, leaving the store as it was. The tests that
+take ``store_uri`` run over every kind of store (support.ingest_tree.STORES); LanceDB's folders and PostgreSQL's
+servers, roles and privileges have tests of their own (here and in test_ingest_postgres.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import os
 import pickle
 import shutil
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -18,6 +21,8 @@ pytest.importorskip("lancedb")
 from chunkwise import AutoChunker, ChunkingError  # noqa: E402
 from chunkwise.ingest import EmbeddingCache, IngestReport, ingest, query  # noqa: E402
 from support.ingest_tree import HashEmbedder, by_id, edit, make_tree, snapshot  # noqa: E402
+
+Stores = Callable[..., str]
 
 
 @pytest.fixture
@@ -35,10 +40,10 @@ def embedding_texts(docs: Path) -> set:
     return out
 
 
-def test_first_run_writes_every_chunk_with_its_columns(docs: Path, tmp_path: Path) -> None:
+def test_first_run_writes_every_chunk_with_its_columns(docs: Path, store_uri: Stores) -> None:
     embed = HashEmbedder()
-    report = ingest(docs, str(tmp_path / "index"), embed)
-    rows = by_id(snapshot(tmp_path / "index"))
+    report = ingest(docs, store_uri("index"), embed)
+    rows = by_id(snapshot(store_uri("index")))
     assert report.documents_seen == 7 and report.documents_changed == 7 and report.skipped == []
     assert report.chunks_written == len(rows) > 50
     assert len(embed.texts) == len(set(embed.texts)) == report.texts_embedded == len(embedding_texts(docs))
@@ -50,85 +55,86 @@ def test_first_run_writes_every_chunk_with_its_columns(docs: Path, tmp_path: Pat
     assert titled, "Markdown chunks keep their title path"
 
 
-def test_second_run_embeds_and_writes_nothing(docs: Path, tmp_path: Path) -> None:
-    into = str(tmp_path / "index")
+def test_second_run_embeds_and_writes_nothing(docs: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
     ingest(docs, into, HashEmbedder())
-    before = snapshot(tmp_path / "index")
+    before = snapshot(into)
     embed = HashEmbedder()
     report = ingest(docs, into, embed)
     assert embed.texts == [] and report.texts_embedded == 0 and report.chunks_written == 0
     assert report.documents_unchanged == 7 and report.documents_changed == 0 and report.chunks_deleted == 0
-    assert snapshot(tmp_path / "index") == before
+    assert snapshot(into) == before
 
 
-def test_an_edit_embeds_only_what_changed_and_equals_a_fresh_ingestion(docs: Path, tmp_path: Path) -> None:
-    into = tmp_path / "index"
-    ingest(docs, str(into), HashEmbedder())
+def test_an_edit_embeds_only_what_changed_and_equals_a_fresh_ingestion(docs: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
+    ingest(docs, into, HashEmbedder())
     old_texts = embedding_texts(docs)
     old_ids = set(by_id(snapshot(into)))
     edit(docs)
     embed = HashEmbedder()
-    report = ingest(docs, str(into), embed)
+    report = ingest(docs, into, embed)
     changed = embedding_texts(docs) - old_texts
     assert 0 < len(embed.texts) == len(changed) and set(embed.texts) == changed
     assert report.documents_deleted == 1 and report.documents_changed == 2  # en.txt edited, my.txt added
-    fresh = tmp_path / "fresh"
-    ingest(docs, str(fresh), HashEmbedder())
+    fresh = store_uri("fresh")
+    ingest(docs, fresh, HashEmbedder())
     assert snapshot(into) == snapshot(fresh)  # same ids, texts, offsets, vectors, manifest: nothing stale
     new_ids = set(by_id(snapshot(into)))
     assert len(old_ids & new_ids) > 0.8 * len(old_ids)
 
 
-def test_a_deleted_file_and_a_deleted_folder_leave_the_store(docs: Path, tmp_path: Path) -> None:
-    into = tmp_path / "index"
-    ingest(docs, str(into), HashEmbedder())
+def test_a_deleted_file_and_a_deleted_folder_leave_the_store(docs: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
+    ingest(docs, into, HashEmbedder())
     shutil.rmtree(docs / "sub")
-    report = ingest(docs, str(into), HashEmbedder())
+    report = ingest(docs, into, HashEmbedder())
     assert report.documents_deleted == 2 and report.chunks_deleted > 0
     assert not any("/sub/" in r for r in {row["doc_id"] for row in by_id(snapshot(into)).values()})
     # A file given by name that is gone: reported, and its chunks leave too.
     (docs / "km.txt").unlink()
-    report = ingest([docs / "km.txt"], str(into), HashEmbedder())
+    report = ingest([docs / "km.txt"], into, HashEmbedder())
     assert report.documents_deleted == 1 and "km.txt" in report.skipped[0][0]
     assert not any(r["doc_id"].endswith("km.txt") for r in by_id(snapshot(into)).values())
     # Documents outside the paths given are left alone.
     assert any(r["doc_id"].endswith("th.txt") for r in by_id(snapshot(into)).values())
 
 
-def test_a_model_change_never_reuses_vectors(docs: Path, tmp_path: Path) -> None:
-    into = tmp_path / "index"
+def test_a_model_change_never_reuses_vectors(docs: Path, tmp_path: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
     cache = str(tmp_path / "cache.sqlite")
-    ingest(docs, str(into), HashEmbedder("model-a"), cache=cache)
+    ingest(docs, into, HashEmbedder("model-a"), cache=cache)
     b = HashEmbedder("model-b")
-    report = ingest(docs, str(into), b, cache=cache)
+    report = ingest(docs, into, b, cache=cache)
     assert report.texts_from_cache == 0 and len(b.texts) == len(embedding_texts(docs))
-    fresh = tmp_path / "fresh"
-    ingest(docs, str(fresh), HashEmbedder("model-b"))
+    fresh = store_uri("fresh")
+    ingest(docs, fresh, HashEmbedder("model-b"))
     assert snapshot(into) == snapshot(fresh)
     # Back to model a: every vector comes from the cache, none from the model.
     a = HashEmbedder("model-a")
-    report = ingest(docs, str(into), a, cache=cache)
+    report = ingest(docs, into, a, cache=cache)
     assert a.texts == [] and report.texts_from_cache == len(embedding_texts(docs))
     assert {r["model"] for r in by_id(snapshot(into)).values()} == {"model-a"}
 
 
-def test_the_cache_serves_another_store_and_keeps_across_runs(docs: Path, tmp_path: Path) -> None:
+def test_the_cache_serves_another_store_and_keeps_across_runs(docs: Path, tmp_path: Path,
+                                                              store_uri: Stores) -> None:
     cache = tmp_path / "cache.sqlite"
-    ingest(docs, str(tmp_path / "one"), HashEmbedder(), cache=cache)
+    ingest(docs, store_uri("one"), HashEmbedder(), cache=cache)
     embed = HashEmbedder()
-    report = ingest(docs, str(tmp_path / "two"), embed, cache=cache)
+    report = ingest(docs, store_uri("two"), embed, cache=cache)
     assert embed.texts == [] and report.texts_from_cache == len(embedding_texts(docs))
-    assert snapshot(tmp_path / "one") == snapshot(tmp_path / "two")
+    assert snapshot(store_uri("one")) == snapshot(store_uri("two"))
     assert EmbeddingCache(cache).count("hash-16") == len(embedding_texts(docs))
 
 
-def test_identical_texts_are_embedded_once(tmp_path: Path) -> None:
+def test_identical_texts_are_embedded_once(tmp_path: Path, store_uri: Stores) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     for name in ("a.txt", "b.txt", "c.txt"):
         (docs / name).write_text("The same page footer, on every page.\n", encoding="utf-8")
     embed = HashEmbedder()
-    report = ingest(docs, str(tmp_path / "index"), embed)
+    report = ingest(docs, store_uri("index"), embed)
     assert embed.texts == ["The same page footer, on every page."] and report.chunks_written == 3
 
 
@@ -144,21 +150,21 @@ def test_identical_texts_are_embedded_once(tmp_path: Path) -> None:
     ],
     ids=["raises", "nan", "rows", "1-D", "strings", "width"],
 )
-def test_a_bad_embedder_fails_clearly_and_changes_nothing(docs: Path, tmp_path: Path, output, says: str) -> None:
-    into = tmp_path / "index"
-    ingest(docs, str(into), HashEmbedder())
+def test_a_bad_embedder_fails_clearly_and_changes_nothing(docs: Path, store_uri: Stores, output, says: str) -> None:
+    into = store_uri("index")
+    ingest(docs, into, HashEmbedder())
     before = snapshot(into)
     edit(docs)
     with pytest.raises(ChunkingError, match="bad-model") as info:
-        ingest(docs, str(into), output, embed_id="bad-model")
+        ingest(docs, into, output, embed_id="bad-model")
     assert says in str(info.value)
     after = snapshot(into)
     # The edited document keeps its old rows and entry; the deleted file may have left (that needs no model).
     assert [r for r in after[0] if "lo.txt" not in dict(r)["doc_id"]] == [
         r for r in before[0] if "lo.txt" not in dict(r)["doc_id"]]
-    ingest(docs, str(into), HashEmbedder())  # and a good run then finishes the job
-    fresh = tmp_path / "fresh"
-    ingest(docs, str(fresh), HashEmbedder())
+    ingest(docs, into, HashEmbedder())  # and a good run then finishes the job
+    fresh = store_uri("fresh")
+    ingest(docs, fresh, HashEmbedder())
     assert snapshot(into) == snapshot(fresh)
 
 
@@ -213,8 +219,9 @@ def test_a_read_only_existing_store_is_left_whole(docs: Path, tmp_path: Path) ->
 
 
 def test_an_unknown_scheme_and_bad_arguments(docs: Path, tmp_path: Path) -> None:
-    with pytest.raises(ChunkingError, match="no store for postgres://"):
-        ingest(docs, "postgres://localhost/db", HashEmbedder())
+    with pytest.raises(ChunkingError, match="no store for mysql://") as info:
+        ingest(docs, "mysql://me:s3cret@localhost/db", HashEmbedder())
+    assert "'mysql://me:***@localhost/db'" in str(info.value) and "s3cret" not in str(info.value)
     with pytest.raises(TypeError, match="into"):
         ingest(docs, None, HashEmbedder())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="table"):
@@ -225,30 +232,32 @@ def test_an_unknown_scheme_and_bad_arguments(docs: Path, tmp_path: Path) -> None
         ingest(docs, str(tmp_path / "i"), "no-such-model")
     with pytest.raises(ValueError, match="standard input"):
         ingest("-", str(tmp_path / "i"), HashEmbedder())
+    with pytest.raises(ChunkingError, match="no such store"):
+        query(str(tmp_path / "nothing"), "x", 3, HashEmbedder())
 
 
-def test_unreadable_files_are_reported_not_fatal(docs: Path, tmp_path: Path) -> None:
+def test_unreadable_files_are_reported_not_fatal(docs: Path, store_uri: Stores) -> None:
     (docs / "latin1.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
     (docs / "broken.txt.gz").write_bytes(b"not gzip at all")
     (docs / "ok.txt.gz").write_bytes(gzip.compress(b"A compressed file is read decompressed."))
     (docs / "blob.bin").write_bytes(b"\0\1\2" * 100)
-    into = tmp_path / "index"
-    report = ingest(docs, str(into), HashEmbedder())
+    into = store_uri("index")
+    report = ingest(docs, into, HashEmbedder())
     skipped = {Path(p).name for p, _ in report.skipped}
     assert skipped == {"latin1.txt", "broken.txt.gz"}
     assert report.documents_changed == 8  # the seven, and ok.txt.gz
     # A file that becomes unreadable keeps its stored chunks.
     before = [r for r in snapshot(into)[0] if dict(r)["doc_id"].endswith("km.txt")]
     (docs / "km.txt").write_bytes(b"caf\xe9, not UTF-8 now")
-    report = ingest(docs, str(into), HashEmbedder())
+    report = ingest(docs, into, HashEmbedder())
     assert report.documents_deleted == 0 and [p for p, _ in report.skipped if p.endswith("km.txt")]
     assert [r for r in snapshot(into)[0] if dict(r)["doc_id"].endswith("km.txt")] == before != []
 
 
-def test_query_finds_a_chunk_by_its_own_text(docs: Path, tmp_path: Path) -> None:
-    into = str(tmp_path / "index")
+def test_query_finds_a_chunk_by_its_own_text(docs: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
     ingest(docs, into, HashEmbedder(), table="docs")
-    row = next(iter(by_id(snapshot(tmp_path / "index", "docs")).values()))
+    row = next(iter(by_id(snapshot(into, "docs")).values()))
     hits = query(into, row["embedding_text"], 3, HashEmbedder(), table="docs")
     assert hits[0]["id"] == row["id"] and hits[0]["score"] == pytest.approx(1.0, abs=1e-5) and len(hits) == 3
     assert isinstance(hits[0]["metadata"], dict) and hits[0]["metadata"]["source"] == row["doc_id"]
@@ -256,8 +265,6 @@ def test_query_finds_a_chunk_by_its_own_text(docs: Path, tmp_path: Path) -> None
         query(into, "x", 3, HashEmbedder("other"), table="docs")
     with pytest.raises(ValueError, match="k must be"):
         query(into, "x", 0, HashEmbedder(), table="docs")
-    with pytest.raises(ChunkingError, match="no such store"):
-        query(str(tmp_path / "nothing"), "x", 3, HashEmbedder())
 
 
 def test_the_public_objects_pickle(tmp_path: Path) -> None:
@@ -269,22 +276,22 @@ def test_the_public_objects_pickle(tmp_path: Path) -> None:
     assert pickle.loads(pickle.dumps(report)) == report
 
 
-def test_names_with_quotes_and_other_scripts(tmp_path: Path) -> None:
+def test_names_with_quotes_and_other_scripts(tmp_path: Path, store_uri: Stores) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     quoted, other = docs / "it's here.md", docs / "ünï 名前.txt"
     quoted.write_text("# It's\n\nA title with a quote.\n\nAnother paragraph.", encoding="utf-8")
     other.write_text("名前のある文書です。二つ目の文です。", encoding="utf-8")
-    into = tmp_path / "index"
-    ingest(docs, str(into), HashEmbedder())
+    into = store_uri("index")
+    ingest(docs, into, HashEmbedder())
     quoted.write_text("# It's\n\nA title with a quote.\n\nAn edited paragraph.", encoding="utf-8")
-    report = ingest(docs, str(into), HashEmbedder())
+    report = ingest(docs, into, HashEmbedder())
     assert report.documents_changed == 1 and report.chunks_deleted >= 1
-    fresh = tmp_path / "fresh"
-    ingest(docs, str(fresh), HashEmbedder())
+    fresh = store_uri("fresh")
+    ingest(docs, fresh, HashEmbedder())
     assert snapshot(into) == snapshot(fresh)
     quoted.unlink()
-    assert ingest(docs, str(into), HashEmbedder()).documents_deleted == 1
+    assert ingest(docs, into, HashEmbedder()).documents_deleted == 1
     assert {r["doc_id"] for r in by_id(snapshot(into)).values()} == {Path(os.path.normpath(other)).as_posix()}
 
 
@@ -308,21 +315,21 @@ class _FailsOn:
         return [self.chunk(t, m) for t, m in zip(texts, metadatas or [None] * len(texts))]
 
 
-def test_a_document_the_chunker_fails_on_costs_only_itself(docs: Path, tmp_path: Path) -> None:
+def test_a_document_the_chunker_fails_on_costs_only_itself(docs: Path, store_uri: Stores) -> None:
     (docs / "poison.txt").write_text("This text holds POISON.", encoding="utf-8")
-    report = ingest(docs, str(tmp_path / "index"), HashEmbedder(), _FailsOn("POISON"))
+    report = ingest(docs, store_uri("index"), HashEmbedder(), _FailsOn("POISON"))
     assert [Path(p).name for p, _ in report.skipped] == ["poison.txt"] and "POISON" in report.skipped[0][1]
     assert report.documents_changed == 7
 
 
-def test_a_run_over_one_tree_leaves_another_trees_documents(tmp_path: Path, monkeypatch) -> None:
+def test_a_run_over_one_tree_leaves_another_trees_documents(tmp_path: Path, monkeypatch, store_uri: Stores) -> None:
     one, two = make_tree(tmp_path / "one"), make_tree(tmp_path / "two")
-    into = str(tmp_path / "index")
+    into = store_uri("index")
     ingest(one, into, HashEmbedder())  # absolute ids
     monkeypatch.chdir(two)
     ingest(".", into, HashEmbedder())  # relative ids
     (two / "km.txt").unlink()
     report = ingest(".", into, HashEmbedder())
     assert report.documents_deleted == 1
-    ids = {r["doc_id"] for r in by_id(snapshot(tmp_path / "index")).values()}
+    ids = {r["doc_id"] for r in by_id(snapshot(into)).values()}
     assert "km.txt" not in ids and "th.txt" in ids and f"{Path(os.path.normpath(one)).as_posix()}/km.txt" in ids

@@ -15,10 +15,11 @@ import abc
 import importlib
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..._core import ChunkingError
 
-__all__ = ["Replacement", "SCHEMES", "Store", "open_store", "split_uri"]
+__all__ = ["Replacement", "SCHEMES", "Store", "open_store", "redact", "split_uri"]
 
 #: The columns of a chunk row, in order; ``vector`` last.
 COLUMNS = ("id", "doc_id", "text", "embedding_text", "start", "end", "index", "title_path", "metadata", "model",
@@ -28,7 +29,11 @@ COLUMNS = ("id", "doc_id", "text", "embedding_text", "start", "end", "index", "t
 COMPARED = COLUMNS[:-1]
 
 #: URI scheme -> the module of its store (its ``open``), and what a path without a scheme is.
-SCHEMES: Dict[str, str] = {"lance": "chunkwise.ingest.stores.lance"}
+SCHEMES: Dict[str, str] = {
+    "lance": "chunkwise.ingest.stores.lance",
+    "postgresql": "chunkwise.ingest.stores.postgres",
+    "postgres": "chunkwise.ingest.stores.postgres",
+}
 DEFAULT_SCHEME = "lance"
 
 
@@ -80,6 +85,23 @@ class Store(abc.ABC):
         """Releases what the store holds open."""
 
 
+def redact(uri: str) -> str:
+    """``uri`` as errors show it: its password (in the user part, or a ``password=`` parameter) as ``***``."""
+    try:
+        parts = urlsplit(uri)
+        netloc = parts.netloc
+        if parts.password:
+            user, _, host = netloc.rpartition("@")
+            netloc = f"{user.partition(':')[0]}:***@{host}"
+        query = parts.query
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(k == "password" for k, _ in pairs):
+            query = urlencode([(k, "***" if k == "password" else v) for k, v in pairs], safe="/:*")
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        return uri.partition("://")[0] + "://***"
+
+
 def split_uri(uri: str) -> Tuple[str, str]:
     """``(scheme, rest)`` of a store URI: ``lance://./index`` -> ``("lance", "./index")``; a path without a scheme
     is a LanceDB folder."""
@@ -90,7 +112,7 @@ def split_uri(uri: str) -> Tuple[str, str]:
         return DEFAULT_SCHEME, uri
     if scheme not in SCHEMES:
         known = ", ".join(s + "://" for s in SCHEMES)
-        raise ChunkingError(f"into: {uri!r}: no store for {scheme}:// (stores: {known}, "
+        raise ChunkingError(f"into: {redact(uri)!r}: no store for {scheme}:// (stores: {known}, "
                             "or a folder for LanceDB)")
     return scheme, rest
 
