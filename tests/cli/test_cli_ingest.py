@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -15,9 +16,10 @@ from support.ingest_tree import by_id, edit, make_tree, snapshot  # noqa: E402
 EMBED = ["--embed", "support.ingest_tree:hash16"]
 
 
-def test_ingest_then_query(tmp_path: Path, capsys) -> None:
+def test_ingest_then_query(tmp_path: Path, capsys, store_uri: Callable[..., str]) -> None:
     docs = make_tree(tmp_path)
-    into = f"lance://{tmp_path / 'index'}"
+    into = store_uri("index")
+    into = into if "://" in into else f"lance://{into}"
     cache = str(tmp_path / "cache.sqlite")
     assert main(["ingest", str(docs), "--into", into, *EMBED, "--cache", cache, "--table", "t"]) == 0
     err = capsys.readouterr().err
@@ -28,7 +30,7 @@ def test_ingest_then_query(tmp_path: Path, capsys) -> None:
     assert main(["ingest", str(docs), "--into", into, *EMBED, "--cache", cache, "--table", "t"]) == 0
     assert "1 deleted)" in capsys.readouterr().err
 
-    row = next(r for r in by_id(snapshot(tmp_path / "index", "t")).values() if r["title_path"])
+    row = next(r for r in by_id(snapshot(into, "t")).values() if r["title_path"])
     assert main(["query", into, row["embedding_text"], "-k", "2", *EMBED, "--table", "t"]) == 0
     out = capsys.readouterr().out
     first = out.splitlines()[0]
