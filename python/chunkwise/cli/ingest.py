@@ -42,7 +42,8 @@ def add_parser(commands: Any) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (as chunkwise chunk reads them)")
     p.add_argument("--into", required=True, metavar="URI",
-                   help="the store: lance://FOLDER or a folder (LanceDB)")
+                   help="the store: lance://FOLDER or a folder (LanceDB), or postgresql://USER@HOST/DB "
+                   "(PostgreSQL with pgvector)")
     add_embed_options(p)
     p.add_argument("--table", default="chunks", help="the store's table of chunks (default chunks)")
     p.add_argument("--cache", default=None, metavar="PATH",

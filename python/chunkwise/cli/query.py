@@ -20,7 +20,7 @@ def add_parser(commands: Any) -> None:
         help="the chunks of a vector store nearest a text (source, offsets, title path, score)",
         description="Print the chunks of a store (as chunkwise ingest wrote it) nearest TEXT, best first.",
     )
-    p.add_argument("uri", metavar="URI", help="the store: lance://FOLDER or a folder")
+    p.add_argument("uri", metavar="URI", help="the store: lance://FOLDER or a folder, or postgresql://...")
     p.add_argument("text", metavar="TEXT", help="what to look for")
     p.add_argument("-k", type=integer, default=5, help="how many chunks (default 5)")
     add_embed_options(p)
