@@ -20,6 +20,7 @@ pytest.importorskip("lancedb")
 
 from chunkwise import AutoChunker, ChunkingError  # noqa: E402
 from chunkwise.ingest import EmbeddingCache, IngestReport, ingest, query  # noqa: E402
+from chunkwise.ingest.stores import redact  # noqa: E402
 from support.ingest_tree import HashEmbedder, by_id, edit, make_tree, snapshot  # noqa: E402
 
 Stores = Callable[..., str]
@@ -234,6 +235,20 @@ def test_an_unknown_scheme_and_bad_arguments(docs: Path, tmp_path: Path) -> None
         ingest("-", str(tmp_path / "i"), HashEmbedder())
     with pytest.raises(ChunkingError, match="no such store"):
         query(str(tmp_path / "nothing"), "x", 3, HashEmbedder())
+
+
+@pytest.mark.parametrize("uri, shown", [
+    ("postgresql://me:s3cret@db:5432/rag", "postgresql://me:***@db:5432/rag"),
+    ("postgresql://me:s3c@ret@[::1]/rag", "postgresql://me:***@[::1]/rag"),
+    ("postgresql:///rag?host=/run/postgresql&password=s3cret&sslmode=require",
+     "postgresql:///rag?host=/run/postgresql&password=***&sslmode=require"),
+    ("postgres://me:@db/rag", "postgres://me:@db/rag"),
+    ("postgres://me@db/rag?password=s3cret", "postgres://me@db/rag?password=***"),
+    ("lance://./my index", "lance://./my index"),
+    ("./a@b:c/index", "./a@b:c/index"),
+])
+def test_uris_in_errors_keep_no_password(uri: str, shown: str) -> None:
+    assert redact(uri) == shown
 
 
 def test_unreadable_files_are_reported_not_fatal(docs: Path, store_uri: Stores) -> None:

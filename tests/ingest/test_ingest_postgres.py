@@ -129,7 +129,8 @@ def test_k_past_the_index_search_width(docs: Path, postgres: Any) -> None:
     for k in (5, 100, 1001):  # the index returns at most hnsw.ef_search rows (40 unless raised)
         hits = query(into, row["embedding_text"], k, HashEmbedder())
         assert len(hits) == min(k, report.chunks_written) and hits[0]["id"] == row["id"]
-        assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+        scores = [h["score"] for h in hits]  # best first (within float4: the index ranks in single precision)
+        assert all(a >= b - 1e-6 for a, b in zip(scores, scores[1:])) and scores[0] > scores[-1]
 
 
 def test_a_write_that_fails_halfway_leaves_nothing_of_itself(docs: Path, postgres: Any) -> None:

@@ -2,11 +2,13 @@
 
 ``store_uri`` is parametrized over :data:`support.ingest_tree.STORES`: a function ``store_uri(name) -> URI`` that
 gives each name a new, empty store of that kind, private to the test (a folder for LanceDB; a database of its own on
-a PostgreSQL server that the session starts once, with pgserver, and stops at its end)."""
+a PostgreSQL server that the session starts once, with pgserver, and stops and deletes at its end)."""
 
 from __future__ import annotations
 
 import itertools
+import shutil
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator
@@ -19,18 +21,22 @@ _databases = itertools.count()
 
 
 @pytest.fixture(scope="session")
-def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def postgres() -> Iterator[Any]:
     """A PostgreSQL 16 server with pgvector (pgserver's), on a socket in a folder of its own, for the session."""
     pytest.importorskip("psycopg")
     pytest.importorskip("pgvector")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs: no XDG_RUNTIME_DIR on a CI machine, a fallback is used
         pgserver = pytest.importorskip("pgserver")
-    server = pgserver.get_server(tmp_path_factory.mktemp("postgres") / "data", cleanup_mode="stop")
+    # Not under pytest's folder: a later pytest session takes the group's and others' access to it away, and the
+    # server (run as the user pgserver when root starts it) would lose its files while this one still stops it.
+    base = Path(tempfile.mkdtemp(prefix="chunkwise-postgres-"))
+    server = pgserver.get_server(base / "data", cleanup_mode="delete")
     try:
         yield server
     finally:
         server.cleanup()
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def new_database(server: Any) -> str:

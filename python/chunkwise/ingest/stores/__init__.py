@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import abc
 import importlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..._core import ChunkingError
 
@@ -86,20 +86,15 @@ class Store(abc.ABC):
 
 
 def redact(uri: str) -> str:
-    """``uri`` as errors show it: its password (in the user part, or a ``password=`` parameter) as ``***``."""
-    try:
-        parts = urlsplit(uri)
-        netloc = parts.netloc
-        if parts.password:
-            user, _, host = netloc.rpartition("@")
-            netloc = f"{user.partition(':')[0]}:***@{host}"
-        query = parts.query
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(k == "password" for k, _ in pairs):
-            query = urlencode([(k, "***" if k == "password" else v) for k, v in pairs], safe="/:*")
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:
-        return uri.partition("://")[0] + "://***"
+    """``uri`` as errors show it: its password (in the user part, or a ``password=`` parameter) as ``***``, the
+    rest as written."""
+    scheme, sep, rest = uri.partition("://")
+    if sep:
+        authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+        user, at, host = authority.rpartition("@")
+        if at and user.partition(":")[2]:
+            rest = f"{user.partition(':')[0]}:***@{host}{rest[len(authority):]}"
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", scheme + sep + rest)
 
 
 def split_uri(uri: str) -> Tuple[str, str]:
