@@ -19,7 +19,7 @@ import psycopg  # noqa: E402
 from chunkwise import ChunkingError  # noqa: E402
 from chunkwise.ingest import Replacement, ingest, open_store, query  # noqa: E402
 from support.ingest_stores import new_database  # noqa: E402
-from support.ingest_tree import HashEmbedder, by_id, make_tree, snapshot  # noqa: E402
+from support.ingest_tree import HashEmbedder, by_id, edit, make_tree, snapshot  # noqa: E402
 
 SECRET = "s3cret-pw"
 
@@ -119,6 +119,28 @@ def test_the_tables_the_index_and_a_name_that_needs_quotes(docs: Path, postgres:
         assert store.dimension() == 16 and len(store.documents()) == 7
     finally:
         store.close()
+
+
+def vector_indexes(server: Any, uri: str, table: str = "chunks") -> list:
+    with admin(server, uri.split("/")[3].split("?")[0]) as conn:
+        return [r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexdef LIKE "
+                                           "'%%USING hnsw%%'", [table])]
+
+
+def test_the_vector_index_is_made_once_after_a_run_that_wrote(docs: Path, postgres: Any) -> None:
+    into = new_database(postgres)
+    ingest(docs, into, HashEmbedder())
+    assert vector_indexes(postgres, into) == ["chunks_vector_hnsw"]
+    edit(docs)
+    ingest(docs, into, HashEmbedder())
+    assert vector_indexes(postgres, into) == ["chunks_vector_hnsw"]
+    # An index of the user's own is kept, and none is added beside it.
+    with admin(postgres, into.split("/")[3].split("?")[0]) as conn:
+        conn.execute("DROP INDEX chunks_vector_hnsw")
+        conn.execute("CREATE INDEX mine ON chunks USING hnsw (vector vector_cosine_ops) WITH (m = 8)")
+    (docs / "km.txt").write_text("An edit, so that the run writes.", encoding="utf-8")
+    assert ingest(docs, into, HashEmbedder()).chunks_written > 0
+    assert vector_indexes(postgres, into) == ["mine"]
 
 
 def test_k_past_the_index_search_width(docs: Path, postgres: Any) -> None:

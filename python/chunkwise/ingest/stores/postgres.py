@@ -1,7 +1,7 @@
 """PostgreSQL with pgvector: ``postgresql://user:password@host:5432/database`` (or ``postgres://``, any URI
 libpq takes, ``?host=/run/postgresql`` for a socket). The chunks in a table (``chunks`` unless ``table=``) of the
-connection's current schema, the vector a ``vector(dim)`` column with an HNSW index (cosine), the manifest in
-``<table>_manifest``. The extension ``vector`` is created in the database when it is not there yet.
+connection's current schema, the vector a ``vector(dim)`` column with an HNSW index (cosine, built once, after the
+first run's rows are in), the manifest in ``<table>_manifest``. The extension ``vector`` is created in the database when it is not there yet.
 
 Each call that writes is ONE transaction: the rows of its documents upserted (``INSERT ... ON CONFLICT (id) DO
 UPDATE``), their stale ids deleted, their manifest entries upserted, then ``COMMIT``; a deletion likewise. So a run
@@ -76,6 +76,7 @@ class PostgresStore(Store):
         self.table, self.manifest_table = table, f"{table}_manifest"
         self._t, self._m = sql.Identifier(table), sql.Identifier(self.manifest_table)
         self._dim: Optional[int] = None
+        self._wrote = False
         self._has_chunks = self._has_manifest = False
         try:
             options = conninfo_to_dict(uri)
@@ -221,9 +222,6 @@ class PostgresStore(Store):
             cur.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} ({})").format(self._t, sql.SQL(", ").join(columns)))
             cur.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (doc_id)").format(
                 sql.Identifier(f"{self.table}_doc_id"[:63]), self._t))
-            if dim <= _HNSW_MAX_DIM:
-                cur.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (vector vector_cosine_ops)")
-                            .format(sql.Identifier(f"{self.table}_vector_hnsw"[:63]), self._t))
         if not self._has_manifest:
             cur.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (doc_id text PRIMARY KEY, fingerprint text NOT "
                                 "NULL, model text NOT NULL, chunks bigint NOT NULL)").format(self._m))
@@ -256,7 +254,7 @@ class PostgresStore(Store):
         except Exception as exc:
             raise self._fail("write", exc) from None
         if upsert:
-            self._has_chunks = True
+            self._has_chunks = self._wrote = True
             self._dim = self._dim or dim
         self._has_manifest = True
 
@@ -298,5 +296,31 @@ class PostgresStore(Store):
             rows.append(row)
         return rows
 
+    def _index(self) -> None:
+        """The HNSW index of the vectors, once, when the table has none (of its own or one a user made). Built
+        after a run's rows are in, not with the table: pgvector builds an index over rows it holds much faster
+        than it inserts rows one by one into the graph (see the commit that made it so). A later run's rows go
+        into the index as they are written: an edit writes few."""
+        from psycopg import sql
+
+        if self._dim is None or self._dim > _HNSW_MAX_DIM:
+            return
+        indexed = self._one("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a "
+                            "ON a.oid = c.relam WHERE i.indrelid = %s::regclass AND a.amname IN ('hnsw', 'ivfflat')",
+                            [self._quoted(self.table)])
+        if not indexed:
+            self._conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (vector vector_cosine_ops)")
+                               .format(sql.Identifier(f"{self.table}_vector_hnsw"[:63]), self._t))
+
     def close(self) -> None:
-        self._conn.close()
+        """After a run that wrote rows: the HNSW index made if the table has none yet. An index that cannot be
+        made (a role that may not, too little memory) leaves the store as it was, searched exactly: the run has
+        done its work, and the next run that writes tries again."""
+        try:
+            if self._wrote:
+                self._index()
+        except Exception:
+            pass
+        finally:
+            self._wrote = False
+            self._conn.close()
