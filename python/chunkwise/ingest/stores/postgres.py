@@ -207,7 +207,7 @@ class PostgresStore(Store):
             return []
         try:
             found = self._conn.execute(sql.SQL("SELECT {} FROM {} WHERE doc_id = ANY(%s)").format(
-                self._select(), self._t), [list(doc_ids)]).fetchall()
+                self._select(), self._t), [list(doc_ids)], binary=True).fetchall()
         except Exception as exc:
             raise self._fail("read its rows", exc) from None
         return [self._row(values) for values in found]
@@ -285,7 +285,8 @@ class PostgresStore(Store):
                 else:
                     cur.execute("SET LOCAL enable_indexscan = off")
                 found = cur.execute(sql.SQL("SELECT {}, vector <=> %s AS distance FROM {} ORDER BY vector <=> %s "
-                                            "LIMIT %s").format(self._select(), self._t), [target, target, k]).fetchall()
+                                            "LIMIT %s").format(self._select(), self._t), [target, target, k],
+                                  binary=True).fetchall()
         except Exception as exc:
             raise self._fail("query", exc) from None
         rows = []
