@@ -97,6 +97,11 @@ def test_a_role_without_permission_fails_first_and_changes_nothing(docs: Path, p
     row = next(iter(by_id(before).values()))
     assert query(with_role(owned, role), row["embedding_text"], 1, HashEmbedder())[0]["id"] == row["id"]
     assert snapshot(owned) == before
+    # A read-only connection (a standby's, or default_transaction_read_only), even the owner's.
+    with admin(postgres) as conn:
+        conn.execute(f"ALTER DATABASE {owned.split('/')[3].split('?')[0]} SET default_transaction_read_only = on")
+    assert "read-only" in fails_before_reading(docs, owned, "cannot write to")
+    assert snapshot(owned) == before
 
 
 def test_the_tables_the_index_and_a_name_that_needs_quotes(docs: Path, postgres: Any) -> None:

@@ -151,6 +151,9 @@ class PostgresStore(Store):
         embeds anything."""
         denied: List[str] = []
         try:
+            if self._one("SELECT current_setting('transaction_read_only')") == "on":
+                raise ChunkingError(f"into: cannot write to {self.uri!r}: the connection is read-only (a standby, "
+                                    "or default_transaction_read_only)")
             for name, present in ((self.table, self._has_chunks), (self.manifest_table, self._has_manifest)):
                 if present:
                     for privilege in ("SELECT", "INSERT", "UPDATE", "DELETE"):
@@ -162,6 +165,8 @@ class PostgresStore(Store):
                     denied.append("a schema to create the tables in (the search_path names none that exists)")
                 elif not self._one("SELECT has_schema_privilege(%s, 'CREATE')", [schema]):
                     denied.append(f"CREATE on schema {schema!r}")
+        except ChunkingError:
+            raise
         except Exception as exc:
             raise self._fail("read its privileges", exc) from None
         if denied:
