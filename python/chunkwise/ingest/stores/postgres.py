@@ -1,7 +1,8 @@
 """PostgreSQL with pgvector: ``postgresql://user:password@host:5432/database`` (or ``postgres://``, any URI
 libpq takes, ``?host=/run/postgresql`` for a socket). The chunks in a table (``chunks`` unless ``table=``) of the
 connection's current schema, the vector a ``vector(dim)`` column with an HNSW index (cosine, built once, after the
-first run's rows are in), the manifest in ``<table>_manifest``. The extension ``vector`` is created in the database when it is not there yet.
+first run's rows are in), the manifest in ``<table>_manifest``. The extension ``vector`` is created in the database
+when it is not there yet.
 
 Each call that writes is ONE transaction: the rows of its documents upserted (``INSERT ... ON CONFLICT (id) DO
 UPDATE``), their stale ids deleted, their manifest entries upserted, then ``COMMIT``; a deletion likewise. So a run
