@@ -5,6 +5,7 @@ that fails halfway leaving nothing of itself. The store-generic cases run over i
 from __future__ import annotations
 
 import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import psycopg  # noqa: E402
 from chunkwise import ChunkingError  # noqa: E402
 from chunkwise.ingest import Replacement, ingest, open_store, query  # noqa: E402
 from support.ingest_stores import new_database  # noqa: E402
-from support.ingest_tree import HashEmbedder, by_id, edit, make_tree, snapshot  # noqa: E402
+from support.ingest_tree import HashEmbedder, by_id, edit, hash_vector, make_tree, snapshot  # noqa: E402
 
 SECRET = "s3cret-pw"
 
@@ -187,3 +188,33 @@ def test_a_write_that_fails_halfway_leaves_nothing_of_itself(docs: Path, postgre
     finally:
         store.close()
     assert snapshot(into) == before
+
+
+def test_runs_that_start_at_once_make_the_extension_tables_and_index_once(postgres: Any) -> None:
+    """CREATE ... IF NOT EXISTS in two sessions at once violates a unique key in PostgreSQL: the store takes a lock
+    first (as the session of a killed run may still be finishing its statement when the next run starts)."""
+    into = new_database(postgres)
+    n = 8
+    barrier, errors = threading.Barrier(n), []
+
+    def run(i: int) -> None:
+        row = {"id": f"id{i}", "doc_id": f"doc{i}", "text": "t", "embedding_text": f"t{i}", "start": 0, "end": 1,
+               "index": 0, "title_path": [], "metadata": "{}", "model": "m", "vector": hash_vector(f"t{i}")}
+        try:
+            barrier.wait(30)
+            store = open_store(into)
+            try:
+                store.replace_documents([Replacement(f"doc{i}", "f", "m", 1, [row])])
+            finally:
+                store.close()
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    rows, manifest = snapshot(into)
+    assert len(rows) == len(manifest) == n and vector_indexes(postgres, into) == ["chunks_vector_hnsw"]

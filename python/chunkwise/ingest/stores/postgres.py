@@ -108,7 +108,9 @@ class PostgresStore(Store):
             raise self._fail("read its extensions", exc) from None
         if not has_vector and write:
             try:
-                self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                with self._conn.transaction():
+                    self._lock(self._conn, "extension vector")
+                    self._conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             except Exception as exc:
                 raise ChunkingError(
                     f"into: {self.uri!r}: cannot create the extension vector (pgvector): {self._text(exc)} (a "
@@ -138,6 +140,13 @@ class PostgresStore(Store):
             raise self._fail("read its tables", exc) from None
         if write:
             self._check_writable()
+
+    @staticmethod
+    def _lock(cur: Any, what: str) -> None:
+        """Holds, until the transaction ends, the lock of ``what`` in this database: PostgreSQL's ``CREATE ... IF
+        NOT EXISTS`` is not safe against another session creating the same thing at once (a unique key violated),
+        and the session of a killed run can still be finishing its statement when the next run starts."""
+        cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"chunkwise {what}"])
 
     def _quoted(self, name: str) -> str:
         from psycopg import sql
@@ -249,6 +258,7 @@ class PostgresStore(Store):
                         "chunks = EXCLUDED.chunks").format(self._m)
         try:
             with self._conn.transaction(), self._conn.cursor() as cur:
+                self._lock(cur, f"table {self.table}")
                 self._create(cur, dim)
                 if upsert:
                     cur.executemany(insert, [
@@ -312,12 +322,15 @@ class PostgresStore(Store):
 
         if self._dim is None or self._dim > _HNSW_MAX_DIM:
             return
-        indexed = self._one("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a "
-                            "ON a.oid = c.relam WHERE i.indrelid = %s::regclass AND a.amname IN ('hnsw', 'ivfflat')",
-                            [self._quoted(self.table)])
-        if not indexed:
-            self._conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (vector vector_cosine_ops)")
-                               .format(sql.Identifier(f"{self.table}_vector_hnsw"[:63]), self._t))
+        with self._conn.transaction():
+            self._lock(self._conn, f"table {self.table}")
+            indexed = self._one("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a "
+                                "ON a.oid = c.relam WHERE i.indrelid = %s::regclass AND a.amname IN ('hnsw', "
+                                "'ivfflat')", [self._quoted(self.table)])
+            if not indexed:
+                self._conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (vector "
+                                           "vector_cosine_ops)").format(
+                    sql.Identifier(f"{self.table}_vector_hnsw"[:63]), self._t))
 
     def close(self) -> None:
         """After a run that wrote rows: the HNSW index made if the table has none yet. An index that cannot be
