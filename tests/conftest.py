@@ -13,3 +13,7 @@ settings.register_profile("ci", max_examples=300, **_COMMON)
 settings.register_profile("dev", max_examples=3000, **_COMMON)
 settings.register_profile("slow", max_examples=3000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# The stores of the ingestion tests (tests/ingest, tests/cli): the store_uri fixture, and a PostgreSQL server for the
+# session when a test asks for one.
+pytest_plugins = ["support.ingest_stores"]

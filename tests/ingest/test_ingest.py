@@ -1,7 +1,8 @@
 """chunkwise.ingest: sync, not append. A second run embeds and writes nothing; an edit embeds only the texts that
 changed and leaves the store equal to a fresh ingestion of the new tree; deleted files leave; a model change never
 reuses another model's vectors; bad embedders and stores fail clearly, leaving the store as it was. The tests that
-take the ``store`` fixture run over every store in ``support.ingest_tree.STORES``."""
+take ``store_uri`` run over every kind of store (support.ingest_tree.STORES); LanceDB's folders and PostgreSQL's
+servers, roles and privileges have tests of their own (here and in test_ingest_postgres.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,19 @@ import os
 import pickle
 import shutil
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
 
-from chunkwise import AutoChunker, ChunkingError
-from chunkwise.ingest import EmbeddingCache, IngestReport, ingest, open_store, query
-from support.ingest_tree import HashEmbedder, by_id, edit, hash_vector, make_tree, snapshot
+pytest.importorskip("lancedb")
+
+from chunkwise import AutoChunker, ChunkingError  # noqa: E402
+from chunkwise.ingest import EmbeddingCache, IngestReport, ingest, query  # noqa: E402
+from chunkwise.ingest.stores import redact  # noqa: E402
+from support.ingest_tree import HashEmbedder, by_id, edit, make_tree, snapshot  # noqa: E402
+
+Stores = Callable[..., str]
 
 
 @pytest.fixture
@@ -34,10 +41,10 @@ def embedding_texts(docs: Path) -> set:
     return out
 
 
-def test_first_run_writes_every_chunk_with_its_columns(docs: Path, store) -> None:
+def test_first_run_writes_every_chunk_with_its_columns(docs: Path, store_uri: Stores) -> None:
     embed = HashEmbedder()
-    report = ingest(docs, store("index"), embed)
-    rows = by_id(snapshot(store("index")))
+    report = ingest(docs, store_uri("index"), embed)
+    rows = by_id(snapshot(store_uri("index")))
     assert report.documents_seen == 7 and report.documents_changed == 7 and report.skipped == []
     assert report.chunks_written == len(rows) > 50
     assert len(embed.texts) == len(set(embed.texts)) == report.texts_embedded == len(embedding_texts(docs))
@@ -49,19 +56,19 @@ def test_first_run_writes_every_chunk_with_its_columns(docs: Path, store) -> Non
     assert titled, "Markdown chunks keep their title path"
 
 
-def test_second_run_embeds_and_writes_nothing(docs: Path, store) -> None:
-    into = store("index")
+def test_second_run_embeds_and_writes_nothing(docs: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
     ingest(docs, into, HashEmbedder())
-    before = snapshot(store("index"))
+    before = snapshot(into)
     embed = HashEmbedder()
     report = ingest(docs, into, embed)
     assert embed.texts == [] and report.texts_embedded == 0 and report.chunks_written == 0
     assert report.documents_unchanged == 7 and report.documents_changed == 0 and report.chunks_deleted == 0
-    assert snapshot(store("index")) == before
+    assert snapshot(into) == before
 
 
-def test_an_edit_embeds_only_what_changed_and_equals_a_fresh_ingestion(docs: Path, store) -> None:
-    into = store("index")
+def test_an_edit_embeds_only_what_changed_and_equals_a_fresh_ingestion(docs: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
     ingest(docs, into, HashEmbedder())
     old_texts = embedding_texts(docs)
     old_ids = set(by_id(snapshot(into)))
@@ -71,15 +78,15 @@ def test_an_edit_embeds_only_what_changed_and_equals_a_fresh_ingestion(docs: Pat
     changed = embedding_texts(docs) - old_texts
     assert 0 < len(embed.texts) == len(changed) and set(embed.texts) == changed
     assert report.documents_deleted == 1 and report.documents_changed == 2  # en.txt edited, my.txt added
-    fresh = store("fresh")
+    fresh = store_uri("fresh")
     ingest(docs, fresh, HashEmbedder())
     assert snapshot(into) == snapshot(fresh)  # same ids, texts, offsets, vectors, manifest: nothing stale
     new_ids = set(by_id(snapshot(into)))
     assert len(old_ids & new_ids) > 0.8 * len(old_ids)
 
 
-def test_a_deleted_file_and_a_deleted_folder_leave_the_store(docs: Path, store) -> None:
-    into = store("index")
+def test_a_deleted_file_and_a_deleted_folder_leave_the_store(docs: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
     ingest(docs, into, HashEmbedder())
     shutil.rmtree(docs / "sub")
     report = ingest(docs, into, HashEmbedder())
@@ -94,14 +101,14 @@ def test_a_deleted_file_and_a_deleted_folder_leave_the_store(docs: Path, store) 
     assert any(r["doc_id"].endswith("th.txt") for r in by_id(snapshot(into)).values())
 
 
-def test_a_model_change_never_reuses_vectors(docs: Path, tmp_path: Path, store) -> None:
-    into = store("index")
+def test_a_model_change_never_reuses_vectors(docs: Path, tmp_path: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
     cache = str(tmp_path / "cache.sqlite")
     ingest(docs, into, HashEmbedder("model-a"), cache=cache)
     b = HashEmbedder("model-b")
     report = ingest(docs, into, b, cache=cache)
     assert report.texts_from_cache == 0 and len(b.texts) == len(embedding_texts(docs))
-    fresh = store("fresh")
+    fresh = store_uri("fresh")
     ingest(docs, fresh, HashEmbedder("model-b"))
     assert snapshot(into) == snapshot(fresh)
     # Back to model a: every vector comes from the cache, none from the model.
@@ -111,23 +118,24 @@ def test_a_model_change_never_reuses_vectors(docs: Path, tmp_path: Path, store) 
     assert {r["model"] for r in by_id(snapshot(into)).values()} == {"model-a"}
 
 
-def test_the_cache_serves_another_store_and_keeps_across_runs(docs: Path, tmp_path: Path, store) -> None:
+def test_the_cache_serves_another_store_and_keeps_across_runs(docs: Path, tmp_path: Path,
+                                                              store_uri: Stores) -> None:
     cache = tmp_path / "cache.sqlite"
-    ingest(docs, store("one"), HashEmbedder(), cache=cache)
+    ingest(docs, store_uri("one"), HashEmbedder(), cache=cache)
     embed = HashEmbedder()
-    report = ingest(docs, store("two"), embed, cache=cache)
+    report = ingest(docs, store_uri("two"), embed, cache=cache)
     assert embed.texts == [] and report.texts_from_cache == len(embedding_texts(docs))
-    assert snapshot(store("one")) == snapshot(store("two"))
+    assert snapshot(store_uri("one")) == snapshot(store_uri("two"))
     assert EmbeddingCache(cache).count("hash-16") == len(embedding_texts(docs))
 
 
-def test_identical_texts_are_embedded_once(tmp_path: Path, store) -> None:
+def test_identical_texts_are_embedded_once(tmp_path: Path, store_uri: Stores) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     for name in ("a.txt", "b.txt", "c.txt"):
         (docs / name).write_text("The same page footer, on every page.\n", encoding="utf-8")
     embed = HashEmbedder()
-    report = ingest(docs, store("index"), embed)
+    report = ingest(docs, store_uri("index"), embed)
     assert embed.texts == ["The same page footer, on every page."] and report.chunks_written == 3
 
 
@@ -143,8 +151,8 @@ def test_identical_texts_are_embedded_once(tmp_path: Path, store) -> None:
     ],
     ids=["raises", "nan", "rows", "1-D", "strings", "width"],
 )
-def test_a_bad_embedder_fails_clearly_and_changes_nothing(docs: Path, store, output, says: str) -> None:
-    into = store("index")
+def test_a_bad_embedder_fails_clearly_and_changes_nothing(docs: Path, store_uri: Stores, output, says: str) -> None:
+    into = store_uri("index")
     ingest(docs, into, HashEmbedder())
     before = snapshot(into)
     edit(docs)
@@ -156,57 +164,47 @@ def test_a_bad_embedder_fails_clearly_and_changes_nothing(docs: Path, store, out
     assert [r for r in after[0] if "lo.txt" not in dict(r)["doc_id"]] == [
         r for r in before[0] if "lo.txt" not in dict(r)["doc_id"]]
     ingest(docs, into, HashEmbedder())  # and a good run then finishes the job
-    fresh = store("fresh")
+    fresh = store_uri("fresh")
     ingest(docs, fresh, HashEmbedder())
     assert snapshot(into) == snapshot(fresh)
 
 
-def test_a_bare_callable_must_be_named(docs: Path, tmp_path: Path, store) -> None:
+def test_a_bare_callable_must_be_named(docs: Path, tmp_path: Path) -> None:
     def embed(texts):
         return np.ones((len(texts), 4))
 
     with pytest.raises(ChunkingError, match="embed_id"):
-        ingest(docs, store("index"), embed)
+        ingest(docs, str(tmp_path / "index"), embed)
     assert not (tmp_path / "index").exists()
 
 
-@pytest.mark.parametrize("case", ["under a file", "in /proc", "read-only"])
-def test_a_store_that_cannot_be_written_names_its_uri(docs: Path, tmp_path: Path, store, case: str) -> None:
-    if case == "under a file":
+@pytest.mark.parametrize("kind", ["under a file", "in /proc", "read-only"])
+def test_a_store_that_cannot_be_written_names_its_uri(docs: Path, tmp_path: Path, kind: str) -> None:
+    if kind == "under a file":
         (tmp_path / "file").write_text("x")
-        into = store("file/index")
-    elif case == "in /proc":
-        into = store("/proc/chunkwise-no-such/index")  # an absolute name: not under tmp_path
+        into = str(tmp_path / "file" / "index")
+    elif kind == "in /proc":
+        into = "/proc/chunkwise-no-such/index"
     else:
         if os.geteuid() == 0:
             pytest.skip("root writes read-only folders")
         ro = tmp_path / "ro"
         ro.mkdir()
         ro.chmod(0o555)
-        into = store("ro/index")
+        into = f"lance://{ro}/index"
     embed = HashEmbedder()
     with pytest.raises(ChunkingError, match="cannot write") as info:
         ingest(docs, into, embed)
     assert repr(into) in str(info.value) and embed.texts == []
 
 
-@pytest.mark.parametrize("into", ["{tmp}/file/index", "/proc/chunkwise-no-such/index"])
-def test_a_folder_without_a_scheme_is_lancedb(docs: Path, tmp_path: Path, into: str) -> None:
-    pytest.importorskip("lancedb")
-    (tmp_path / "file").write_text("x")
-    into = into.format(tmp=tmp_path)
-    with pytest.raises(ChunkingError, match="cannot write") as info:
-        ingest(docs, into, HashEmbedder())
-    assert repr(into) in str(info.value)
-
-
-def test_a_read_only_existing_store_is_left_whole(docs: Path, tmp_path: Path, store) -> None:
-    into = store("index")
-    ingest(docs, into, HashEmbedder())
+def test_a_read_only_existing_store_is_left_whole(docs: Path, tmp_path: Path) -> None:
+    into = tmp_path / "index"
+    ingest(docs, str(into), HashEmbedder())
     before = snapshot(into)
     edit(docs)
     modes = {}
-    for folder in [tmp_path / "index", *(tmp_path / "index").rglob("*")]:
+    for folder in [into, *into.rglob("*")]:
         if folder.is_dir():
             modes[folder] = folder.stat().st_mode
             folder.chmod(0o555)
@@ -214,7 +212,7 @@ def test_a_read_only_existing_store_is_left_whole(docs: Path, tmp_path: Path, st
         if os.geteuid() == 0:
             pytest.skip("root writes read-only folders")
         with pytest.raises(ChunkingError, match="cannot write"):
-            ingest(docs, into, HashEmbedder())
+            ingest(docs, str(into), HashEmbedder())
     finally:
         for folder, mode in modes.items():
             folder.chmod(mode)
@@ -222,8 +220,9 @@ def test_a_read_only_existing_store_is_left_whole(docs: Path, tmp_path: Path, st
 
 
 def test_an_unknown_scheme_and_bad_arguments(docs: Path, tmp_path: Path) -> None:
-    with pytest.raises(ChunkingError, match="no store for postgres://"):
-        ingest(docs, "postgres://localhost/db", HashEmbedder())
+    with pytest.raises(ChunkingError, match="no store for mysql://") as info:
+        ingest(docs, "mysql://me:s3cret@localhost/db", HashEmbedder())
+    assert "'mysql://me:***@localhost/db'" in str(info.value) and "s3cret" not in str(info.value)
     with pytest.raises(TypeError, match="into"):
         ingest(docs, None, HashEmbedder())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="table"):
@@ -234,14 +233,30 @@ def test_an_unknown_scheme_and_bad_arguments(docs: Path, tmp_path: Path) -> None
         ingest(docs, str(tmp_path / "i"), "no-such-model")
     with pytest.raises(ValueError, match="standard input"):
         ingest("-", str(tmp_path / "i"), HashEmbedder())
+    with pytest.raises(ChunkingError, match="no such store"):
+        query(str(tmp_path / "nothing"), "x", 3, HashEmbedder())
 
 
-def test_unreadable_files_are_reported_not_fatal(docs: Path, store) -> None:
+@pytest.mark.parametrize("uri, shown", [
+    ("postgresql://me:s3cret@db:5432/rag", "postgresql://me:***@db:5432/rag"),
+    ("postgresql://me:s3c@ret@[::1]/rag", "postgresql://me:***@[::1]/rag"),
+    ("postgresql:///rag?host=/run/postgresql&password=s3cret&sslmode=require",
+     "postgresql:///rag?host=/run/postgresql&password=***&sslmode=require"),
+    ("postgres://me:@db/rag", "postgres://me:@db/rag"),
+    ("postgres://me@db/rag?password=s3cret", "postgres://me@db/rag?password=***"),
+    ("lance://./my index", "lance://./my index"),
+    ("./a@b:c/index", "./a@b:c/index"),
+])
+def test_uris_in_errors_keep_no_password(uri: str, shown: str) -> None:
+    assert redact(uri) == shown
+
+
+def test_unreadable_files_are_reported_not_fatal(docs: Path, store_uri: Stores) -> None:
     (docs / "latin1.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
     (docs / "broken.txt.gz").write_bytes(b"not gzip at all")
     (docs / "ok.txt.gz").write_bytes(gzip.compress(b"A compressed file is read decompressed."))
     (docs / "blob.bin").write_bytes(b"\0\1\2" * 100)
-    into = store("index")
+    into = store_uri("index")
     report = ingest(docs, into, HashEmbedder())
     skipped = {Path(p).name for p, _ in report.skipped}
     assert skipped == {"latin1.txt", "broken.txt.gz"}
@@ -254,8 +269,8 @@ def test_unreadable_files_are_reported_not_fatal(docs: Path, store) -> None:
     assert [r for r in snapshot(into)[0] if dict(r)["doc_id"].endswith("km.txt")] == before != []
 
 
-def test_query_finds_a_chunk_by_its_own_text(docs: Path, tmp_path: Path, store) -> None:
-    into = store("index")
+def test_query_finds_a_chunk_by_its_own_text(docs: Path, store_uri: Stores) -> None:
+    into = store_uri("index")
     ingest(docs, into, HashEmbedder(), table="docs")
     row = next(iter(by_id(snapshot(into, "docs")).values()))
     hits = query(into, row["embedding_text"], 3, HashEmbedder(), table="docs")
@@ -265,9 +280,6 @@ def test_query_finds_a_chunk_by_its_own_text(docs: Path, tmp_path: Path, store) 
         query(into, "x", 3, HashEmbedder("other"), table="docs")
     with pytest.raises(ValueError, match="k must be"):
         query(into, "x", 0, HashEmbedder(), table="docs")
-    with pytest.raises(ChunkingError, match="no such store"):
-        query(store("nothing"), "x", 3, HashEmbedder())
-    assert not (tmp_path / "nothing").exists()
 
 
 def test_the_public_objects_pickle(tmp_path: Path) -> None:
@@ -279,18 +291,18 @@ def test_the_public_objects_pickle(tmp_path: Path) -> None:
     assert pickle.loads(pickle.dumps(report)) == report
 
 
-def test_names_with_quotes_and_other_scripts(tmp_path: Path, store) -> None:
+def test_names_with_quotes_and_other_scripts(tmp_path: Path, store_uri: Stores) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     quoted, other = docs / "it's here.md", docs / "ünï 名前.txt"
     quoted.write_text("# It's\n\nA title with a quote.\n\nAnother paragraph.", encoding="utf-8")
     other.write_text("名前のある文書です。二つ目の文です。", encoding="utf-8")
-    into = store("index")
+    into = store_uri("index")
     ingest(docs, into, HashEmbedder())
     quoted.write_text("# It's\n\nA title with a quote.\n\nAn edited paragraph.", encoding="utf-8")
     report = ingest(docs, into, HashEmbedder())
     assert report.documents_changed == 1 and report.chunks_deleted >= 1
-    fresh = store("fresh")
+    fresh = store_uri("fresh")
     ingest(docs, fresh, HashEmbedder())
     assert snapshot(into) == snapshot(fresh)
     quoted.unlink()
@@ -318,66 +330,21 @@ class _FailsOn:
         return [self.chunk(t, m) for t, m in zip(texts, metadatas or [None] * len(texts))]
 
 
-def test_a_document_the_chunker_fails_on_costs_only_itself(docs: Path, store) -> None:
+def test_a_document_the_chunker_fails_on_costs_only_itself(docs: Path, store_uri: Stores) -> None:
     (docs / "poison.txt").write_text("This text holds POISON.", encoding="utf-8")
-    report = ingest(docs, store("index"), HashEmbedder(), _FailsOn("POISON"))
+    report = ingest(docs, store_uri("index"), HashEmbedder(), _FailsOn("POISON"))
     assert [Path(p).name for p, _ in report.skipped] == ["poison.txt"] and "POISON" in report.skipped[0][1]
     assert report.documents_changed == 7
 
 
-def test_a_run_over_one_tree_leaves_another_trees_documents(tmp_path: Path, monkeypatch, store) -> None:
+def test_a_run_over_one_tree_leaves_another_trees_documents(tmp_path: Path, monkeypatch, store_uri: Stores) -> None:
     one, two = make_tree(tmp_path / "one"), make_tree(tmp_path / "two")
-    into = store("index")
+    into = store_uri("index")
     ingest(one, into, HashEmbedder())  # absolute ids
     monkeypatch.chdir(two)
     ingest(".", into, HashEmbedder())  # relative ids
     (two / "km.txt").unlink()
     report = ingest(".", into, HashEmbedder())
     assert report.documents_deleted == 1
-    ids = {r["doc_id"] for r in by_id(snapshot(store("index"))).values()}
+    ids = {r["doc_id"] for r in by_id(snapshot(into)).values()}
     assert "km.txt" not in ids and "th.txt" in ids and f"{Path(os.path.normpath(one)).as_posix()}/km.txt" in ids
-
-
-def test_vectors_read_back_are_the_ones_written(docs: Path, store) -> None:
-    """Not unit vectors (a cosine store may keep its vectors normalized): each row's vector is, to the bit, what the
-    model returned for its text, and so is a vector the store gives back for reuse."""
-
-    def scaled(texts):
-        return np.stack([hash_vector(t) * (1.0 + len(t) % 7) for t in texts]).astype(np.float32)
-
-    into = store("index")
-    ingest(docs, into, scaled, embed_id="scaled")
-    store_ = open_store(into, write=False)
-    try:
-        rows = store_.rows(sorted(store_.documents()))
-    finally:
-        store_.close()
-    assert rows and all(r["vector"].dtype == np.float32 for r in rows)
-    assert all(np.array_equal(r["vector"], scaled([r["embedding_text"]])[0]) for r in rows)
-    assert any(abs(float(np.linalg.norm(r["vector"])) - 1.0) > 0.5 for r in rows)
-
-
-def test_a_qdrant_store_is_one_run_at_a_time(docs: Path, tmp_path: Path) -> None:
-    """Qdrant's local mode locks its folder: a second run is refused, naming the store, before it embeds anything;
-    and a collection that is not chunkwise's is refused too."""
-    pytest.importorskip("qdrant_client")
-    from qdrant_client import QdrantClient, models
-
-    into = f"qdrant://{tmp_path / 'index'}"
-    ingest(docs, into, HashEmbedder())
-    held = open_store(into)
-    try:
-        embed = HashEmbedder()
-        with pytest.raises(ChunkingError, match="cannot open") as info:
-            ingest(docs, into, embed)
-        assert repr(into) in str(info.value) and embed.texts == []
-    finally:
-        held.close()
-    client = QdrantClient(path=str(tmp_path / "index"))
-    client.create_collection("named", vectors_config={"v": models.VectorParams(size=4, distance=models.Distance.DOT)})
-    client.close()
-    with pytest.raises(ChunkingError, match="'named' is not a chunkwise collection"):
-        ingest(docs, into, HashEmbedder(), table="named")
-    assert ingest(docs, into, HashEmbedder()).documents_unchanged == 7
-    with pytest.raises(ChunkingError, match="no folder after qdrant://"):
-        ingest(docs, "qdrant://", HashEmbedder())

@@ -18,14 +18,8 @@ HEADS = {"en.txt": 12_000, "mixed.md": 12_000}
 
 DIM = 16
 
-#: The stores every store-generic ingestion test runs over: URI scheme -> the module the store needs (a store whose
-#: module is not installed is skipped).
-STORES = {"lance": "lancedb", "qdrant": "qdrant_client"}
-
-
-def store_uri(kind: str, path: Path) -> str:
-    """The URI of a store of ``kind`` (a key of :data:`STORES`) in the folder ``path``."""
-    return f"{kind}://{path}"
+#: The kinds of store the store-generic tests run over (the ``store_uri`` fixture of support/ingest_stores.py).
+STORES = ("lance", "postgres", "qdrant")
 
 
 def make_tree(root: Path) -> Path:
@@ -74,23 +68,42 @@ def hash16(texts: List[str]) -> np.ndarray:
     return np.stack([hash_vector(t, DIM, "hash-16") for t in texts])
 
 
-def snapshot(into: Any, table: str = "chunks") -> Tuple[List[Tuple[Any, ...]], List[Tuple[Any, ...]]]:
-    """A store read back whole through the Store interface (``into``: a store URI, or a folder for LanceDB): its
-    rows sorted by id (the vector as a tuple) and its manifest sorted by document."""
+def snapshot(store: Any, table: str = "chunks") -> Tuple[List[Tuple[Any, ...]], List[Tuple[Any, ...]]]:
+    """A store (any URI :func:`chunkwise.ingest.open_store` takes, or a folder) read back whole through the
+    :class:`~chunkwise.ingest.Store` interface: its rows sorted by id (the vector as a rounded tuple) and its
+    manifest sorted by document (a document with rows and no entry as ``(doc_id, None)``)."""
     from chunkwise.ingest import open_store
 
-    store = open_store(str(into), table, write=False)
+    opened = open_store(str(store), table, write=False)
     try:
-        documents = store.documents()
+        documents = opened.documents()
         rows: List[Tuple[Any, ...]] = []
-        for r in store.rows(sorted(documents)):
-            assert r["vector"].dtype == np.float32 and isinstance(r["title_path"], list), r
+        for r in opened.rows(sorted(documents)):
             r["vector"] = tuple(round(float(x), 6) for x in r["vector"])
             rows.append(tuple(sorted(r.items())))
-        manifest = [(doc_id, entry) for doc_id, entry in documents.items()]
     finally:
-        store.close()
-    return sorted(rows), sorted(manifest, key=lambda e: (e[0], e[1] or ()))
+        opened.close()
+    return sorted(rows), sorted((doc_id, entry) for doc_id, entry in documents.items())
+
+
+def copy_store(source: str, target: str, table: str = "chunks") -> None:
+    """The rows and manifest of the store ``source`` written into the empty store ``target``, through the
+    :class:`~chunkwise.ingest.Store` interface (any two kinds of store)."""
+    from chunkwise.ingest import Replacement, open_store
+
+    src, dst = open_store(source, table, write=False), open_store(target, table)
+    try:
+        documents = src.documents()
+        rows = src.rows(sorted(documents))
+        replacements = []
+        for doc_id, entry in sorted(documents.items()):
+            assert entry is not None, f"{doc_id} has no manifest entry in {source}"
+            upsert = [r for r in rows if r["doc_id"] == doc_id]
+            replacements.append(Replacement(doc_id, entry[0], entry[1], len(upsert), upsert))
+        dst.replace_documents(replacements)
+    finally:
+        src.close()
+        dst.close()
 
 
 def by_id(snap: Tuple[List[Tuple[Any, ...]], Any]) -> Dict[str, Dict[str, Any]]:

@@ -19,7 +19,8 @@ from .._core import ChunkingError
 from .options import integer
 
 #: What a store URI may be (chunkwise ingest --into, chunkwise query URI).
-STORE_HELP = "the store: lance://FOLDER or a folder (LanceDB), qdrant://FOLDER (Qdrant, local mode)"
+STORE_HELP = ("the store: lance://FOLDER or a folder (LanceDB), postgresql://USER@HOST/DB (PostgreSQL with pgvector), "
+              "or qdrant://FOLDER (Qdrant, local mode)")
 
 
 def add_embed_options(p: Any) -> None:

@@ -313,7 +313,7 @@ def query(
     try:
         models = {entry[1] for entry in store.documents().values() if entry is not None}
         if models and model not in models:
-            raise ChunkingError(f"embed: the store {into!r} holds vectors of {', '.join(sorted(models))}, not of "
+            raise ChunkingError(f"embed: the store {store.uri!r} holds vectors of {', '.join(sorted(models))}, not of "
                                 f"{model!r}: query with the model it was ingested with")
         vector = Embedder(embed_fn, model, 1, store.dimension())([text])[0]
         return store.query(vector, k)

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import abc
 import importlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..._core import ChunkingError
 
-__all__ = ["Replacement", "SCHEMES", "Store", "open_store", "split_uri"]
+__all__ = ["Replacement", "SCHEMES", "Store", "open_store", "redact", "split_uri"]
 
 #: The columns of a chunk row, in order; ``vector`` last.
 COLUMNS = ("id", "doc_id", "text", "embedding_text", "start", "end", "index", "title_path", "metadata", "model",
@@ -28,7 +29,12 @@ COLUMNS = ("id", "doc_id", "text", "embedding_text", "start", "end", "index", "t
 COMPARED = COLUMNS[:-1]
 
 #: URI scheme -> the module of its store (its ``open``), and what a path without a scheme is.
-SCHEMES: Dict[str, str] = {"lance": "chunkwise.ingest.stores.lance", "qdrant": "chunkwise.ingest.stores.qdrant"}
+SCHEMES: Dict[str, str] = {
+    "lance": "chunkwise.ingest.stores.lance",
+    "postgresql": "chunkwise.ingest.stores.postgres",
+    "postgres": "chunkwise.ingest.stores.postgres",
+    "qdrant": "chunkwise.ingest.stores.qdrant",
+}
 DEFAULT_SCHEME = "lance"
 
 
@@ -80,6 +86,18 @@ class Store(abc.ABC):
         """Releases what the store holds open."""
 
 
+def redact(uri: str) -> str:
+    """``uri`` as errors show it: its password (in the user part, or a ``password=`` parameter) as ``***``, the
+    rest as written."""
+    scheme, sep, rest = uri.partition("://")
+    if sep:
+        authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+        user, at, host = authority.rpartition("@")
+        if at and user.partition(":")[2]:
+            rest = f"{user.partition(':')[0]}:***@{host}{rest[len(authority):]}"
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", scheme + sep + rest)
+
+
 def split_uri(uri: str) -> Tuple[str, str]:
     """``(scheme, rest)`` of a store URI: ``lance://./index`` -> ``("lance", "./index")``; a path without a scheme
     is a LanceDB folder."""
@@ -90,7 +108,7 @@ def split_uri(uri: str) -> Tuple[str, str]:
         return DEFAULT_SCHEME, uri
     if scheme not in SCHEMES:
         known = ", ".join(s + "://" for s in SCHEMES)
-        raise ChunkingError(f"into: {uri!r}: no store for {scheme}:// (stores: {known}, "
+        raise ChunkingError(f"into: {redact(uri)!r}: no store for {scheme}:// (stores: {known}, "
                             "or a folder for LanceDB)")
     return scheme, rest
 
