@@ -8,19 +8,26 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple, Union
 
+import numpy as np
+
 from .. import auto
 from .._core import ChunkingError, __version__
 from ..cli.files import UNREADABLE, Filter, walk
 from .cache import EmbeddingCache, text_key
 from .documents import Document, Reported, decode, doc_id_of, given_roots, read_bytes
 from .embedding import Embedder, embedder_from_spec, model_identity
-from .stores import COMPARED, Replacement, Store, open_store
+from .stores import COMPARED, Replacement, Store, open_store, rows_table
 
 __all__ = ["IngestReport", "ingest", "query"]
 
 #: Files read, chunked, embedded and written together: at most this many, and no more bytes than ``BATCH_BYTES``.
 BATCH_FILES = 64
 BATCH_BYTES = 8 << 20
+#: Rows of new documents embedded and written together: a bound on the vectors held at once.
+SLICE_ROWS = 2048
+#: The vectors a run keeps (with their texts) so that a text met again is not embedded again, in bytes: past it,
+#: the run starts a new table (a cache file keeps every vector).
+MEMO_BYTES = 16 << 20
 
 
 @dataclass
@@ -127,7 +134,7 @@ def ingest(
     embed_fn, model = _resolve_embed(embed, embed_id)
     store = open_store(into, table)  # fails first: nothing read, nothing embedded
     own_cache = not isinstance(cache, EmbeddingCache)
-    vectors = cache if isinstance(cache, EmbeddingCache) else EmbeddingCache(cache)
+    vectors = cache if isinstance(cache, EmbeddingCache) or cache is None else EmbeddingCache(cache)
     try:
         run = _Run(store, chunker, Embedder(embed_fn, model, batch_size, store.dimension()), vectors, encoding,
                    Reported(log))
@@ -135,14 +142,16 @@ def ingest(
         return run.report
     finally:
         store.close()
-        if own_cache:
+        if own_cache and vectors is not None:
             vectors.close()
 
 
 class _Run:
-    def __init__(self, store: Store, chunker: Any, embedder: Embedder, cache: EmbeddingCache,
+    def __init__(self, store: Store, chunker: Any, embedder: Embedder, cache: Optional[EmbeddingCache],
                  encoding: Optional[str], problems: Reported) -> None:
         self.store, self.chunker, self.embedder, self.cache = store, chunker, embedder, cache
+        self.memo: Dict[str, np.ndarray] = {}  # text -> vector, of this run (see MEMO_BYTES)
+        self.memo_bytes = 0
         self.encoding, self.problems = encoding, problems
         self.report = IngestReport(skipped=problems.items)
         self.model = embedder.model
@@ -187,7 +196,7 @@ class _Run:
         gone = sorted(d for d in self.manifest if d not in found and any(_under(d, r) for r in roots))
         if not gone:
             return
-        self.report.chunks_deleted += len(self.store.rows(gone))
+        self.report.chunks_deleted += self.store.count_rows(gone)
         self.store.delete_documents(gone)
         self.report.documents_deleted += len(gone)
 
@@ -225,71 +234,219 @@ class _Run:
 
     def batch(self, docs: List[Document]) -> None:
         fingerprints = {d.doc_id: self.fingerprint(d.data) for d in docs}
-        todo: List[Tuple[Document, List[Dict[str, Any]]]] = []
         decoded = [doc for doc in docs if decode(doc, self.encoding, self.problems)]
-        for doc, chunks in zip(decoded, self.chunk_all(decoded)):
-            if chunks is not None:
-                todo.append((doc, [self.row(doc.doc_id, c) for c in chunks]))
+        todo = [(doc, chunks) for doc, chunks in zip(decoded, self.chunk_all(decoded)) if chunks is not None]
+        for doc in docs:
+            doc.data, doc.text, doc.pages = b"", None, None  # the chunks hold what is needed now
         if not todo:
             return
+        # A document the store has neither rows nor an entry of: its rows are all new, nothing to compare or delete.
+        fresh = [(doc, chunks) for doc, chunks in todo if doc.doc_id not in self.manifest]
+        known = [(doc, chunks) for doc, chunks in todo if doc.doc_id in self.manifest]
+        replacements = [Replacement(doc.doc_id, fingerprints[doc.doc_id], self.model, len(chunks), new=True)
+                        for doc, chunks in fresh]
+        try:
+            written = self.write_fresh(fresh)
+            replacements += self.write_known(known, fingerprints)
+        except BaseException:
+            # The batch's documents are left as they were: the new ones' rows added so far leave again.
+            if fresh:
+                self.store.discard_rows([doc.doc_id for doc, _ in fresh])
+            raise
+        for rep in replacements[:len(fresh)]:
+            rep_written = written.get(rep.doc_id, 0)
+            self.report.chunks_written += rep_written
+            if rep_written:
+                self.report.documents_changed += 1
+        self.store.commit_documents(replacements)
+        for rep in replacements:
+            self.manifest[rep.doc_id] = (rep.fingerprint, rep.model)
+
+    def write_fresh(self, fresh: List[Tuple[Document, List[Any]]]) -> Dict[str, int]:
+        """Writes the rows of documents new to the store, ``SLICE_ROWS`` at a time (embedded, then added): the
+        vectors of one slice are held at once, not those of the batch. Returns the rows written by document."""
+        written: Dict[str, int] = {}
+        rows = _Columns(self.model)
+        for doc, chunks in fresh:
+            written[doc.doc_id] = len(chunks)
+            for i in range(0, len(chunks), SLICE_ROWS):
+                rows.extend(doc.doc_id, chunks[i : i + SLICE_ROWS])
+                if len(rows) >= SLICE_ROWS:
+                    self.store.add_rows(rows.table(self.vectors(rows.embedding_texts())), True)
+                    rows = _Columns(self.model)
+            chunks.clear()  # each document's chunks go as soon as its rows are built
+        if len(rows):
+            self.store.add_rows(rows.table(self.vectors(rows.embedding_texts())), True)
+        return written
+
+    def write_known(self, known: List[Tuple[Document, List[Any]]], fingerprints: Dict[str, str]) -> List[Replacement]:
+        """The documents the store holds rows (or an entry) of: their new and changed rows written by id (the
+        kept ones compared column by column with the stored ones, their vectors reused), their gone ids listed."""
+        if not known:
+            return []
         stored: Dict[str, Dict[str, Any]] = {}
         by_doc: Dict[str, List[str]] = {}
-        for row in self.store.rows([doc.doc_id for doc, _ in todo]):
+        for row in self.store.rows([doc.doc_id for doc, _ in known]):
             stored[row["id"]] = row
             by_doc.setdefault(row["doc_id"], []).append(row["id"])
         # Vectors already in the store for this model, by embedded text: a kept or moved chunk is not embedded again.
-        reusable = {text_key(r["embedding_text"]): r["vector"] for r in stored.values() if r["model"] == self.model}
+        reusable = {r["embedding_text"]: r["vector"] for r in stored.values() if r["model"] == self.model}
+        upsert = _Columns(self.model)
         replacements: List[Replacement] = []
-        needed: Dict[bytes, str] = {}
-        for doc, rows in todo:
-            upsert = [r for r in rows if not self.same(stored.get(r["id"]), r)]
-            ids = {r["id"] for r in rows}
+        for doc, chunks in known:
+            rows = _Columns(self.model)
+            rows.extend(doc.doc_id, chunks)
+            keep = [i for i in range(len(rows)) if not self.same(stored.get(rows.id[i]), rows.row(i))]
+            upsert.take(rows, keep)
+            ids = set(rows.id)
             stale = [i for i in by_doc.get(doc.doc_id, []) if i not in ids]
-            for r in upsert:
-                key = text_key(r["embedding_text"])
-                if key not in reusable:
-                    needed[key] = r["embedding_text"]
-            replacements.append(Replacement(doc.doc_id, fingerprints[doc.doc_id], self.model, len(rows), upsert,
-                                            stale))
-            self.report.chunks_kept += len(rows) - len(upsert)
-        found = self.cache.get_many(self.model, needed) if needed else {}
-        self.report.texts_from_cache += len(found)
-        missing = [k for k in needed if k not in found]
+            replacements.append(Replacement(doc.doc_id, fingerprints[doc.doc_id], self.model, len(rows),
+                                            stale=stale))
+            self.report.chunks_kept += len(rows) - len(keep)
+            self.report.chunks_written += len(keep)
+            self.report.chunks_deleted += len(stale)
+            if keep or stale:
+                self.report.documents_changed += 1
+        if len(upsert):
+            self.store.add_rows(upsert.table(self.vectors(upsert.embedding_texts(), reusable)), False)
+        return replacements
+
+    def vectors(self, texts: List[str], reusable: Optional[Dict[str, np.ndarray]] = None) -> np.ndarray:
+        """A float32 row per text: from the store (``reusable``), this run (each distinct text is embedded once),
+        the cache, else the model (each distinct text once)."""
+        order: Dict[str, int] = {}
+        rows = [order.setdefault(t, len(order)) for t in texts]
+        distinct = list(order)
+        got: List[Any] = [None] * len(distinct)
+        missing: List[int] = []
+        for i, text in enumerate(distinct):
+            vector = reusable.get(text) if reusable else None
+            if vector is None:
+                vector = self.memo.get(text)
+                if vector is not None:
+                    self.report.texts_from_cache += 1
+            if vector is None:
+                missing.append(i)
+            else:
+                got[i] = vector
+        keys: Dict[bytes, int] = {}
+        if missing and self.cache is not None:
+            keys = {text_key(distinct[i]): i for i in missing}
+            found = self.cache.get_many(self.model, keys)
+            self.report.texts_from_cache += len(found)
+            for key, vector in found.items():
+                got[keys[key]] = vector
+            missing = [i for i in missing if got[i] is None]
         if missing:
-            fresh = dict(zip(missing, self.embedder([needed[k] for k in missing])))
-            self.cache.put_many(self.model, fresh)
-            found.update(fresh)
+            embedded = self.embedder([distinct[i] for i in missing])
             self.report.texts_embedded += len(missing)
-        found.update(reusable)
+            if self.cache is not None:
+                key_of = {i: k for k, i in keys.items()}
+                self.cache.put_many(self.model, {key_of[i]: v for i, v in zip(missing, embedded)})
+            for i, vector in zip(missing, embedded):
+                got[i] = vector
+            self.remember(distinct, missing, embedded)
         dim = self.embedder.dim if self.embedder.dim is not None else self.store.dimension()
-        for rep in replacements:
-            for r in rep.upsert:
-                vector = found[text_key(r["embedding_text"])]
-                if dim is not None and vector.shape[0] != dim:
+        if dim is not None:
+            for vector in got:
+                if vector.shape[0] != dim:
                     raise ChunkingError(f"embed ({self.model!r}): the cache holds a vector of dimension "
                                         f"{vector.shape[0]} where the store's have {dim}")
-                r["vector"] = vector
-            self.report.chunks_written += len(rep.upsert)
-            self.report.chunks_deleted += len(rep.stale)
-            if rep.upsert or rep.stale:
-                self.report.documents_changed += 1
-        self.store.replace_documents(replacements)
-        for rep in replacements:
-            self.manifest[rep.doc_id] = (rep.fingerprint, rep.model)
+        return np.stack(got).astype(np.float32, copy=False)[rows] if got else np.zeros((0, dim or 1), np.float32)
+
+    def remember(self, distinct: List[str], missing: List[int], embedded: List[np.ndarray]) -> None:
+        """Keeps the vectors just embedded for the rest of the run, up to ``MEMO_BYTES`` (then starts again)."""
+        for i, vector in zip(missing, embedded):
+            text = distinct[i]
+            self.memo_bytes += vector.nbytes + len(text)
+            self.memo[text] = vector
+        if self.memo_bytes > MEMO_BYTES:
+            self.memo, self.memo_bytes = {}, 0
 
     @staticmethod
     def same(old: Optional[Dict[str, Any]], new: Dict[str, Any]) -> bool:
         return old is not None and all(old[c] == new[c] for c in COMPARED)
 
-    def row(self, doc_id: str, chunk: Any) -> Dict[str, Any]:
-        meta = dict(chunk.metadata)
-        title = meta.get("title_path") or []
-        return {
-            "id": chunk.id, "doc_id": doc_id, "text": chunk.text, "embedding_text": chunk.embedding_text,
-            "start": chunk.start, "end": chunk.end, "index": chunk.index,
-            "title_path": [str(t) for t in title] if isinstance(title, (list, tuple)) else [str(title)],
-            "metadata": json.dumps(meta, sort_keys=True, ensure_ascii=False, default=str), "model": self.model,
-        }
+
+def _json_encoder() -> Callable[[Any], str]:
+    """``json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)``, with the C encoder made once rather
+    than once a call (a third of the cost of a small dict); json.dumps itself where there is no C encoder."""
+    def plain(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+    try:
+        from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+
+        encode = c_make_encoder(None, str, encode_basestring, None, ": ", ", ", True, False, True)
+
+        def fast(value: Any) -> str:
+            return "".join(encode(value, 0))
+
+        sample = {"z": [1, "é\n"], "a": None, "m": {"k": 1.5, "b": True}, "p": object}
+        if fast(sample) == plain(sample):
+            return fast
+    except Exception:
+        pass
+    return plain
+
+
+_to_json = _json_encoder()
+
+
+class _Columns:
+    """Chunk rows as a list per column (no dict per row), then as an Arrow table with their vectors."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.id: List[str] = []
+        self.doc_id: List[str] = []
+        self.text: List[str] = []
+        self.embedding_text: List[str] = []
+        self.start: List[int] = []
+        self.end: List[int] = []
+        self.index: List[int] = []
+        self.title_path: List[List[str]] = []
+        self.metadata: List[str] = []
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    def extend(self, doc_id: str, chunks: Sequence[Any]) -> None:
+        ids, texts, embedded, starts, ends, indices = (self.id, self.text, self.embedding_text, self.start, self.end,
+                                                        self.index)
+        titles, metas = self.title_path, self.metadata
+        for chunk in chunks:
+            meta = chunk.metadata
+            ids.append(chunk.id)
+            texts.append(chunk.text)
+            embedded.append(chunk.embedding_text)
+            starts.append(chunk.start)
+            ends.append(chunk.end)
+            indices.append(chunk.index)
+            title = meta.get("title_path")
+            titles.append([] if not title else [str(t) for t in title] if isinstance(title, (list, tuple))
+                          else [str(title)])
+            metas.append(_to_json(meta))
+        self.doc_id.extend([doc_id] * len(chunks))
+
+    def row(self, i: int) -> Dict[str, Any]:
+        return {c: self.model if c == "model" else getattr(self, c)[i] for c in COMPARED}
+
+    def take(self, other: "_Columns", indices: List[int]) -> None:
+        for c in _LISTS:
+            column, source = getattr(self, c), getattr(other, c)
+            column.extend(source[i] for i in indices)
+
+    def embedding_texts(self) -> List[str]:
+        return self.embedding_text
+
+    def table(self, vectors: np.ndarray) -> Any:
+        columns: Dict[str, List[Any]] = {c: getattr(self, c) for c in _LISTS}
+        columns["model"] = [self.model] * len(self)
+        return rows_table(columns, vectors)
+
+
+_LISTS = tuple(c for c in COMPARED if c != "model")
 
 
 def query(
