@@ -1,7 +1,7 @@
 """End to end speed and peak memory of ``chunkwise.ingest.ingest`` into LanceDB with an embedder that costs nothing,
 and, in the same process, chunking alone on the same files.
 
-    python benches/ingest_run.py [--limit N] [--rounds 1] [--json]
+    python benches/ingest_run.py [--limit N] [--rounds 1] [--chunk-peak] [--json]
 
 Run in a fresh process (test_bench_ingest.py does). The folder is the corpus folder as it is (en.txt, zh.txt, ja.txt,
 mixed.md, code.py, SOURCES.md, manifest.json: every file, as ``chunkwise ingest <folder>`` would take it), or, with
@@ -20,7 +20,9 @@ new LanceDB folder (``AutoChunker()``, the default chunker; no ``cache=``):
 
 MB/s with MB = 10**6 bytes of the files; ``--rounds`` rounds, the median of each case reported (``*_runs``: every
 round). Memory: the peak RSS of the first round's first run minus the RSS before it (VmHWM reset through
-/proc/self/clear_refs, as memory_peak.py does), and that peak as a multiple of the largest file (target < 3).
+/proc/self/clear_refs, as memory_peak.py does), and that peak as a multiple of the largest file (target < 3). With
+``--chunk-peak``, in a process of its own, the peak of chunking alone (``chunk_batch`` on the files read), for scale:
+what the chunker needs whatever ingest does.
 
 Prints a short summary, or one JSON object with ``--json``.
 """
@@ -82,6 +84,7 @@ def measure(limit: int | None, rounds: int) -> dict:
 
     embed = ZeroEmbedder()
     times: dict = {"first": [], "again": [], "chunk": []}
+    cpu: dict = {"first": [], "again": [], "chunk": []}
     result: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -103,38 +106,71 @@ def measure(limit: int | None, rounds: int) -> dict:
             trim_heap()
             before = rss_bytes()
             reset = reset_peak()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             report = ingest(folder, store, embed)
             times["first"].append(time.perf_counter() - t0)
+            cpu["first"].append(time.process_time() - c0)
             if r == 0:
                 peak = peak_bytes() - before
                 result.update(peak_increase=peak, multiple=round(peak / largest, 2), hwm_reset=reset,
                               chunks=report.chunks_written, documents=report.documents_seen)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             again = ingest(folder, store, embed)
             times["again"].append(time.perf_counter() - t0)
+            cpu["again"].append(time.process_time() - c0)
             assert again.documents_unchanged == report.documents_seen, again.summary()
             shutil.rmtree(store)
             chunker = AutoChunker()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             chunker.chunk_batch(texts, sources)
             times["chunk"].append(time.perf_counter() - t0)
+            cpu["chunk"].append(time.process_time() - c0)
     for case, runs in times.items():
         median = statistics.median(runs)
         result[f"{case}_seconds"] = round(median, 4)
         result[f"{case}_MBps"] = round(total / 1e6 / median, 1)
         result[f"{case}_runs"] = [round(t, 4) for t in runs]
-    result.update(bytes=total, largest_file=largest, vs_chunk=round(result["first_seconds"] /
-                                                                    result["chunk_seconds"], 2))
+        result[f"{case}_cpu_seconds"] = round(statistics.median(cpu[case]), 4)
+    result.update(bytes=total, largest_file=largest,
+                  vs_chunk=round(result["first_seconds"] / result["chunk_seconds"], 2),
+                  cpu_vs_chunk=round(result["first_cpu_seconds"] / result["chunk_cpu_seconds"], 2))
     return result
+
+
+def chunk_peak(limit: int | None) -> dict:
+    """The peak RSS increase of ``AutoChunker().chunk_batch`` on the folder's files (read before), once."""
+    from chunkwise import AutoChunker
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = make_folder(Path(tmp), limit)
+        files = sorted(p for p in folder.iterdir() if p.is_file())
+        texts = [p.read_text(encoding="utf-8") for p in files]
+        largest = max(p.stat().st_size for p in files)
+        chunker = AutoChunker()
+        chunker.chunk_batch(["Warm up. " * 200, "# Warm\n\nup. " * 200, "def f(x):\n    return x\n" * 200],
+                            [{"source": "a.txt"}, {"source": "b.md"}, {"source": "c.py"}])
+        gc.collect()
+        trim_heap()
+        before = rss_bytes()
+        reset = reset_peak()
+        chunks = chunker.chunk_batch(texts, [{"source": str(p)} for p in files])
+        peak = peak_bytes() - before
+    return {"chunk_peak_increase": peak, "chunk_multiple": round(peak / largest, 2), "hwm_reset": reset,
+            "chunks": sum(len(c) for c in chunks)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="cut each file to this many bytes (smoke runs)")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--chunk-peak", action="store_true", help="only the peak RSS of chunking alone")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.chunk_peak:
+        result = chunk_peak(args.limit)
+        print(json.dumps(result) if args.json else f"chunking alone: peak +{result['chunk_peak_increase'] / 1e6:.1f} "
+              f"MB = {result['chunk_multiple']}x the largest file")
+        return
     result = measure(args.limit, args.rounds)
     if args.json:
         print(json.dumps(result))
@@ -142,8 +178,10 @@ def main() -> None:
         print(f"{result['bytes'] / 1e6:.1f} MB, {result['chunks']} chunks: first run {result['first_MBps']} MB/s "
               f"({result['first_seconds']} s), again {result['again_MBps']} MB/s ({result['again_seconds']} s), "
               f"chunking alone {result['chunk_MBps']} MB/s ({result['chunk_seconds']} s; first run = "
-              f"{result['vs_chunk']}x it); peak +{result['peak_increase'] / 1e6:.1f} MB = {result['multiple']}x "
-              f"the largest file")
+              f"{result['vs_chunk']}x it); CPU: first run {result['first_cpu_seconds']} s, again "
+              f"{result['again_cpu_seconds']} s, chunking {result['chunk_cpu_seconds']} s "
+              f"({result['cpu_vs_chunk']}x); peak +{result['peak_increase'] / 1e6:.1f} MB = {result['multiple']}x the "
+              f"largest file")
 
 
 if __name__ == "__main__":
