@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple, Union
 
@@ -138,7 +139,10 @@ def ingest(
     try:
         run = _Run(store, chunker, Embedder(embed_fn, model, batch_size, store.dimension()), vectors, encoding,
                    Reported(log))
-        run.all(path_list, Filter(include, exclude, hidden), follow_links)
+        try:
+            run.all(path_list, Filter(include, exclude, hidden), follow_links)
+        finally:
+            run.close()
         return run.report
     finally:
         store.close()
@@ -152,11 +156,17 @@ class _Run:
         self.store, self.chunker, self.embedder, self.cache = store, chunker, embedder, cache
         self.memo: Dict[str, np.ndarray] = {}  # text -> vector, of this run (see MEMO_BYTES)
         self.memo_bytes = 0
+        self.writer: Optional[ThreadPoolExecutor] = None
+        self.writing: Optional["Future[None]"] = None
         self.encoding, self.problems = encoding, problems
         self.report = IngestReport(skipped=problems.items)
         self.model = embedder.model
         self.config = f"chunkwise {__version__}\n{_chunker_identity(chunker)}\n{encoding}\n{self.model}\n"
         self.manifest = store.documents()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.shutdown(wait=True)
 
     def fingerprint(self, data: bytes) -> str:
         return hashlib.sha256(self.config.encode() + data).hexdigest()
@@ -248,8 +258,10 @@ class _Run:
         try:
             written = self.write_fresh(fresh)
             replacements += self.write_known(known, fingerprints)
+            self.written()
         except BaseException:
             # The batch's documents are left as they were: the new ones' rows added so far leave again.
+            self.written(check=False)
             if fresh:
                 self.store.discard_rows([doc.doc_id for doc, _ in fresh])
             raise
@@ -272,12 +284,29 @@ class _Run:
             for i in range(0, len(chunks), SLICE_ROWS):
                 rows.extend(doc.doc_id, chunks[i : i + SLICE_ROWS])
                 if len(rows) >= SLICE_ROWS:
-                    self.store.add_rows(rows.table(self.vectors(rows.embedding_texts())), True)
+                    self.add(rows.table(self.vectors(rows.embedding_texts())), True)
                     rows = _Columns(self.model)
             chunks.clear()  # each document's chunks go as soon as its rows are built
         if len(rows):
-            self.store.add_rows(rows.table(self.vectors(rows.embedding_texts())), True)
+            self.add(rows.table(self.vectors(rows.embedding_texts())), True)
         return written
+
+    def add(self, rows: Any, new: bool) -> None:
+        """``store.add_rows(rows, new)`` on the writer thread, while this one builds and embeds the next slice (the
+        store's write runs without the GIL); one write at a time, so at most two slices are held."""
+        self.written()
+        if self.writer is None:
+            self.writer = ThreadPoolExecutor(1, thread_name_prefix="chunkwise-ingest-writer")
+        self.writing = self.writer.submit(self.store.add_rows, rows, new)
+
+    def written(self, check: bool = True) -> None:
+        """Waits for the write under way, if any (raising its error with ``check``)."""
+        writing, self.writing = self.writing, None
+        if writing is not None:
+            if check:
+                writing.result()
+            else:
+                wait([writing])
 
     def write_known(self, known: List[Tuple[Document, List[Any]]], fingerprints: Dict[str, str]) -> List[Replacement]:
         """The documents the store holds rows (or an entry) of: their new and changed rows written by id (the
@@ -308,58 +337,62 @@ class _Run:
             if keep or stale:
                 self.report.documents_changed += 1
         if len(upsert):
-            self.store.add_rows(upsert.table(self.vectors(upsert.embedding_texts(), reusable)), False)
+            self.add(upsert.table(self.vectors(upsert.embedding_texts(), reusable)), False)
         return replacements
 
     def vectors(self, texts: List[str], reusable: Optional[Dict[str, np.ndarray]] = None) -> np.ndarray:
-        """A float32 row per text: from the store (``reusable``), this run (each distinct text is embedded once),
-        the cache, else the model (each distinct text once)."""
+        """A float32 row per text, ``(len(texts), dim)``: from the store (``reusable``), this run, the cache, else
+        the model (each distinct text once)."""
         order: Dict[str, int] = {}
         rows = [order.setdefault(t, len(order)) for t in texts]
         distinct = list(order)
-        got: List[Any] = [None] * len(distinct)
+        known: Dict[int, np.ndarray] = {}
         missing: List[int] = []
+        memo = self.memo
         for i, text in enumerate(distinct):
             vector = reusable.get(text) if reusable else None
             if vector is None:
-                vector = self.memo.get(text)
+                vector = memo.get(text)
                 if vector is not None:
                     self.report.texts_from_cache += 1
             if vector is None:
                 missing.append(i)
             else:
-                got[i] = vector
+                known[i] = vector
         keys: Dict[bytes, int] = {}
         if missing and self.cache is not None:
             keys = {text_key(distinct[i]): i for i in missing}
             found = self.cache.get_many(self.model, keys)
             self.report.texts_from_cache += len(found)
             for key, vector in found.items():
-                got[keys[key]] = vector
-            missing = [i for i in missing if got[i] is None]
-        if missing:
-            embedded = self.embedder([distinct[i] for i in missing])
+                known[keys[key]] = vector
+            missing = [i for i in missing if i not in known]
+        embedded = self.embedder.matrix([distinct[i] for i in missing]) if missing else None
+        dim = self.embedder.dim if self.embedder.dim is not None else self.store.dimension()
+        for vector in known.values():
+            if dim is not None and vector.shape[0] != dim:
+                raise ChunkingError(f"embed ({self.model!r}): the cache holds a vector of dimension "
+                                    f"{vector.shape[0]} where the store's have {dim}")
+            dim = vector.shape[0]
+        out = np.empty((len(distinct), dim or 0), dtype=np.float32)
+        if embedded is not None:
+            out[missing] = embedded
             self.report.texts_embedded += len(missing)
             if self.cache is not None:
                 key_of = {i: k for k, i in keys.items()}
-                self.cache.put_many(self.model, {key_of[i]: v for i, v in zip(missing, embedded)})
-            for i, vector in zip(missing, embedded):
-                got[i] = vector
-            self.remember(distinct, missing, embedded)
-        dim = self.embedder.dim if self.embedder.dim is not None else self.store.dimension()
-        if dim is not None:
-            for vector in got:
-                if vector.shape[0] != dim:
-                    raise ChunkingError(f"embed ({self.model!r}): the cache holds a vector of dimension "
-                                        f"{vector.shape[0]} where the store's have {dim}")
-        return np.stack(got).astype(np.float32, copy=False)[rows] if got else np.zeros((0, dim or 1), np.float32)
+                self.cache.put_many(self.model, {key_of[i]: out[i] for i in missing})
+        for i, vector in known.items():
+            out[i] = vector
+        if embedded is not None:
+            self.remember(distinct, missing, out)
+        return out if len(distinct) == len(texts) else out[rows]
 
-    def remember(self, distinct: List[str], missing: List[int], embedded: List[np.ndarray]) -> None:
+    def remember(self, distinct: List[str], missing: List[int], vectors: np.ndarray) -> None:
         """Keeps the vectors just embedded for the rest of the run, up to ``MEMO_BYTES`` (then starts again)."""
-        for i, vector in zip(missing, embedded):
-            text = distinct[i]
-            self.memo_bytes += vector.nbytes + len(text)
-            self.memo[text] = vector
+        memo = self.memo
+        for i in missing:
+            memo[distinct[i]] = vectors[i]
+        self.memo_bytes += len(missing) * vectors.shape[1] * 4 + sum(len(distinct[i]) for i in missing)
         if self.memo_bytes > MEMO_BYTES:
             self.memo, self.memo_bytes = {}, 0
 
