@@ -25,10 +25,10 @@ __all__ = ["IngestReport", "ingest", "query"]
 BATCH_FILES = 64
 BATCH_BYTES = 8 << 20
 #: Rows of new documents embedded and written together: a bound on the vectors held at once.
-SLICE_ROWS = 2048
+SLICE_ROWS = 1024
 #: The vectors a run keeps (with their texts) so that a text met again is not embedded again, in bytes: past it,
 #: the run starts a new table (a cache file keeps every vector).
-MEMO_BYTES = 16 << 20
+MEMO_BYTES = 8 << 20
 
 
 @dataclass
