@@ -448,8 +448,12 @@ class _Columns:
         ids, texts, embedded, starts, ends, indices = (self.id, self.text, self.embedding_text, self.start, self.end,
                                                         self.index)
         titles, metas = self.title_path, self.metadata
+        last: Any = None
+        text = ""
         for chunk in chunks:
             meta = chunk.metadata
+            if meta != last:  # neighbours often share their metadata (a prose document's always): encoded once
+                last, text = meta, _to_json(meta)
             ids.append(chunk.id)
             texts.append(chunk.text)
             embedded.append(chunk.embedding_text)
@@ -459,7 +463,7 @@ class _Columns:
             title = meta.get("title_path")
             titles.append([] if not title else [str(t) for t in title] if isinstance(title, (list, tuple))
                           else [str(title)])
-            metas.append(_to_json(meta))
+            metas.append(text)
         self.doc_id.extend([doc_id] * len(chunks))
 
     def row(self, i: int) -> Dict[str, Any]:
