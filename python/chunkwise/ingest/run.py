@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple,
 import numpy as np
 
 from .. import auto
+from ..chunkers import BaseChunker
 from .._core import ChunkingError, __version__
 from ..cli.files import UNREADABLE, Filter, walk
 from .cache import EmbeddingCache, text_key
@@ -23,7 +24,7 @@ __all__ = ["IngestReport", "ingest", "query"]
 
 #: Files read, chunked, embedded and written together: at most this many, and no more bytes than ``BATCH_BYTES``.
 BATCH_FILES = 64
-BATCH_BYTES = 8 << 20
+BATCH_BYTES = 2 << 20
 #: Rows of new documents embedded and written together: a bound on the vectors held at once.
 SLICE_ROWS = 1024
 #: The vectors a run keeps (with their texts) so that a text met again is not embedded again, in bytes: past it,
@@ -157,6 +158,9 @@ class _Run:
         self.memo: Dict[str, np.ndarray] = {}  # text -> vector, of this run (see MEMO_BYTES)
         self.memo_bytes = 0
         self.writer: Optional[ThreadPoolExecutor] = None
+        self.chunking: Optional[ThreadPoolExecutor] = None
+        self.prepared: Optional["Future[Tuple[List[Document], List[Tuple[Document, List[Any]]]]]"] = None
+        self.fingerprints: Dict[str, str] = {}  # of the documents read and not yet written
         self.writing: Optional["Future[None]"] = None
         self.encoding, self.problems = encoding, problems
         self.report = IngestReport(skipped=problems.items)
@@ -165,8 +169,9 @@ class _Run:
         self.manifest = store.documents()
 
     def close(self) -> None:
-        if self.writer is not None:
-            self.writer.shutdown(wait=True)
+        for pool in (self.chunking, self.writer):
+            if pool is not None:
+                pool.shutdown(wait=True)
 
     def fingerprint(self, data: bytes) -> str:
         return hashlib.sha256(self.config.encode() + data).hexdigest()
@@ -193,13 +198,32 @@ class _Run:
             if self.manifest.get(doc_id) == (fingerprint, self.model):
                 self.report.documents_unchanged += 1
                 continue
+            self.fingerprints[doc_id] = fingerprint
             batch.append(Document(doc_id, path, data))
             size += len(data)
             if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
-                self.batch(batch)
+                self.submit(batch)
                 batch, size = [], 0
-        self.batch(batch)
+        self.submit(batch)
+        self.submit(None)
         self.prune(given_roots(paths), seen - unreadable)
+
+    def submit(self, docs: Optional[List[Document]]) -> None:
+        """Chunks ``docs`` (None: no more batches) and writes the batch before them: with a chunker that is safe to
+        call from another thread, ``docs`` are decoded and chunked on the chunking thread while this one embeds
+        and writes the batch before (the chunking runs without the GIL), one batch ahead at most."""
+        if self.chunking is None and docs is not None and _threadable(self.chunker):
+            self.chunking = ThreadPoolExecutor(1, thread_name_prefix="chunkwise-ingest-chunking")
+        ahead: Optional["Future[Tuple[List[Document], List[Tuple[Document, List[Any]]]]]"] = None
+        if docs is not None:
+            if self.chunking is not None:
+                ahead = self.chunking.submit(self.prepare, docs)
+            else:
+                ahead = Future()
+                ahead.set_result(self.prepare(docs))
+        previous, self.prepared = self.prepared, ahead
+        if previous is not None:
+            self.write(*previous.result())
 
     def prune(self, roots: List[str], found: set) -> None:
         """Deletes the stored documents under a path given that the run did not find (nor failed to read)."""
@@ -242,12 +266,16 @@ class _Run:
             self.problems.add(("failed", "chunking error"), doc.path, exc)
             return None
 
-    def batch(self, docs: List[Document]) -> None:
-        fingerprints = {d.doc_id: self.fingerprint(d.data) for d in docs}
+    def prepare(self, docs: List[Document]) -> Tuple[List[Document], List[Tuple[Document, List[Any]]]]:
+        """The batch decoded and chunked: each document with its chunks (those that failed left out, reported)."""
         decoded = [doc for doc in docs if decode(doc, self.encoding, self.problems)]
         todo = [(doc, chunks) for doc, chunks in zip(decoded, self.chunk_all(decoded)) if chunks is not None]
         for doc in docs:
             doc.data, doc.text, doc.pages = b"", None, None  # the chunks hold what is needed now
+        return docs, todo
+
+    def write(self, docs: List[Document], todo: List[Tuple[Document, List[Any]]]) -> None:
+        fingerprints = {d.doc_id: self.fingerprints.pop(d.doc_id) for d in docs}
         if not todo:
             return
         # A document the store has neither rows nor an entry of: its rows are all new, nothing to compare or delete.
@@ -399,6 +427,15 @@ class _Run:
     @staticmethod
     def same(old: Optional[Dict[str, Any]], new: Dict[str, Any]) -> bool:
         return old is not None and all(old[c] == new[c] for c in COMPARED)
+
+
+def _threadable(chunker: Any) -> bool:
+    """Whether the run may chunk on a thread of its own: chunkwise's chunkers of one strategy (and AutoChunker of
+    those) are immutable and cut without the GIL; one that embeds (SemanticChunker) would call a model while the run
+    calls one, and any other chunker (the caller's own, a composite) is called on the caller's thread only."""
+    if isinstance(chunker, auto.AutoChunker):
+        return all(_threadable(c) for c in [*chunker._chunkers.values(), *chunker._tables.values()])
+    return isinstance(chunker, BaseChunker) and not getattr(chunker, "_embeds", False)
 
 
 def _json_encoder() -> Callable[[Any], str]:
