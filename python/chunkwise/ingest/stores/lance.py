@@ -47,7 +47,7 @@ class LanceStore(Store):
 
         self.uri, self.path, self.table = uri, path, table
         self._wrote = False
-        self._created: set = set()  # the tables this run created: written by it alone, not compacted on close
+        self._created: set = set()  # the tables this run created (see close)
         self.manifest_table = f"{table}_manifest"
         local = "://" not in path
         if local and write:
@@ -183,7 +183,6 @@ class LanceStore(Store):
             if self._manifest is None:
                 self._manifest = self._db.create_table(self.manifest_table, schema=self._manifest_schema(),
                                                        exist_ok=True)
-                self._created.add(self.manifest_table)
             if all(r.new for r in replacements):
                 self._manifest.add(entries)
             else:
@@ -223,15 +222,16 @@ class LanceStore(Store):
             raise self._fail("delete", exc) from None
 
     def close(self) -> None:
-        """After a run that wrote to a table that was there before it: the small files of its writes merged (each
-        write is a file of its own), and versions older than LanceDB's default (7 days) removed, so that a store
-        synced often stays compact. A table the run created holds its writes only, files of up to a slice of rows
-        (or a batch's manifest entries): the next run that writes to it compacts it. Each step is an atomic commit;
-        one that fails leaves the store as it was, and the run has done its work."""
+        """After a run that wrote: the small files of its writes merged (each write is a file of its own), and
+        versions older than LanceDB's default (7 days) removed, so that a store synced often stays compact: the
+        manifest always (a few rows: read whole by every run), the chunks when the table was there before the run.
+        A chunks table the run created holds its own writes only, files of a slice of rows each; merging them would
+        rewrite all it wrote (a fifth of a first ingestion's time), and the next run that writes to it does. Each
+        step is an atomic commit; one that fails leaves the store as it was, and the run has done its work."""
         if not self._wrote:
             return
         for table in (self._chunks, self._manifest):
-            if table is not None and table.name not in self._created:
+            if table is not None and (table is self._manifest or table.name not in self._created):
                 try:
                     table.optimize()
                 except Exception:
