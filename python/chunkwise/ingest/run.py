@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import auto
 from ..chunkers import BaseChunker
+from .. import _core
 from .._core import ChunkingError, __version__
 from ..cli.files import UNREADABLE, Filter, walk
 from .cache import EmbeddingCache, text_key
@@ -272,6 +273,9 @@ class _Run:
         todo = [(doc, chunks) for doc, chunks in zip(decoded, self.chunk_all(decoded)) if chunks is not None]
         for doc in docs:
             doc.data, doc.text, doc.pages = b"", None, None  # the chunks hold what is needed now
+        # The core's memory of the cut (a syntax tree: about 40x a file of code) back to the OS now, not after
+        # mimalloc's purge delay: the write of this batch and the cut of the next would stack on it.
+        _core._release_memory()
         return docs, todo
 
     def write(self, docs: List[Document], todo: List[Tuple[Document, List[Any]]]) -> None:
