@@ -111,7 +111,8 @@ def ingest(
     all-MiniLM-L6-v2 in numpy, offline) or ``"module:function"``. Its identity (``embed_id``, else its ``model_id``
     or ``name`` attribute, else the ``module:function`` it was named by) keys the cache and is stored with each
     vector: vectors of another model are never reused. ``cache``: a SQLite file of vectors by (model, text), kept
-    across runs; without it, identical texts are still embedded once per run.
+    across runs; without it, identical texts are still embedded once per run (as long as the run's table of
+    recent vectors, ``MEMO_BYTES``, holds them: a cache file keeps them all).
 
     Sync, not append: a document whose bytes, chunker, model and chunkwise version are those recorded in the store's
     manifest is not even chunked; a changed one gets its new and changed rows written (by chunk id), and its rows
