@@ -206,7 +206,8 @@ class _Run:
             if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
                 self.submit(batch)
                 batch, size = [], 0
-        self.submit(batch)
+        if batch:
+            self.submit(batch)
         self.submit(None)
         self.prune(given_roots(paths), seen - unreadable)
 
