@@ -4,6 +4,7 @@ from the document's file name when it has one (``metadata["source"]``), else fro
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _core
@@ -163,9 +164,20 @@ class AutoChunker(_Configured):
             group = groups.setdefault(id(chunker), (chunker, [], []))
             group[1].append(i)
             group[2].append(_with_choice(meta, choice))
-        for chunker, indices, metas in groups.values():
+        def run(group: Tuple[BaseChunker, List[int], List[dict]]) -> None:
+            chunker, indices, metas = group
             for i, chunks in zip(indices, chunker.chunk_batch([texts[i] for i in indices], metas)):
                 out[i] = chunks
+
+        work = list(groups.values())
+        if len(work) > 1:
+            # The groups at once: each batch runs in the core without the GIL, and one long document of one kind
+            # (a big source file, the slowest to cut) need not leave the other cores idle.
+            with ThreadPoolExecutor(min(len(work), os.cpu_count() or 1)) as pool:
+                list(pool.map(run, work))
+        else:
+            for group in work:
+                run(group)
         return out
 
     def split(self, text: str) -> List[str]:

@@ -28,11 +28,15 @@ def text_key(text: str) -> bytes:
 
 
 class EmbeddingCache:
-    """Vectors by ``(model, text_key(text))`` in the SQLite file ``path`` (created if missing), or in memory
-    (``path=None``: identical texts of one run are still embedded once)."""
+    """Vectors by ``(model, text_key(text))`` in the SQLite file ``path`` (created if missing), or in a dict
+    (``path=None``: kept as long as the object)."""
 
     def __init__(self, path: Union[str, "os.PathLike[str]", None] = None) -> None:
         self.path = None if path is None else os.fspath(path)
+        # In memory, a dict: SQLite's in-memory database costs as much per row as its file does.
+        self._memory: Optional[Dict[Tuple[str, bytes], np.ndarray]] = {} if self.path is None else None
+        if self._memory is not None:
+            return
         try:
             self._db = sqlite3.connect(":memory:" if self.path is None else self.path)
             self._db.execute(
@@ -52,6 +56,12 @@ class EmbeddingCache:
     def get_many(self, model: str, keys: Iterable[bytes]) -> Dict[bytes, np.ndarray]:
         """The vectors ``model`` gave for those of ``keys`` it has embedded (float32, one per key found)."""
         out: Dict[bytes, np.ndarray] = {}
+        if self._memory is not None:
+            for key in keys:
+                vector = self._memory.get((model, key))
+                if vector is not None:
+                    out[key] = vector
+            return out
         wanted = list(dict.fromkeys(keys))
         try:
             for i in range(0, len(wanted), _LOOKUP):
@@ -70,6 +80,10 @@ class EmbeddingCache:
 
     def put_many(self, model: str, vectors: Mapping[bytes, np.ndarray]) -> None:
         """Records ``model``'s vectors by key, in one transaction."""
+        if self._memory is not None:
+            for key, v in vectors.items():
+                self._memory[(model, key)] = np.asarray(v, dtype=np.float32)
+            return
         rows = [(model, key, int(v.shape[0]), np.asarray(v, dtype="<f4").tobytes()) for key, v in vectors.items()]
         try:
             with self._db:
@@ -79,9 +93,14 @@ class EmbeddingCache:
 
     def count(self, model: Optional[str] = None) -> int:
         """How many vectors the cache holds (of ``model`` only, when given)."""
+        if self._memory is not None:
+            return sum(1 for m, _ in self._memory if model is None or m == model)
         if model is None:
             return int(self._db.execute("SELECT count(*) FROM embeddings").fetchone()[0])
         return int(self._db.execute("SELECT count(*) FROM embeddings WHERE model = ?", (model,)).fetchone()[0])
 
     def close(self) -> None:
-        self._db.close()
+        if self._memory is not None:
+            self._memory.clear()
+        else:
+            self._db.close()

@@ -87,6 +87,11 @@ class Embedder:
             out.extend(self._call(part))
         return out
 
+    def matrix(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of :meth:`__call__` as one float32 array ``(len(texts), dim)``."""
+        parts = [self._call(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
     def _call(self, texts: List[str]) -> np.ndarray:
         who = f"embed ({self.model!r})"
         self.calls += 1

@@ -5,22 +5,32 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple, Union
 
+import numpy as np
+
 from .. import auto
+from ..chunkers import BaseChunker
+from .. import _core
 from .._core import ChunkingError, __version__
 from ..cli.files import UNREADABLE, Filter, walk
 from .cache import EmbeddingCache, text_key
 from .documents import Document, Reported, decode, doc_id_of, given_roots, read_bytes
 from .embedding import Embedder, embedder_from_spec, model_identity
-from .stores import COMPARED, Replacement, Store, open_store
+from .stores import COMPARED, Replacement, Store, open_store, rows_table
 
 __all__ = ["IngestReport", "ingest", "query"]
 
 #: Files read, chunked, embedded and written together: at most this many, and no more bytes than ``BATCH_BYTES``.
 BATCH_FILES = 64
-BATCH_BYTES = 8 << 20
+BATCH_BYTES = 2 << 20
+#: Rows of new documents embedded and written together: a bound on the vectors held at once.
+SLICE_ROWS = 1024
+#: The vectors a run keeps (with their texts) so that a text met again is not embedded again, in bytes: past it,
+#: the run starts a new table (a cache file keeps every vector).
+MEMO_BYTES = 8 << 20
 
 
 @dataclass
@@ -101,7 +111,8 @@ def ingest(
     all-MiniLM-L6-v2 in numpy, offline) or ``"module:function"``. Its identity (``embed_id``, else its ``model_id``
     or ``name`` attribute, else the ``module:function`` it was named by) keys the cache and is stored with each
     vector: vectors of another model are never reused. ``cache``: a SQLite file of vectors by (model, text), kept
-    across runs; without it, identical texts are still embedded once per run.
+    across runs; without it, identical texts are still embedded once per run (as long as the run's table of
+    recent vectors, ``MEMO_BYTES``, holds them: a cache file keeps them all).
 
     Sync, not append: a document whose bytes, chunker, model and chunkwise version are those recorded in the store's
     manifest is not even chunked; a changed one gets its new and changed rows written (by chunk id), and its rows
@@ -127,27 +138,42 @@ def ingest(
     embed_fn, model = _resolve_embed(embed, embed_id)
     store = open_store(into, table)  # fails first: nothing read, nothing embedded
     own_cache = not isinstance(cache, EmbeddingCache)
-    vectors = cache if isinstance(cache, EmbeddingCache) else EmbeddingCache(cache)
+    vectors = cache if isinstance(cache, EmbeddingCache) or cache is None else EmbeddingCache(cache)
     try:
         run = _Run(store, chunker, Embedder(embed_fn, model, batch_size, store.dimension()), vectors, encoding,
                    Reported(log))
-        run.all(path_list, Filter(include, exclude, hidden), follow_links)
+        try:
+            run.all(path_list, Filter(include, exclude, hidden), follow_links)
+        finally:
+            run.close()
         return run.report
     finally:
         store.close()
-        if own_cache:
+        if own_cache and vectors is not None:
             vectors.close()
 
 
 class _Run:
-    def __init__(self, store: Store, chunker: Any, embedder: Embedder, cache: EmbeddingCache,
+    def __init__(self, store: Store, chunker: Any, embedder: Embedder, cache: Optional[EmbeddingCache],
                  encoding: Optional[str], problems: Reported) -> None:
         self.store, self.chunker, self.embedder, self.cache = store, chunker, embedder, cache
+        self.memo: Dict[str, np.ndarray] = {}  # text -> vector, of this run (see MEMO_BYTES)
+        self.memo_bytes = 0
+        self.writer: Optional[ThreadPoolExecutor] = None
+        self.chunking: Optional[ThreadPoolExecutor] = None
+        self.prepared: Optional["Future[Tuple[List[Document], List[Tuple[Document, List[Any]]]]]"] = None
+        self.fingerprints: Dict[str, str] = {}  # of the documents read and not yet written
+        self.writing: Optional["Future[None]"] = None
         self.encoding, self.problems = encoding, problems
         self.report = IngestReport(skipped=problems.items)
         self.model = embedder.model
         self.config = f"chunkwise {__version__}\n{_chunker_identity(chunker)}\n{encoding}\n{self.model}\n"
         self.manifest = store.documents()
+
+    def close(self) -> None:
+        for pool in (self.chunking, self.writer):
+            if pool is not None:
+                pool.shutdown(wait=True)
 
     def fingerprint(self, data: bytes) -> str:
         return hashlib.sha256(self.config.encode() + data).hexdigest()
@@ -174,20 +200,40 @@ class _Run:
             if self.manifest.get(doc_id) == (fingerprint, self.model):
                 self.report.documents_unchanged += 1
                 continue
+            self.fingerprints[doc_id] = fingerprint
             batch.append(Document(doc_id, path, data))
             size += len(data)
             if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
-                self.batch(batch)
+                self.submit(batch)
                 batch, size = [], 0
-        self.batch(batch)
+        if batch:
+            self.submit(batch)
+        self.submit(None)
         self.prune(given_roots(paths), seen - unreadable)
+
+    def submit(self, docs: Optional[List[Document]]) -> None:
+        """Chunks ``docs`` (None: no more batches) and writes the batch before them: with a chunker that is safe to
+        call from another thread, ``docs`` are decoded and chunked on the chunking thread while this one embeds
+        and writes the batch before (the chunking runs without the GIL), one batch ahead at most."""
+        if self.chunking is None and docs is not None and _threadable(self.chunker):
+            self.chunking = ThreadPoolExecutor(1, thread_name_prefix="chunkwise-ingest-chunking")
+        ahead: Optional["Future[Tuple[List[Document], List[Tuple[Document, List[Any]]]]]"] = None
+        if docs is not None:
+            if self.chunking is not None:
+                ahead = self.chunking.submit(self.prepare, docs)
+            else:
+                ahead = Future()
+                ahead.set_result(self.prepare(docs))
+        previous, self.prepared = self.prepared, ahead
+        if previous is not None:
+            self.write(*previous.result())
 
     def prune(self, roots: List[str], found: set) -> None:
         """Deletes the stored documents under a path given that the run did not find (nor failed to read)."""
         gone = sorted(d for d in self.manifest if d not in found and any(_under(d, r) for r in roots))
         if not gone:
             return
-        self.report.chunks_deleted += len(self.store.rows(gone))
+        self.report.chunks_deleted += self.store.count_rows(gone)
         self.store.delete_documents(gone)
         self.report.documents_deleted += len(gone)
 
@@ -223,73 +269,264 @@ class _Run:
             self.problems.add(("failed", "chunking error"), doc.path, exc)
             return None
 
-    def batch(self, docs: List[Document]) -> None:
-        fingerprints = {d.doc_id: self.fingerprint(d.data) for d in docs}
-        todo: List[Tuple[Document, List[Dict[str, Any]]]] = []
+    def prepare(self, docs: List[Document]) -> Tuple[List[Document], List[Tuple[Document, List[Any]]]]:
+        """The batch decoded and chunked: each document with its chunks (those that failed left out, reported)."""
         decoded = [doc for doc in docs if decode(doc, self.encoding, self.problems)]
-        for doc, chunks in zip(decoded, self.chunk_all(decoded)):
-            if chunks is not None:
-                todo.append((doc, [self.row(doc.doc_id, c) for c in chunks]))
+        todo = [(doc, chunks) for doc, chunks in zip(decoded, self.chunk_all(decoded)) if chunks is not None]
+        for doc in docs:
+            doc.data, doc.text, doc.pages = b"", None, None  # the chunks hold what is needed now
+        # The core's memory of the cut (a syntax tree: about 40x a file of code) back to the OS now, not after
+        # mimalloc's purge delay: the write of this batch and the cut of the next would stack on it.
+        _core._release_memory()
+        return docs, todo
+
+    def write(self, docs: List[Document], todo: List[Tuple[Document, List[Any]]]) -> None:
+        fingerprints = {d.doc_id: self.fingerprints.pop(d.doc_id) for d in docs}
         if not todo:
             return
+        # A document the store has neither rows nor an entry of: its rows are all new, nothing to compare or delete.
+        fresh = [(doc, chunks) for doc, chunks in todo if doc.doc_id not in self.manifest]
+        known = [(doc, chunks) for doc, chunks in todo if doc.doc_id in self.manifest]
+        replacements = [Replacement(doc.doc_id, fingerprints[doc.doc_id], self.model, len(chunks), new=True)
+                        for doc, chunks in fresh]
+        try:
+            written = self.write_fresh(fresh)
+            replacements += self.write_known(known, fingerprints)
+            self.written()
+        except BaseException:
+            # The batch's documents are left as they were: the new ones' rows added so far leave again.
+            self.written(check=False)
+            if fresh:
+                self.store.discard_rows([doc.doc_id for doc, _ in fresh])
+            raise
+        for rep in replacements[:len(fresh)]:
+            rep_written = written.get(rep.doc_id, 0)
+            self.report.chunks_written += rep_written
+            if rep_written:
+                self.report.documents_changed += 1
+        self.store.commit_documents(replacements)
+        for rep in replacements:
+            self.manifest[rep.doc_id] = (rep.fingerprint, rep.model)
+
+    def write_fresh(self, fresh: List[Tuple[Document, List[Any]]]) -> Dict[str, int]:
+        """Writes the rows of documents new to the store, ``SLICE_ROWS`` at a time (embedded, then added): the
+        vectors of one slice are held at once, not those of the batch. Returns the rows written by document."""
+        written: Dict[str, int] = {}
+        rows = _Columns(self.model)
+        for doc, chunks in fresh:
+            written[doc.doc_id] = len(chunks)
+            for i in range(0, len(chunks), SLICE_ROWS):
+                rows.extend(doc.doc_id, chunks[i : i + SLICE_ROWS])
+                if len(rows) >= SLICE_ROWS:
+                    self.add(rows.table(self.vectors(rows.embedding_texts())), True)
+                    rows = _Columns(self.model)
+            chunks.clear()  # each document's chunks go as soon as its rows are built
+        if len(rows):
+            self.add(rows.table(self.vectors(rows.embedding_texts())), True)
+        return written
+
+    def add(self, rows: Any, new: bool) -> None:
+        """``store.add_rows(rows, new)`` on the writer thread, while this one builds and embeds the next slice (the
+        store's write runs without the GIL); one write at a time, so at most two slices are held."""
+        self.written()
+        if self.writer is None:
+            self.writer = ThreadPoolExecutor(1, thread_name_prefix="chunkwise-ingest-writer")
+        self.writing = self.writer.submit(self.store.add_rows, rows, new)
+
+    def written(self, check: bool = True) -> None:
+        """Waits for the write under way, if any (raising its error with ``check``)."""
+        writing, self.writing = self.writing, None
+        if writing is not None:
+            if check:
+                writing.result()
+            else:
+                wait([writing])
+
+    def write_known(self, known: List[Tuple[Document, List[Any]]], fingerprints: Dict[str, str]) -> List[Replacement]:
+        """The documents the store holds rows (or an entry) of: their new and changed rows written by id (the
+        kept ones compared column by column with the stored ones, their vectors reused), their gone ids listed."""
+        if not known:
+            return []
         stored: Dict[str, Dict[str, Any]] = {}
         by_doc: Dict[str, List[str]] = {}
-        for row in self.store.rows([doc.doc_id for doc, _ in todo]):
+        for row in self.store.rows([doc.doc_id for doc, _ in known]):
             stored[row["id"]] = row
             by_doc.setdefault(row["doc_id"], []).append(row["id"])
         # Vectors already in the store for this model, by embedded text: a kept or moved chunk is not embedded again.
-        reusable = {text_key(r["embedding_text"]): r["vector"] for r in stored.values() if r["model"] == self.model}
+        reusable = {r["embedding_text"]: r["vector"] for r in stored.values() if r["model"] == self.model}
+        upsert = _Columns(self.model)
         replacements: List[Replacement] = []
-        needed: Dict[bytes, str] = {}
-        for doc, rows in todo:
-            upsert = [r for r in rows if not self.same(stored.get(r["id"]), r)]
-            ids = {r["id"] for r in rows}
+        for doc, chunks in known:
+            rows = _Columns(self.model)
+            rows.extend(doc.doc_id, chunks)
+            keep = [i for i in range(len(rows)) if not self.same(stored.get(rows.id[i]), rows.row(i))]
+            upsert.take(rows, keep)
+            ids = set(rows.id)
             stale = [i for i in by_doc.get(doc.doc_id, []) if i not in ids]
-            for r in upsert:
-                key = text_key(r["embedding_text"])
-                if key not in reusable:
-                    needed[key] = r["embedding_text"]
-            replacements.append(Replacement(doc.doc_id, fingerprints[doc.doc_id], self.model, len(rows), upsert,
-                                            stale))
-            self.report.chunks_kept += len(rows) - len(upsert)
-        found = self.cache.get_many(self.model, needed) if needed else {}
-        self.report.texts_from_cache += len(found)
-        missing = [k for k in needed if k not in found]
-        if missing:
-            fresh = dict(zip(missing, self.embedder([needed[k] for k in missing])))
-            self.cache.put_many(self.model, fresh)
-            found.update(fresh)
-            self.report.texts_embedded += len(missing)
-        found.update(reusable)
-        dim = self.embedder.dim if self.embedder.dim is not None else self.store.dimension()
-        for rep in replacements:
-            for r in rep.upsert:
-                vector = found[text_key(r["embedding_text"])]
-                if dim is not None and vector.shape[0] != dim:
-                    raise ChunkingError(f"embed ({self.model!r}): the cache holds a vector of dimension "
-                                        f"{vector.shape[0]} where the store's have {dim}")
-                r["vector"] = vector
-            self.report.chunks_written += len(rep.upsert)
-            self.report.chunks_deleted += len(rep.stale)
-            if rep.upsert or rep.stale:
+            replacements.append(Replacement(doc.doc_id, fingerprints[doc.doc_id], self.model, len(rows),
+                                            stale=stale))
+            self.report.chunks_kept += len(rows) - len(keep)
+            self.report.chunks_written += len(keep)
+            self.report.chunks_deleted += len(stale)
+            if keep or stale:
                 self.report.documents_changed += 1
-        self.store.replace_documents(replacements)
-        for rep in replacements:
-            self.manifest[rep.doc_id] = (rep.fingerprint, rep.model)
+        if len(upsert):
+            self.add(upsert.table(self.vectors(upsert.embedding_texts(), reusable)), False)
+        return replacements
+
+    def vectors(self, texts: List[str], reusable: Optional[Dict[str, np.ndarray]] = None) -> np.ndarray:
+        """A float32 row per text, ``(len(texts), dim)``: from the store (``reusable``), this run, the cache, else
+        the model (each distinct text once)."""
+        order: Dict[str, int] = {}
+        rows = [order.setdefault(t, len(order)) for t in texts]
+        distinct = list(order)
+        known: Dict[int, np.ndarray] = {}
+        missing: List[int] = []
+        memo = self.memo
+        for i, text in enumerate(distinct):
+            vector = reusable.get(text) if reusable else None
+            if vector is None:
+                vector = memo.get(text)
+                if vector is not None:
+                    self.report.texts_from_cache += 1
+            if vector is None:
+                missing.append(i)
+            else:
+                known[i] = vector
+        keys: Dict[bytes, int] = {}
+        if missing and self.cache is not None:
+            keys = {text_key(distinct[i]): i for i in missing}
+            found = self.cache.get_many(self.model, keys)
+            self.report.texts_from_cache += len(found)
+            for key, vector in found.items():
+                known[keys[key]] = vector
+            missing = [i for i in missing if i not in known]
+        embedded = self.embedder.matrix([distinct[i] for i in missing]) if missing else None
+        dim = self.embedder.dim if self.embedder.dim is not None else self.store.dimension()
+        for vector in known.values():
+            if dim is not None and vector.shape[0] != dim:
+                raise ChunkingError(f"embed ({self.model!r}): the cache holds a vector of dimension "
+                                    f"{vector.shape[0]} where the store's have {dim}")
+            dim = vector.shape[0]
+        out = np.empty((len(distinct), dim or 0), dtype=np.float32)
+        if embedded is not None:
+            out[missing] = embedded
+            self.report.texts_embedded += len(missing)
+            if self.cache is not None:
+                key_of = {i: k for k, i in keys.items()}
+                self.cache.put_many(self.model, {key_of[i]: out[i] for i in missing})
+        for i, vector in known.items():
+            out[i] = vector
+        if embedded is not None:
+            self.remember(distinct, missing, out)
+        return out if len(distinct) == len(texts) else out[rows]
+
+    def remember(self, distinct: List[str], missing: List[int], vectors: np.ndarray) -> None:
+        """Keeps the vectors just embedded for the rest of the run, up to ``MEMO_BYTES`` (then starts again)."""
+        memo = self.memo
+        for i in missing:
+            memo[distinct[i]] = vectors[i]
+        self.memo_bytes += len(missing) * vectors.shape[1] * 4 + sum(len(distinct[i]) for i in missing)
+        if self.memo_bytes > MEMO_BYTES:
+            self.memo, self.memo_bytes = {}, 0
 
     @staticmethod
     def same(old: Optional[Dict[str, Any]], new: Dict[str, Any]) -> bool:
         return old is not None and all(old[c] == new[c] for c in COMPARED)
 
-    def row(self, doc_id: str, chunk: Any) -> Dict[str, Any]:
-        meta = dict(chunk.metadata)
-        title = meta.get("title_path") or []
-        return {
-            "id": chunk.id, "doc_id": doc_id, "text": chunk.text, "embedding_text": chunk.embedding_text,
-            "start": chunk.start, "end": chunk.end, "index": chunk.index,
-            "title_path": [str(t) for t in title] if isinstance(title, (list, tuple)) else [str(title)],
-            "metadata": json.dumps(meta, sort_keys=True, ensure_ascii=False, default=str), "model": self.model,
-        }
+
+def _threadable(chunker: Any) -> bool:
+    """Whether the run may chunk on a thread of its own: chunkwise's chunkers of one strategy (and AutoChunker of
+    those) are immutable and cut without the GIL; one that embeds (SemanticChunker) would call a model while the run
+    calls one, and any other chunker (the caller's own, a composite) is called on the caller's thread only."""
+    if isinstance(chunker, auto.AutoChunker):
+        return all(_threadable(c) for c in [*chunker._chunkers.values(), *chunker._tables.values()])
+    return isinstance(chunker, BaseChunker) and not getattr(chunker, "_embeds", False)
+
+
+def _json_encoder() -> Callable[[Any], str]:
+    """``json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)``, with the C encoder made once rather
+    than once a call (a third of the cost of a small dict); json.dumps itself where there is no C encoder."""
+    def plain(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+    try:
+        from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+
+        encode = c_make_encoder(None, str, encode_basestring, None, ": ", ", ", True, False, True)
+
+        def fast(value: Any) -> str:
+            return "".join(encode(value, 0))
+
+        sample = {"z": [1, "é\n"], "a": None, "m": {"k": 1.5, "b": True}, "p": object}
+        if fast(sample) == plain(sample):
+            return fast
+    except Exception:
+        pass
+    return plain
+
+
+_to_json = _json_encoder()
+
+
+class _Columns:
+    """Chunk rows as a list per column (no dict per row), then as an Arrow table with their vectors."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.id: List[str] = []
+        self.doc_id: List[str] = []
+        self.text: List[str] = []
+        self.embedding_text: List[str] = []
+        self.start: List[int] = []
+        self.end: List[int] = []
+        self.index: List[int] = []
+        self.title_path: List[List[str]] = []
+        self.metadata: List[str] = []
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    def extend(self, doc_id: str, chunks: Sequence[Any]) -> None:
+        ids, texts, embedded, starts, ends, indices = (self.id, self.text, self.embedding_text, self.start, self.end,
+                                                        self.index)
+        titles, metas = self.title_path, self.metadata
+        last: Any = None
+        text = ""
+        for chunk in chunks:
+            meta = chunk.metadata
+            if meta != last:  # neighbours often share their metadata (a prose document's always): encoded once
+                last, text = meta, _to_json(meta)
+            ids.append(chunk.id)
+            texts.append(chunk.text)
+            embedded.append(chunk.embedding_text)
+            starts.append(chunk.start)
+            ends.append(chunk.end)
+            indices.append(chunk.index)
+            title = meta.get("title_path")
+            titles.append([] if not title else [str(t) for t in title] if isinstance(title, (list, tuple))
+                          else [str(title)])
+            metas.append(text)
+        self.doc_id.extend([doc_id] * len(chunks))
+
+    def row(self, i: int) -> Dict[str, Any]:
+        return {c: self.model if c == "model" else getattr(self, c)[i] for c in COMPARED}
+
+    def take(self, other: "_Columns", indices: List[int]) -> None:
+        for c in _LISTS:
+            column, source = getattr(self, c), getattr(other, c)
+            column.extend(source[i] for i in indices)
+
+    def embedding_texts(self) -> List[str]:
+        return self.embedding_text
+
+    def table(self, vectors: np.ndarray) -> Any:
+        columns: Dict[str, List[Any]] = {c: getattr(self, c) for c in _LISTS}
+        columns["model"] = [self.model] * len(self)
+        return rows_table(columns, vectors)
+
+
+_LISTS = tuple(c for c in COMPARED if c != "model")
 
 
 def query(

@@ -7,6 +7,10 @@ document's new and changed rows with the ids gone from it. The store writes the 
 and records the document's fingerprint last: a run killed in between leaves a manifest entry that is missing or
 stale, and the next run does that document again (see :func:`chunkwise.ingest.ingest`). So a new store is one
 small module: a subclass of :class:`Store` and a line in :data:`SCHEMES`.
+
+A run hands the rows over as Arrow tables, in slices (:meth:`Store.add_rows`), then each document's stale ids and
+manifest entry (:meth:`Store.commit_documents`); the base class turns those into :meth:`Store.replace_documents`,
+so a store needs only the abstract methods, and may override these two to write the tables as they come.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..._core import ChunkingError
 
-__all__ = ["Replacement", "SCHEMES", "Store", "open_store", "redact", "split_uri"]
+__all__ = ["Replacement", "SCHEMES", "Store", "open_store", "redact", "rows_table", "schema", "split_uri"]
 
 #: The columns of a chunk row, in order; ``vector`` last.
 COLUMNS = ("id", "doc_id", "text", "embedding_text", "start", "end", "index", "title_path", "metadata", "model",
@@ -41,7 +45,8 @@ DEFAULT_SCHEME = "lance"
 @dataclass
 class Replacement:
     """What a document becomes: its rows that are new or changed (``upsert``), the ids of its stored rows that are
-    gone (``stale``), then its manifest entry (``fingerprint``, ``model``, ``chunks``)."""
+    gone (``stale``), then its manifest entry (``fingerprint``, ``model``, ``chunks``). ``new``: the store has
+    neither rows nor an entry of it."""
 
     doc_id: str
     fingerprint: str
@@ -49,6 +54,30 @@ class Replacement:
     chunks: int
     upsert: List[Dict[str, Any]] = field(default_factory=list)
     stale: List[str] = field(default_factory=list)
+    new: bool = False
+
+
+def schema(dim: int) -> Any:
+    """The Arrow schema of the chunk rows (:data:`COLUMNS`), vectors ``dim`` wide."""
+    import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+
+    return pa.schema([
+        ("id", pa.string()), ("doc_id", pa.string()), ("text", pa.string()), ("embedding_text", pa.string()),
+        ("start", pa.int64()), ("end", pa.int64()), ("index", pa.int64()), ("title_path", pa.list_(pa.string())),
+        ("metadata", pa.string()), ("model", pa.string()), ("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+def rows_table(columns: Dict[str, List[Any]], vectors: Any) -> Any:
+    """The rows as a ``pyarrow.Table``: ``columns``, a list per column of :data:`COMPARED`, and ``vectors``, a
+    float32 array ``(rows, dim)``."""
+    import numpy as np
+    import pyarrow as pa
+
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    dim = int(vectors.shape[1])
+    flat = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), dim)
+    return pa.table({**{c: columns[c] for c in COMPARED}, "vector": flat}, schema=schema(dim))
 
 
 class Store(abc.ABC):
@@ -84,6 +113,44 @@ class Store(abc.ABC):
 
     def close(self) -> None:
         """Releases what the store holds open."""
+
+    # -- the columnar path: optional, with defaults through the methods above -------------------------------------
+
+    def add_rows(self, rows: Any, new: bool) -> None:
+        """Writes (by id) ``rows``, a ``pyarrow.Table`` of :data:`COLUMNS` (``vector`` a fixed-size list of
+        float32), new or changed rows of documents whose manifest entries :meth:`commit_documents` records later.
+        ``new``: none of those documents has rows in the store (an insert will do). The default keeps the rows, as
+        dicts, for :meth:`commit_documents`."""
+        import numpy as np
+
+        pending: List[Dict[str, Any]] = self.__dict__.setdefault("_pending_rows", [])
+        vectors = rows.column("vector").combine_chunks()
+        flat = np.asarray(vectors.flatten(), dtype=np.float32).reshape(len(rows), -1) if len(rows) else None
+        for i, row in enumerate(rows.drop_columns(["vector"]).to_pylist()):
+            row["title_path"] = list(row["title_path"] or [])
+            row["vector"] = flat[i] if flat is not None else None
+            pending.append(row)
+
+    def commit_documents(self, replacements: Sequence[Replacement]) -> None:
+        """After :meth:`add_rows` gave their rows: deletes each document's ``stale`` ids, then records its manifest
+        entry. The default is :meth:`replace_documents` with the rows kept by :meth:`add_rows` as ``upsert``."""
+        pending: List[Dict[str, Any]] = self.__dict__.pop("_pending_rows", [])
+        by_doc: Dict[str, List[Dict[str, Any]]] = {}
+        for row in pending:
+            by_doc.setdefault(row["doc_id"], []).append(row)
+        for r in replacements:
+            r.upsert = by_doc.pop(r.doc_id, []) + list(r.upsert)
+        self.replace_documents(replacements)
+
+    def discard_rows(self, doc_ids: Sequence[str]) -> None:
+        """A run failed between :meth:`add_rows` and :meth:`commit_documents`: the rows added of ``doc_ids``
+        (documents that had none before) leave, so that the store is as it was. The default drops every row it
+        kept (it wrote none)."""
+        self.__dict__.pop("_pending_rows", None)
+
+    def count_rows(self, doc_ids: Sequence[str]) -> int:
+        """How many rows these documents have (the default counts :meth:`rows`)."""
+        return len(self.rows(doc_ids))
 
 
 def redact(uri: str) -> str:

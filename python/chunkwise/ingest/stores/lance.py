@@ -12,10 +12,14 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..._core import ChunkingError
-from . import COLUMNS, Replacement, Store
+from . import COLUMNS, Replacement, Store, rows_table
 
 #: How many values one ``IN (...)`` filter lists.
 _IN = 500
+
+#: Columns a new table stores without compression: LanceDB's default compression of long strings costs more than
+#: the rest of the write together, to save a few percent of a table that the vectors fill anyway.
+_PLAIN = ("text", "embedding_text", "metadata")
 
 
 def _quote(value: str) -> str:
@@ -43,6 +47,7 @@ class LanceStore(Store):
 
         self.uri, self.path, self.table = uri, path, table
         self._wrote = False
+        self._created: set = set()  # the tables this run created (see close)
         self.manifest_table = f"{table}_manifest"
         local = "://" not in path
         if local and write:
@@ -123,15 +128,6 @@ class LanceStore(Store):
             row["title_path"] = list(row["title_path"] or [])
         return rows
 
-    def _schema(self, dim: int) -> Any:
-        import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
-
-        return pa.schema([
-            ("id", pa.string()), ("doc_id", pa.string()), ("text", pa.string()), ("embedding_text", pa.string()),
-            ("start", pa.int64()), ("end", pa.int64()), ("index", pa.int64()), ("title_path", pa.list_(pa.string())),
-            ("metadata", pa.string()), ("model", pa.string()), ("vector", pa.list_(pa.float32(), dim)),
-        ])
-
     def _manifest_schema(self) -> Any:
         import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
@@ -139,25 +135,44 @@ class LanceStore(Store):
                           ("chunks", pa.int64())])
 
     def replace_documents(self, replacements: Sequence[Replacement]) -> None:
+        if not replacements:
+            return
+        upsert = [row for r in replacements for row in r.upsert]
+        if upsert:
+            columns = {c: [row[c] for row in upsert] for c in COLUMNS[:-1]}
+            self.add_rows(rows_table(columns, np.stack([row["vector"] for row in upsert])), False)
+        for r in replacements:
+            r.upsert = []
+        self.commit_documents(replacements)
+
+    def add_rows(self, rows: Any, new: bool) -> None:
+        import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+
+        if not len(rows):
+            return
+        try:
+            if self._chunks is None:
+                # Empty first (a commit of the schema alone), as a run killed while writing its first rows must
+                # leave a table that opens.
+                fields = [f.with_metadata({"lance-encoding:compression": "none"}) if f.name in _PLAIN else f
+                          for f in rows.schema]
+                self._chunks = self._db.create_table(self.table, schema=pa.schema(fields), exist_ok=True)
+                self._created.add(self.table)
+            if new:  # no row of these documents is stored: an append, no join on the ids
+                self._chunks.add(rows)
+            else:
+                self._chunks.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(rows)
+            self._wrote = True
+        except Exception as exc:
+            raise self._fail("write", exc) from None
+
+    def commit_documents(self, replacements: Sequence[Replacement]) -> None:
         import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
         if not replacements:
             return
-        upsert = [row for r in replacements for row in r.upsert]
         stale = [i for r in replacements for i in r.stale]
         try:
-            if upsert:
-                dim = int(upsert[0]["vector"].shape[0])
-                if self._chunks is None:
-                    self._chunks = self._db.create_table(self.table, schema=self._schema(dim), exist_ok=True)
-                columns = {c: [row[c] for row in upsert] for c in COLUMNS[:-1]}
-                vectors = np.stack([row["vector"] for row in upsert]).astype(np.float32).reshape(-1)
-                data = pa.table(
-                    {**columns, "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors), dim)},
-                    schema=self._schema(dim),
-                )
-                (self._chunks.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
-                 .execute(data))
             if stale and self._chunks is not None:
                 for where in _in("id", stale):
                     self._chunks.delete(where)
@@ -168,11 +183,31 @@ class LanceStore(Store):
             if self._manifest is None:
                 self._manifest = self._db.create_table(self.manifest_table, schema=self._manifest_schema(),
                                                        exist_ok=True)
-            (self._manifest.merge_insert("doc_id").when_matched_update_all().when_not_matched_insert_all()
-             .execute(entries))
+            if all(r.new for r in replacements):
+                self._manifest.add(entries)
+            else:
+                (self._manifest.merge_insert("doc_id").when_matched_update_all().when_not_matched_insert_all()
+                 .execute(entries))
             self._wrote = True
         except Exception as exc:
             raise self._fail("write", exc) from None
+
+    def discard_rows(self, doc_ids: Sequence[str]) -> None:
+        if self._chunks is None or not doc_ids:
+            return
+        try:
+            for where in _in("doc_id", list(doc_ids)):
+                self._chunks.delete(where)
+        except Exception as exc:
+            raise self._fail("delete", exc) from None
+
+    def count_rows(self, doc_ids: Sequence[str]) -> int:
+        if self._chunks is None or not doc_ids:
+            return 0
+        try:
+            return sum(int(self._chunks.count_rows(where)) for where in _in("doc_id", list(doc_ids)))
+        except Exception as exc:
+            raise self._fail("read its rows", exc) from None
 
     def delete_documents(self, doc_ids: Sequence[str]) -> None:
         if not doc_ids:
@@ -188,12 +223,15 @@ class LanceStore(Store):
 
     def close(self) -> None:
         """After a run that wrote: the small files of its writes merged (each write is a file of its own), and
-        versions older than LanceDB's default (7 days) removed, so that a store synced often stays compact. Each
+        versions older than LanceDB's default (7 days) removed, so that a store synced often stays compact: the
+        manifest always (a few rows: read whole by every run), the chunks when the table was there before the run.
+        A chunks table the run created holds its own writes only, files of a slice of rows each; merging them would
+        rewrite all it wrote (a fifth of a first ingestion's time), and the next run that writes to it does. Each
         step is an atomic commit; one that fails leaves the store as it was, and the run has done its work."""
         if not self._wrote:
             return
         for table in (self._chunks, self._manifest):
-            if table is not None:
+            if table is not None and (table is self._manifest or table.name not in self._created):
                 try:
                     table.optimize()
                 except Exception:
