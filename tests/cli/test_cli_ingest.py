@@ -77,3 +77,23 @@ def test_sizes_in_tokens(tmp_path: Path, capsys) -> None:
     bigger = list(by_id(snapshot(tmp_path / "index")).values())
     assert len(bigger) < len(rows) and max(cl100k.count(r["text"]) for r in bigger) <= 128
     assert main(["ingest", str(docs), "--into", into, *EMBED, "--tokenizer", "no-such-encoding"]) == 2
+
+
+def test_skip_boilerplate(tmp_path: Path, capsys) -> None:
+    """A footer every file of a folder ends with: where it is a chunk of its own it is flagged by default, and left
+    out with --skip-boilerplate (where the chunker packed it with the file's last paragraph, the chunk is content);
+    the two boilerplate flags exclude each other."""
+    footer = "Copyright 2026 Example Corp. All rights reserved.\nPrivacy | Terms | Contact us"
+    docs = make_tree(tmp_path)
+    for path in sorted(p for p in docs.rglob("*") if p.is_file()):
+        path.write_text(path.read_text(encoding="utf-8").rstrip() + "\n\n" + footer + "\n", encoding="utf-8")
+    flagged, skipped = str(tmp_path / "flagged"), str(tmp_path / "skipped")
+    assert main(["ingest", str(docs), "--into", flagged, *EMBED]) == 0
+    rows = by_id(snapshot(flagged)).values()
+    alone = [r for r in rows if r["text"].strip() == footer]
+    marked = [r for r in rows if json.loads(r["metadata"]).get("boilerplate")]
+    assert alone and marked == alone and f", {len(alone)} boilerplate;" in capsys.readouterr().err
+    assert main(["ingest", str(docs), "--into", skipped, *EMBED, "--skip-boilerplate"]) == 0
+    kept = by_id(snapshot(skipped)).values()
+    assert len(kept) == len(rows) - len(alone) and not any(r["text"].strip() == footer for r in kept)
+    assert main(["ingest", str(docs), "--into", skipped, *EMBED, "--skip-boilerplate", "--no-boilerplate"]) == 2

@@ -63,6 +63,11 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--hidden", action="store_true", help="in folders, read names starting with a dot too")
     p.add_argument("--follow-links", action="store_true", help="walk linked folders too (each folder once)")
     p.add_argument("--encoding", default=None, help="decode files with this codec instead of UTF-8")
+    p.add_argument("--skip-boilerplate", action="store_true",
+                   help="leave out the chunks made only of lines that half of the files share (navigation, footers) "
+                   "or of a paged file's running heads and feet; without it they are flagged (boilerplate in metadata)")
+    p.add_argument("--no-boilerplate", action="store_true",
+                   help="do not look for boilerplate: no first pass over every file, no flags")
     p.set_defaults(func=command)
 
 
@@ -75,6 +80,8 @@ def command(args: argparse.Namespace) -> int:
         raise UsageError(f"--size must be at least 1, got {args.size}")
     if args.batch_size < 1:
         raise UsageError(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.skip_boilerplate and args.no_boilerplate:
+        raise UsageError("--skip-boilerplate and --no-boilerplate exclude each other")
     if "-" in args.paths:
         raise UsageError("standard input (-) has no stable document id to keep a store in sync with: give files")
     chunker = AutoChunker(size=args.size, tokenizer=parse_tokenizer(args.tokenizer))
@@ -83,7 +90,8 @@ def command(args: argparse.Namespace) -> int:
         report = ingest(args.paths, args.into, args.embed, chunker, table=args.table,
                         cache=args.cache, embed_id=args.embed_id, include=args.include, exclude=args.exclude,
                         hidden=args.hidden, follow_links=args.follow_links, encoding=args.encoding,
-                        batch_size=args.batch_size, log=sys.stderr)
+                        batch_size=args.batch_size, log=sys.stderr, boilerplate=not args.no_boilerplate,
+                        skip_boilerplate=args.skip_boilerplate)
     except (ChunkingError, ImportError, TypeError, ValueError, LookupError) as exc:
         print(f"chunkwise: error: {exc}", file=sys.stderr)
         return 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, List, Optional, Sequence, TextIO, Tuple
+from typing import AbstractSet, Any, FrozenSet, List, Optional, Sequence, TextIO, Tuple
 
 from .. import loaders
 from ..cli import reading
@@ -57,6 +57,9 @@ class Document:
     text: Optional[str] = None
     pages: Optional[List[str]] = None
     markdown: bool = False
+    #: its lines that are the tree's boilerplate, and the ids of its chunks made of nothing else
+    boilerplate: FrozenSet[int] = frozenset()
+    flagged: AbstractSet[str] = frozenset()
 
 
 def read_bytes(path: Path, problems: Problems) -> Optional[bytes]:

@@ -7,7 +7,8 @@ import json
 import os
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple, Union
+from pathlib import Path
+from typing import AbstractSet, Any, Callable, Dict, FrozenSet, List, Optional, Sequence, TextIO, Tuple, Union
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from ..chunkers import BaseChunker
 from .. import _core
 from .._core import ChunkingError, __version__
 from ..cli.files import UNREADABLE, Filter, walk
+from .boilerplate import LineCounts, is_boilerplate, page_furniture
 from .cache import EmbeddingCache, text_key
 from .documents import Document, Reported, decode, doc_id_of, given_roots, read_bytes
 from .embedding import Embedder, embedder_from_spec, model_identity
@@ -48,13 +50,15 @@ class IngestReport:
     chunks_kept: int = 0
     texts_embedded: int = 0
     texts_from_cache: int = 0
+    #: chunks of the documents chunked by this run that are boilerplate (flagged, or left out by skip_boilerplate)
+    chunks_boilerplate: int = 0
     skipped: List[Tuple[str, str]] = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"{self.documents_seen} documents ({self.documents_changed} changed, {self.documents_unchanged} "
                 f"unchanged, {self.documents_deleted} deleted), {self.chunks_written} chunks written, "
-                f"{self.chunks_deleted} deleted, {self.chunks_kept} kept; {self.texts_embedded} texts embedded, "
-                f"{self.texts_from_cache} from the cache")
+                f"{self.chunks_deleted} deleted, {self.chunks_kept} kept, {self.chunks_boilerplate} boilerplate; "
+                f"{self.texts_embedded} texts embedded, {self.texts_from_cache} from the cache")
 
 
 def _under(doc_id: str, root: str) -> bool:
@@ -102,6 +106,8 @@ def ingest(
     encoding: Optional[str] = None,
     batch_size: int = 256,
     log: Optional[TextIO] = None,
+    boilerplate: bool = True,
+    skip_boilerplate: bool = False,
 ) -> IngestReport:
     """Keeps the store ``into`` in sync with the files under ``paths``: chunks each file (``chunker``, by default
     :class:`chunkwise.AutoChunker` as ``chunkwise chunk --strategy auto``), embeds each chunk's ``embedding_text``
@@ -122,7 +128,18 @@ def ingest(
     one clean run's. Files that cannot be read are reported (``report.skipped``, and on ``log``) and their stored
     chunks kept. Raises :class:`chunkwise.ChunkingError` for a store that cannot be opened or written (naming it,
     before anything is read) and for an embedder that raises or returns NaN or the wrong shape (naming it; the
-    documents of that batch are left as they were)."""
+    documents of that batch are left as they were).
+
+    ``boilerplate``: chunks made only of lines that half of the run's documents share (a site's navigation, a
+    copyright footer), or of a paged document's running heads and feet, get ``"boilerplate": true`` in their metadata
+    (see :mod:`chunkwise.ingest.boilerplate`); with ``skip_boilerplate`` they are left out of the store. A document's
+    share of the tree's boilerplate is part of its fingerprint, so a run that changes which of its lines are
+    boilerplate redoes it (its texts unchanged, nothing is embedded again)."""
+    for name, flag in (("boilerplate", boilerplate), ("skip_boilerplate", skip_boilerplate)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
+    if skip_boilerplate and not boilerplate:
+        raise ValueError("skip_boilerplate=True needs boilerplate=True (the boilerplate must be found to be skipped)")
     path_list = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not path_list:
         raise ValueError("paths must name at least one file or folder")
@@ -141,7 +158,7 @@ def ingest(
     vectors = cache if isinstance(cache, EmbeddingCache) or cache is None else EmbeddingCache(cache)
     try:
         run = _Run(store, chunker, Embedder(embed_fn, model, batch_size, store.dimension()), vectors, encoding,
-                   Reported(log))
+                   Reported(log), boilerplate, skip_boilerplate)
         try:
             run.all(path_list, Filter(include, exclude, hidden), follow_links)
         finally:
@@ -155,8 +172,10 @@ def ingest(
 
 class _Run:
     def __init__(self, store: Store, chunker: Any, embedder: Embedder, cache: Optional[EmbeddingCache],
-                 encoding: Optional[str], problems: Reported) -> None:
+                 encoding: Optional[str], problems: Reported, boilerplate: bool = True,
+                 skip_boilerplate: bool = False) -> None:
         self.store, self.chunker, self.embedder, self.cache = store, chunker, embedder, cache
+        self.boilerplate, self.skip_boilerplate = boilerplate, skip_boilerplate
         self.memo: Dict[str, np.ndarray] = {}  # text -> vector, of this run (see MEMO_BYTES)
         self.memo_bytes = 0
         self.writer: Optional[ThreadPoolExecutor] = None
@@ -167,7 +186,8 @@ class _Run:
         self.encoding, self.problems = encoding, problems
         self.report = IngestReport(skipped=problems.items)
         self.model = embedder.model
-        self.config = f"chunkwise {__version__}\n{_chunker_identity(chunker)}\n{encoding}\n{self.model}\n"
+        self.config = (f"chunkwise {__version__}\n{_chunker_identity(chunker)}\n{encoding}\n{self.model}\n"
+                       f"boilerplate={boilerplate} skip={skip_boilerplate}\n")
         self.manifest = store.documents()
 
     def close(self) -> None:
@@ -175,14 +195,16 @@ class _Run:
             if pool is not None:
                 pool.shutdown(wait=True)
 
-    def fingerprint(self, data: bytes) -> str:
-        return hashlib.sha256(self.config.encode() + data).hexdigest()
+    def fingerprint(self, data: bytes, boilerplate: FrozenSet[int] = frozenset()) -> str:
+        """What a document is ingested from: the run's configuration, its bytes, and which of its lines are the
+        tree's boilerplate (so that a document whose lines become boilerplate, or stop being, is redone)."""
+        digest = LineCounts.digest(boilerplate, boilerplate)
+        return hashlib.sha256(self.config.encode() + data + digest.encode()).hexdigest()
 
     def all(self, paths: List[Any], keep: Filter, follow: bool) -> None:
         seen: set = set()
         unreadable: set = set()
-        batch: List[Document] = []
-        size = 0
+        found: List[Tuple[Path, str]] = []
         for path in walk([os.fspath(p) for p in paths], self.problems, keep, follow):
             doc_id = doc_id_of(path)
             if doc_id in seen:
@@ -191,17 +213,23 @@ class _Run:
                 self.problems.add(UNREADABLE, path, "no such file")  # gone: its chunks leave the store
                 continue
             seen.add(doc_id)
+            found.append((path, doc_id))
+        lines = self.find_boilerplate(found) if self.boilerplate else {}
+        batch: List[Document] = []
+        size = 0
+        for path, doc_id in found:
             data = read_bytes(path, self.problems)
             if data is None:
                 unreadable.add(doc_id)  # kept as stored: a file that cannot be read now may be read again
                 continue
             self.report.documents_seen += 1
-            fingerprint = self.fingerprint(data)
+            mine = lines.get(doc_id, frozenset())
+            fingerprint = self.fingerprint(data, mine)
             if self.manifest.get(doc_id) == (fingerprint, self.model):
                 self.report.documents_unchanged += 1
                 continue
             self.fingerprints[doc_id] = fingerprint
-            batch.append(Document(doc_id, path, data))
+            batch.append(Document(doc_id, path, data, boilerplate=mine))
             size += len(data)
             if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
                 self.submit(batch)
@@ -210,6 +238,35 @@ class _Run:
             self.submit(batch)
         self.submit(None)
         self.prune(given_roots(paths), seen - unreadable)
+
+    def find_boilerplate(self, found: List[Tuple[Path, str]]) -> Dict[str, FrozenSet[int]]:
+        """Each document's lines that are the tree's boilerplate (found in half of the documents, 3 at least): a
+        first pass over every document, changed or not, reading its lines (see :mod:`.boilerplate`). A document
+        that cannot be read or decoded counts for nothing here (the second pass reports it)."""
+        counts = LineCounts()
+        keys: Dict[str, np.ndarray] = {}
+        quiet = Reported(None)
+        for path, doc_id in found:
+            data = read_bytes(path, quiet)
+            if data is None:
+                continue
+            doc = Document(doc_id, path, data)
+            if not decode(doc, self.encoding, quiet):
+                continue
+            text = doc.text if doc.pages is None else "\n".join(doc.pages)
+            mine = np.unique(np.asarray(_core.line_keys(text or ""), dtype=np.uint64))
+            counts.add(mine.tolist())
+            keys[doc_id] = mine
+        common = counts.common()
+        if not common:
+            return {}
+        shared = np.fromiter(common, dtype=np.uint64, count=len(common))
+        out: Dict[str, FrozenSet[int]] = {}
+        for doc_id, mine in keys.items():
+            hit = mine[np.isin(mine, shared)]
+            if len(hit):
+                out[doc_id] = frozenset(int(k) for k in hit)
+        return out
 
     def submit(self, docs: Optional[List[Document]]) -> None:
         """Chunks ``docs`` (None: no more batches) and writes the batch before them: with a chunker that is safe to
@@ -273,12 +330,29 @@ class _Run:
         """The batch decoded and chunked: each document with its chunks (those that failed left out, reported)."""
         decoded = [doc for doc in docs if decode(doc, self.encoding, self.problems)]
         todo = [(doc, chunks) for doc, chunks in zip(decoded, self.chunk_all(decoded)) if chunks is not None]
+        if self.boilerplate:
+            todo = [(doc, self.flag_boilerplate(doc, chunks)) for doc, chunks in todo]
         for doc in docs:
             doc.data, doc.text, doc.pages = b"", None, None  # the chunks hold what is needed now
         # The core's memory of the cut (a syntax tree: about 40x a file of code) back to the OS now, not after
         # mimalloc's purge delay: the write of this batch and the cut of the next would stack on it.
         _core._release_memory()
         return docs, todo
+
+    def flag_boilerplate(self, doc: Document, chunks: List[Any]) -> List[Any]:
+        """The chunks made of boilerplate lines only (the tree's, and a paged document's running heads and feet)
+        are flagged (their ids in ``doc.flagged``), or left out with ``skip_boilerplate``."""
+        lines = doc.boilerplate
+        if doc.pages is not None:
+            lines = lines | page_furniture(doc.pages)
+        if not lines:
+            return chunks
+        flagged = {c.id for c in chunks if is_boilerplate(c.text, lines)}
+        self.report.chunks_boilerplate += len(flagged)
+        if self.skip_boilerplate:
+            return [c for c in chunks if c.id not in flagged]
+        doc.flagged = flagged
+        return chunks
 
     def write(self, docs: List[Document], todo: List[Tuple[Document, List[Any]]]) -> None:
         fingerprints = {d.doc_id: self.fingerprints.pop(d.doc_id) for d in docs}
@@ -316,7 +390,7 @@ class _Run:
         for doc, chunks in fresh:
             written[doc.doc_id] = len(chunks)
             for i in range(0, len(chunks), SLICE_ROWS):
-                rows.extend(doc.doc_id, chunks[i : i + SLICE_ROWS])
+                rows.extend(doc.doc_id, chunks[i : i + SLICE_ROWS], doc.flagged)
                 if len(rows) >= SLICE_ROWS:
                     self.add(rows.table(self.vectors(rows.embedding_texts())), True)
                     rows = _Columns(self.model)
@@ -358,7 +432,7 @@ class _Run:
         replacements: List[Replacement] = []
         for doc, chunks in known:
             rows = _Columns(self.model)
-            rows.extend(doc.doc_id, chunks)
+            rows.extend(doc.doc_id, chunks, doc.flagged)
             keep = [i for i in range(len(rows)) if not self.same(stored.get(rows.id[i]), rows.row(i))]
             upsert.take(rows, keep)
             ids = set(rows.id)
@@ -487,7 +561,9 @@ class _Columns:
     def __len__(self) -> int:
         return len(self.id)
 
-    def extend(self, doc_id: str, chunks: Sequence[Any]) -> None:
+    def extend(self, doc_id: str, chunks: Sequence[Any], flagged: AbstractSet[str] = frozenset()) -> None:
+        """The rows of ``chunks`` of ``doc_id``; those whose id is in ``flagged`` with ``"boilerplate": true`` in their
+        metadata."""
         ids, texts, embedded, starts, ends, indices = (self.id, self.text, self.embedding_text, self.start, self.end,
                                                         self.index)
         titles, metas = self.title_path, self.metadata
@@ -495,6 +571,8 @@ class _Columns:
         text = ""
         for chunk in chunks:
             meta = chunk.metadata
+            if flagged and chunk.id in flagged:
+                meta = {**meta, "boilerplate": True}
             if meta != last:  # neighbours often share their metadata (a prose document's always): encoded once
                 last, text = meta, _to_json(meta)
             ids.append(chunk.id)
