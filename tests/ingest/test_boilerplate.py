@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pickle
 
-from chunkwise.ingest.boilerplate import LineCounts, is_boilerplate, line_keys, page_furniture
+from chunkwise.ingest.boilerplate import DOC_EDGE, LineCounts, edge_keys, is_boilerplate, line_keys, page_furniture
 
 FOOTER = "© 2026 Example Corp. All rights reserved.\nPrivacy | Terms | Contact"
 
@@ -59,6 +59,21 @@ def test_running_heads_and_page_numbers_of_a_paged_document() -> None:
     assert not (line_keys(pages[0].split("\n", 2)[2].rsplit("\n", 2)[0]) & furniture)
     assert page_furniture(pages[:2]) == frozenset()  # two pages are too few to tell
     assert is_boilerplate("Page 4\n\nACME Annual Report 2025", furniture)
+
+
+def test_only_a_documents_head_and_foot_count() -> None:
+    """Translations of one text share their code samples, in their middle: content, not boilerplate."""
+    body = [f"line {chr(97 + i % 26)}{chr(97 + i // 26)} of the body" for i in range(3 * DOC_EDGE)]
+    text = "\n".join(["Site name", *body, "Footer line"])
+    keys = edge_keys(text)
+    assert line_keys("Site name\nFooter line") <= keys
+    assert line_keys(body[DOC_EDGE - 2]) <= keys and line_keys(body[-DOC_EDGE + 1]) <= keys
+    assert not (line_keys(body[DOC_EDGE]) & keys) and not (line_keys(body[-DOC_EDGE - 2]) & keys)
+    assert edge_keys("a\nb") == line_keys("a\nb")  # a short document is all head and foot
+    counts = LineCounts()
+    for _ in range(4):
+        counts.add(edge_keys(text))
+    assert line_keys("Footer line") <= counts.common() and not (line_keys(body[DOC_EDGE + 5]) & counts.common())
 
 
 def test_the_counts_pickle() -> None:

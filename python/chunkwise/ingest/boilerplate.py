@@ -6,8 +6,10 @@ of 12`` are one line), runs of whitespace as one space; a line without a letter 
 out. A chunk is boilerplate when every line of it that carries something is a boilerplate line of its document: a
 chunk that mixes a running head with a paragraph is content, and stays.
 
-* Across documents: a line found in at least half of the run's documents, and in 3 of them at least
-  (:class:`LineCounts`).
+* Across documents: a line among the first or last :data:`DOC_EDGE` lines of at least half of the run's documents,
+  and of 3 of them at least (:class:`LineCounts`, :func:`edge_keys`). Only a document's head and foot count: a
+  navigation bar, a breadcrumb and a footer are there, while the code samples that translations of one text share
+  sit in the middle, and are content.
 * Within a paged document: a line among the first or last :data:`EDGE` lines of at least half of its pages, and of
   3 pages at least (:func:`page_furniture`).
 
@@ -27,10 +29,12 @@ from typing import FrozenSet, Iterable, Sequence
 
 from .. import _core
 
-__all__ = ["EDGE", "LineCounts", "is_boilerplate", "line_keys", "page_furniture"]
+__all__ = ["DOC_EDGE", "EDGE", "LineCounts", "edge_keys", "is_boilerplate", "line_keys", "page_furniture"]
 
 #: How many lines at the top and at the bottom of a page a running head or foot may take.
 EDGE = 2
+#: How many lines at the top and at the bottom of a document its navigation, breadcrumbs and footer may take.
+DOC_EDGE = 20
 #: The least number of documents (or pages) a line must be found in to be boilerplate, whatever their share.
 MIN_COUNT = 3
 #: The share of the documents (or pages) a line must be found in.
@@ -39,6 +43,15 @@ SHARE = 0.5
 def line_keys(text: str) -> FrozenSet[int]:
     """The distinct normalized lines of ``text`` that carry something, as 64-bit keys."""
     return frozenset(_core.line_keys(text))
+
+
+def edge_keys(text: str) -> FrozenSet[int]:
+    """The keys of the first and last :data:`DOC_EDGE` lines of ``text`` that carry something: the lines a document
+    counts for in :class:`LineCounts`."""
+    keys = _core.line_keys(text)
+    if len(keys) > 2 * DOC_EDGE:
+        keys = keys[:DOC_EDGE] + keys[-DOC_EDGE:]
+    return frozenset(keys)
 
 
 def _threshold(total: int) -> int:

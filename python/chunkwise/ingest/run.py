@@ -17,7 +17,7 @@ from ..chunkers import BaseChunker
 from .. import _core
 from .._core import ChunkingError, __version__
 from ..cli.files import UNREADABLE, Filter, walk
-from .boilerplate import LineCounts, is_boilerplate, page_furniture
+from .boilerplate import LineCounts, edge_keys, is_boilerplate, page_furniture
 from .cache import EmbeddingCache, text_key
 from .documents import Document, Reported, decode, doc_id_of, given_roots, read_bytes
 from .embedding import Embedder, embedder_from_spec, model_identity
@@ -240,8 +240,8 @@ class _Run:
         self.prune(given_roots(paths), seen - unreadable)
 
     def find_boilerplate(self, found: List[Tuple[Path, str]]) -> Dict[str, FrozenSet[int]]:
-        """Each document's lines that are the tree's boilerplate (found in half of the documents, 3 at least): a
-        first pass over every document, changed or not, reading its lines (see :mod:`.boilerplate`). A document
+        """Each document's lines that are the tree's boilerplate (at the head or foot of half of the documents, 3 at
+        least): a first pass over every document, changed or not, reading its lines (see :mod:`.boilerplate`). A document
         that cannot be read or decoded counts for nothing here (the second pass reports it)."""
         counts = LineCounts()
         keys: Dict[str, np.ndarray] = {}
@@ -254,7 +254,7 @@ class _Run:
             if not decode(doc, self.encoding, quiet):
                 continue
             text = doc.text if doc.pages is None else "\n".join(doc.pages)
-            mine = np.unique(np.asarray(_core.line_keys(text or ""), dtype=np.uint64))
+            mine = np.fromiter(edge_keys(text or ""), dtype=np.uint64)
             counts.add(mine.tolist())
             keys[doc_id] = mine
         common = counts.common()
