@@ -7,10 +7,13 @@ Each class builds one core splitter in ``__init__`` (the core validates every ar
 from __future__ import annotations
 
 import os
-from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    IO, Any, AsyncIterable, AsyncIterator, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union,
+)
 
 from . import _core
 from ._core import Tokenizer
+from ._async import AsyncCalls
 from .chunk import Chunk
 
 __all__ = [
@@ -46,7 +49,7 @@ def _pairs_array(buffer: bytearray) -> Any:
     return ndarray((len(buffer) >> 4, 2), int64, buffer)
 
 
-class _Configured:
+class _Configured(AsyncCalls):
     """An object described by the arguments it was built with (``_kwargs``, the constructor's own): its config,
     equality, hash, repr and pickling all come from them."""
 
@@ -180,8 +183,33 @@ class BaseChunker(_Configured):
         stream: they raise ChunkingError.
         """
         _check_read_size(read_size)
-        stream = _core.ChunkStream(self._splitter, _as_dict(metadata, "metadata"), paged)
-        return _streamed(stream, _pieces(source, read_size))
+        return _streamed(self._stream(_as_dict(metadata, "metadata"), paged), _pieces(source, read_size))
+
+    async def aiter_chunks(
+        self,
+        source: Union[str, Iterable[str], IO[Any], AsyncIterable[Union[str, bytes]], Any],
+        metadata: Optional[Mapping[str, Any]] = None,
+        *,
+        paged: bool = False,
+        read_size: int = 1 << 20,
+    ) -> AsyncIterator[Chunk]:
+        """:meth:`iter_chunks` for asyncio: the same chunks, the splitting and any blocking read on worker threads
+        (see "Async calls" in the docs), so the event loop keeps running.
+
+        ``source`` may also be asynchronous: an async iterable of ``str`` or UTF-8 ``bytes`` pieces (cut anywhere,
+        even inside a character: an HTTP response's body, say), or an object whose ``read(n)`` is a coroutine
+        (``asyncio.StreamReader``, an aiofiles file). A blocking file's ``read`` runs on a worker thread.
+        """
+        from ._async import astreamed
+
+        _check_read_size(read_size)
+        async for chunk in astreamed(self._stream(_as_dict(metadata, "metadata"), paged), source, read_size):
+            yield chunk
+
+    def _stream(self, metadata: Optional[dict], paged: bool) -> Any:
+        """The stream :meth:`iter_chunks` feeds: ``push(piece)`` and ``finish()``, each returning the chunks that
+        became final."""
+        return _core.ChunkStream(self._splitter, metadata, paged)
 
     def spans_batch(self, texts: Sequence[str]) -> list:
         """:meth:`spans` for many texts, in parallel on all cores with the GIL released."""
@@ -289,27 +317,36 @@ def _pieces(source: Any, read_size: int) -> Iterator[Union[str, bytes]]:
         # Bytes go to the core as they are (it checks them as UTF-8 and joins characters cut between reads): no
         # Python decoding, which costs more than the chunking.
         while True:
-            piece = read(read_size)
+            piece = _read_piece(read(read_size))
             if not piece:
                 break
-            if isinstance(piece, (bytearray, memoryview)):
-                piece = bytes(piece)
-            elif not isinstance(piece, (str, bytes)):
-                raise TypeError(f"source.read() must return str or bytes, got {type(piece).__name__}")
             yield piece
         return
+    for i, piece in enumerate(_items(source)):
+        if not isinstance(piece, str):
+            raise TypeError(f"source[{i}] must be a str, got {type(piece).__name__}")
+        yield piece
+
+
+def _read_piece(piece: Any) -> Union[str, bytes]:
+    """What a source's ``read()`` returned, as the core takes it (``str`` or ``bytes``)."""
+    if isinstance(piece, (bytearray, memoryview)):
+        return bytes(piece)
+    if not isinstance(piece, (str, bytes)):
+        raise TypeError(f"source.read() must return str or bytes, got {type(piece).__name__}")
+    return piece
+
+
+def _items(source: Any) -> Iterator[Any]:
+    """The items of a stream's source that is neither a ``str`` nor a file."""
     if isinstance(source, (bytes, bytearray)):
         raise TypeError("source must be a str, a file or an iterable of str, got bytes: decode it first")
     try:
-        items = iter(source)
+        return iter(source)
     except TypeError:
         raise TypeError(
             f"source must be a str, a file or an iterable of str, got {type(source).__name__}"
         ) from None
-    for i, piece in enumerate(items):
-        if not isinstance(piece, str):
-            raise TypeError(f"source[{i}] must be a str, got {type(piece).__name__}")
-        yield piece
 
 
 def _as_dict(metadata: Any, name: str) -> Optional[dict]:

@@ -26,9 +26,19 @@ def chunk_dataset(
     the engine: ``keep`` an id column instead). ``keep``, ``id_column``: as for ``chunk_arrow``. ``batch_size``:
     documents per call, handed to ``map_batches``; each call splits its batch on all the worker's cores.
     """
-    engine("ray.data", "ray")
+    ray_data = engine("ray.data", "ray")
     needed = columns(chunker, text_column, keep, id_column)
     fn = ChunkBatch(chunker, text_column, keep, id_column)
     return ds.select_columns(needed).map_batches(
-        fn, batch_format="pyarrow", batch_size=batch_size, zero_copy_batch=True
+        fn, batch_format="pyarrow", batch_size=batch_size, zero_copy_batch=True, **_row_count_changes(ray_data)
     )
+
+
+def _row_count_changes(ray_data: Any) -> dict:
+    """``map_batches``'s flag that says the function changes the number of rows, where this Ray has it: a chunk
+    step makes many rows of one, and Ray 2.52 pushed a ``limit`` after such a step to before it (chunking only the
+    first n documents: more than n rows, from the wrong documents) unless told."""
+    import inspect
+
+    params = inspect.signature(ray_data.Dataset.map_batches).parameters
+    return {"udf_modifying_row_count": True} if "udf_modifying_row_count" in params else {}

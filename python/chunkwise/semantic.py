@@ -18,7 +18,7 @@ from . import _core
 from ._core import ChunkingError, Tokenizer
 from .chunk import Chunk
 from .chunkers import (
-    BaseChunker, _as_dict, _as_list, _batch_metadatas, _check_read_size, _given, _int64_pairs, _pairs_array, _pieces,
+    BaseChunker, _as_dict, _as_list, _batch_metadatas, _given, _int64_pairs, _pairs_array,
     _text_or_pages, _unit,
 )
 
@@ -197,14 +197,10 @@ class SemanticChunker(BaseChunker):
         """The chunks of a text that arrives in pieces (see :meth:`BaseChunker.iter_chunks` for ``source``): the
         same chunks as :meth:`chunk`. The cuts depend on the whole text (the thresholds on all its distances, the
         optimal mode on all its units), so the source is read whole before the first chunk."""
-        _check_read_size(read_size)
-        pieces = list(_pieces(source, read_size))
-        if any(isinstance(p, bytes) for p in pieces):
-            text = b"".join(p if isinstance(p, bytes) else p.encode() for p in pieces).decode("utf-8")
-        else:
-            text = "".join(pieces)  # type: ignore[arg-type]
-        (vectors, dim), = self._embedded([text], "text")
-        yield from self._splitter.semantic_chunk(text, vectors, dim, _as_dict(metadata, "metadata"), paged)
+        return super().iter_chunks(source, metadata, paged=paged, read_size=read_size)
+
+    def _stream(self, metadata: Optional[dict], paged: bool) -> "_WholeText":
+        return _WholeText(self, metadata, paged)
 
     # -- embedding -------------------------------------------------------------------------------------------------
 
@@ -379,3 +375,27 @@ def _method(model: Any, name: str, expected: str) -> Callable[..., Any]:
     if not callable(method):
         raise TypeError(f"model: expected {expected}, got {type(model).__name__}")
     return method
+
+
+class _WholeText:
+    """A semantic chunker's stream (see ``BaseChunker._stream``): the pieces are kept, and chunked at the end."""
+
+    def __init__(self, chunker: SemanticChunker, metadata: Optional[dict], paged: bool) -> None:
+        self._chunker = chunker
+        self._metadata = metadata
+        self._paged = paged
+        self._pieces: List[Union[str, bytes]] = []
+
+    def push(self, piece: Union[str, bytes]) -> List[Chunk]:
+        self._pieces.append(piece)
+        return []
+
+    def finish(self) -> List[Chunk]:
+        pieces, self._pieces = self._pieces, []
+        if any(isinstance(p, bytes) for p in pieces):
+            text = b"".join(p if isinstance(p, bytes) else p.encode() for p in pieces).decode("utf-8")
+        else:
+            text = "".join(pieces)  # type: ignore[arg-type]
+        chunker = self._chunker
+        (vectors, dim), = chunker._embedded([text], "text")
+        return chunker._splitter.semantic_chunk(text, vectors, dim, self._metadata, self._paged)  # type: ignore[no-any-return]

@@ -79,6 +79,25 @@ def test_ray(ray_cluster, docs, kind):
     assert_same_as_local(pa.concat_tables(ray.get(out.to_arrow_refs())), docs, chunker)
 
 
+def test_ray_limit_after_chunking_takes_the_first_chunks(ray_cluster, docs):
+    # A limit after the chunk step must stay after it: pushed before it (Ray 2.52 did, for a map_batches not
+    # marked as changing the row count), it would chunk n documents and give their chunks, more than n rows.
+    from chunkwise.ray import chunk_dataset
+
+    ray, chunker = ray_cluster, _chunker("chars")
+    ds = ray.data.from_arrow([docs.slice(i, 250) for i in range(0, 1000, 250)])
+    out = chunk_dataset(ds, chunker, keep=KEEP, id_column="doc", batch_size=100)
+    # The step is marked as changing the row count (Ray 2.60 assumes so by default; 2.52 to 2.5x did not).
+    assert getattr(out._logical_plan.dag, "can_modify_num_rows", True) is True
+    want = chunk_arrow(docs.slice(0, 1000), chunker, keep=KEEP, id_column="doc").drop_columns(["row"])
+    expected = {tuple(r.values()) for r in want.to_pylist()}
+    for n in (1, 7, 500):
+        got = pa.concat_tables(ray.get(out.limit(n).to_arrow_refs()))
+        assert got.num_rows == n
+        assert {tuple(r.values()) for r in got.to_pylist()} <= expected
+    assert out.limit(5).count() == 5
+
+
 # --- Daft -----------------------------------------------------------------------------------------------------
 
 

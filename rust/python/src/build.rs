@@ -195,8 +195,32 @@ pub(crate) fn build<'py>(
             gc::untrack(chunk.as_any());
         }
         out.push(chunk);
+        let_others_run(py);
     }
     Ok(out)
+}
+
+/// Chunks built with the GIL held between two chances for other Python threads to run.
+const BUILT_BETWEEN_YIELDS: u32 = 1024;
+
+thread_local! {
+    static BUILT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts a chunk built; every [`BUILT_BETWEEN_YIELDS`] chunks (across texts: a batch of small ones counts too),
+/// releases the GIL for a moment. Building objects is C code to the interpreter, which never asks it to give the
+/// GIL up: without this, a call that builds 50,000 chunks on a worker thread (an `achunk`) would stop an event loop
+/// for a tenth of a second. Uncontended, a release costs well under a microsecond.
+fn let_others_run(py: Python<'_>) {
+    BUILT.with(|built| {
+        let n = built.get() + 1;
+        if n >= BUILT_BETWEEN_YIELDS {
+            built.set(0);
+            py.detach(|| ());
+        } else {
+            built.set(n);
+        }
+    });
 }
 
 /// What joins a chunk's context and its text (the outputs' rule, kept in `chunkwise_io`).
