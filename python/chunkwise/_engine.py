@@ -65,3 +65,55 @@ class ChunkBatch:
 
     def __call__(self, batch: Any) -> Any:
         return self.chunks(batch).drop_columns(["row"])
+
+
+class ChunkLists:
+    """A batch of texts (and document ids) in, each document's chunks out as a list of structs (a
+    ``pyarrow.LargeListArray``, one list per text): the batch function of the expression-level adapters (Daft's
+    ``daft.func.batch``, Polars' ``map_batches``). The texts are read as ``large_string``, so that the struct is one
+    for every input type."""
+
+    __slots__ = ("fn", "struct")
+
+    def __init__(self, chunker: BaseChunker, with_ids: bool) -> None:
+        import pyarrow as pa
+
+        self.fn = ChunkBatch(chunker, "text", None, "id" if with_ids else None)
+        # The struct of one chunk from the kernel itself, run on no rows: the columns depend on the chunker only.
+        empty = {"text": pa.array([], pa.large_string())}
+        if with_ids:
+            empty["id"] = pa.array([], pa.large_string())
+        self.struct = pa.struct(list(self.fn(pa.table(empty)).schema))
+
+    def __getstate__(self) -> Any:
+        return (self.fn, self.struct)
+
+    def __setstate__(self, state: Any) -> None:
+        self.fn, self.struct = state
+
+    def __call__(self, texts: Any, ids: Any = None) -> Any:
+        """``texts`` (and ``ids``): pyarrow arrays of one length."""
+        import numpy as np
+        import pyarrow as pa
+
+        batch = {"text": _large_strings(pa, texts)}
+        if ids is not None:
+            batch["id"] = ids
+        out = self.fn.chunks(pa.table(batch))
+        rows = out.column("row").to_numpy()
+        offsets = np.zeros(len(texts) + 1, np.int64)
+        np.cumsum(np.bincount(rows, minlength=len(texts)), out=offsets[1:])
+        chunks = pa.StructArray.from_arrays(
+            [c.combine_chunks() for c in out.drop_columns(["row"]).columns], fields=list(self.struct)
+        )
+        return pa.LargeListArray.from_arrays(pa.array(offsets), chunks)
+
+
+def _large_strings(pa: Any, texts: Any) -> Any:
+    """``texts`` as ``large_string`` (a cast of ``string`` or ``string_view``; anything else is left for the
+    kernel to refuse, naming it)."""
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    if texts.type in (pa.string(), pa.string_view()):
+        return texts.cast(pa.large_string())
+    return texts

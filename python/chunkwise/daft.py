@@ -1,16 +1,17 @@
-"""Chunking a Daft DataFrame: :func:`chunk_dataframe`, a batch UDF (``daft.func.batch``) that runs
+"""Chunking a Daft DataFrame: :func:`chunks`, an expression (a batch UDF, ``daft.func.batch``, that runs
 :func:`chunkwise.arrow.chunk_arrow` on each batch of the text column and returns each document's chunks as a list
-of structs, then ``explode`` and ``unnest``: never a Python call per document. Needs Daft:
+of structs), and :func:`chunk_dataframe`, one row per chunk (``explode`` and ``unnest``): never a Python call per
+document. Needs Daft:
 ``pip install "chunkwise[daft]"``."""
 
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from ._engine import ChunkBatch, columns, engine
-from .chunkers import BaseChunker
+from ._engine import ChunkLists, columns, engine
+from .chunkers import BaseChunker, _one_strategy
 
-__all__ = ["chunk_dataframe"]
+__all__ = ["chunk_dataframe", "chunks"]
 
 
 def chunk_dataframe(
@@ -28,47 +29,39 @@ def chunk_dataframe(
     most documents per UDF call (Daft chooses when None).
     """
     daft = engine("daft", "daft")
-    pa = engine("pyarrow", "daft")
     columns(chunker, text_column, keep, id_column)
-    schema = df.schema()
-    # The struct of one chunk from the kernel itself, run on no rows of the input's types: the columns depend on
-    # the chunker only, so every batch gives these.
-    fn = ChunkBatch(chunker, "text", None, None if id_column is None else "id")
-    empty = {"text": pa.array([], schema[text_column].dtype.to_arrow_dtype())}
-    if id_column is not None:
-        empty["id"] = pa.array([], schema[id_column].dtype.to_arrow_dtype())
-    struct = pa.struct(list(fn(pa.table(empty)).schema))
-    lists = _ChunkLists(fn, struct)
-    dtype = daft.DataType.from_arrow_type(pa.large_list(struct))
-    udf = daft.func.batch(return_dtype=dtype, batch_size=batch_size)(lists.__call__)
-    args = [daft.col(text_column)] + ([] if id_column is None else [daft.col(id_column)])
+    ids = None if id_column is None else daft.col(id_column)
     kept = [daft.col(k) for k in keep or ()]
     return (
-        df.select(*kept, udf(*args).alias("chunks"))
+        df.select(*kept, chunks(daft.col(text_column), chunker, doc_id=ids, batch_size=batch_size).alias("chunks"))
         .explode("chunks", ignore_empty_and_null=True)
         .select(*kept, daft.col("chunks").unnest())
     )
 
 
-class _ChunkLists:
-    """The batch UDF: a batch of texts (and ids) in, each document's chunks out as a list of structs."""
+def chunks(text: Any, chunker: BaseChunker, *, doc_id: Any = None, batch_size: Optional[int] = None) -> Any:
+    """A Daft expression: each document's chunks as a list of structs, from the expression ``text`` (strings) and,
+    if given, ``doc_id`` (an expression of the document ids, strings or integers, as ``id_column`` of
+    :func:`chunkwise.arrow.chunk_arrow`). The struct's fields are the columns of ``chunk_arrow`` but ``row``. A
+    batch function over the kernel: ``batch_size`` documents at most per call (Daft chooses when None), never a
+    Python call per document. Use it where an expression goes::
 
-    def __init__(self, fn: ChunkBatch, struct: Any) -> None:
-        self.fn = fn
-        self.struct = struct
+        df.with_column("chunks", chunkwise.daft.chunks(daft.col("text"), RecursiveChunker(512)))
+    """
+    daft = engine("daft", "daft")
+    pa = engine("pyarrow", "daft")
+    _one_strategy(chunker)
+    lists = ChunkLists(chunker, doc_id is not None)
+    dtype = daft.DataType.from_arrow_type(pa.large_list(lists.struct))
+    udf = daft.func.batch(return_dtype=dtype, batch_size=batch_size)(_DaftLists(lists).__call__)
+    return udf(text) if doc_id is None else udf(text, doc_id)
+
+
+class _DaftLists:
+    """The batch UDF: Daft Series in, :class:`ChunkLists` on their Arrow arrays."""
+
+    def __init__(self, lists: ChunkLists) -> None:
+        self.lists = lists
 
     def __call__(self, texts: Any, ids: Any = None) -> Any:
-        import numpy as np
-
-        pa = engine("pyarrow", "daft")
-        batch = {"text": texts.to_arrow()}
-        if ids is not None:
-            batch["id"] = ids.to_arrow()
-        out = self.fn.chunks(pa.table(batch))
-        rows = out.column("row").to_numpy()
-        offsets = np.zeros(len(texts) + 1, np.int64)
-        np.cumsum(np.bincount(rows, minlength=len(texts)), out=offsets[1:])
-        chunks = pa.StructArray.from_arrays(
-            [c.combine_chunks() for c in out.drop_columns(["row"]).columns], fields=list(self.struct)
-        )
-        return pa.LargeListArray.from_arrays(pa.array(offsets), chunks)
+        return self.lists(texts.to_arrow(), None if ids is None else ids.to_arrow())

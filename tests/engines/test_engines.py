@@ -124,6 +124,78 @@ def test_daft(daft_runner, docs, kind):
     assert_same_as_local(out.to_arrow(), docs, chunker)
 
 
+def test_daft_expression(daft_runner, docs):
+    # chunkwise.daft.chunks where an expression goes: a list of chunk structs per document, in the documents' order.
+    from chunkwise.daft import chunks
+
+    daft, chunker = daft_runner, _chunker("markdown")
+    small = docs.slice(0, 2000)
+    df = daft.from_arrow(small).with_column("chunks", chunks(daft.col("text"), chunker, doc_id=daft.col("doc")))
+    lists = df.sort("doc").select("chunks").to_arrow().column("chunks").to_pylist()
+    want = chunk_arrow(small, chunker, id_column="doc")
+    assert [c for row in lists for c in row] == want.drop_columns(["row"]).to_pylist()
+    assert [len(row) for row in lists] == [want.column("row").to_pylist().count(i) for i in range(2000)]
+
+
+# --- Polars ---------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def polars():
+    pl = pytest.importorskip("polars")
+    pytest.importorskip("chunkwise.polars")  # registers the namespace
+
+    return pl
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_polars(polars, docs, kind):
+    pl, chunker = polars, _chunker(kind)
+    df = pl.from_arrow(docs)
+    want = chunk_arrow(docs, chunker, keep=KEEP, id_column="doc").drop_columns(["row"])
+    eager = df.chunkwise.chunk(chunker, keep=KEEP, id_column="doc")
+    # Polars keeps the rows' order: equal row for row, without sorting.
+    assert eager.columns == want.column_names
+    assert eager.to_arrow().to_pylist() == want.to_pylist()
+    lazy = df.lazy().chunkwise.chunk(chunker, keep=KEEP, id_column="doc")
+    assert isinstance(lazy, pl.LazyFrame)
+    assert_same_as_local(lazy.collect(engine="streaming").to_arrow(), docs, chunker)
+
+
+def test_polars_expression(polars, docs):
+    pl, chunker = polars, _chunker("chars")
+    small = docs.slice(0, 2000)
+    df = pl.from_arrow(small)
+    with_ids = df.select(pl.col("text").chunkwise.chunk(chunker, doc_id=pl.col("doc")).alias("c"))["c"].to_list()
+    by_name = df.select(pl.col("text").chunkwise.chunk(chunker, doc_id="doc").alias("c"))["c"].to_list()
+    plain = df.select(pl.col("text").chunkwise.chunk(chunker).alias("c"))["c"].to_list()
+    want = chunk_arrow(small, chunker, id_column="doc")
+    rows = want.column("row").to_pylist()
+    assert [len(r) for r in with_ids] == [rows.count(i) for i in range(2000)]
+    assert [c for r in with_ids for c in r] == want.drop_columns(["row"]).to_pylist()
+    assert by_name == with_ids
+    # Without document ids, the chunk ids are chunk_arrow's without ids; the rest is the same.
+    bare = chunk_arrow(small, chunker).drop_columns(["row"]).to_pylist()
+    assert [c for r in plain for c in r] == bare
+    # In a with_columns, next to other expressions, and lazily.
+    lazy = df.lazy().with_columns(n=pl.col("text").chunkwise.chunk(chunker).list.len()).collect()
+    assert lazy["n"].to_list() == [len(r) for r in plain]
+
+
+def test_polars_refuses_bad_arguments(polars):
+    pl = polars
+    df = pl.DataFrame({"text": ["a b c"], "doc": [1]})
+    with pytest.raises(TypeError, match="chunker must be a chunkwise chunker"):
+        df.chunkwise.chunk("not a chunker")
+    with pytest.raises(TypeError, match="keep must be a list"):
+        df.chunkwise.chunk(RecursiveChunker(10), keep="doc")
+    with pytest.raises(Exception, match="text_column 'body' is not a column|body"):
+        df.chunkwise.chunk(RecursiveChunker(10), text_column="body")
+    numbers = pl.DataFrame({"text": [1, 2]})
+    with pytest.raises(Exception, match="string"):
+        numbers.chunkwise.chunk(RecursiveChunker(10))
+
+
 # --- Spark ----------------------------------------------------------------------------------------------------
 
 
@@ -216,6 +288,17 @@ def test_missing_engine_says_what_to_install(monkeypatch, module, function, engi
     extra = module.split(".")[1]
     with pytest.raises(ImportError, match=rf'pip install "chunkwise\[{extra}\]"'):
         adapter(object(), RecursiveChunker(100))
+
+
+def test_chunkwise_polars_without_polars_says_what_to_install(monkeypatch):
+    import importlib
+
+    for name in list(sys.modules):
+        if name in ("polars", "chunkwise.polars") or name.startswith("polars."):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "polars", None)
+    with pytest.raises(ImportError, match=r'pip install "chunkwise\[polars\]"'):
+        importlib.import_module("chunkwise.polars")
 
 
 @pytest.mark.parametrize("module, function, engine", ADAPTERS)
