@@ -1,11 +1,13 @@
 """The engine adapters against the per-row LangChain UDF that each engine's own docs show, in the same run, on the
 same documents and the same local cluster (2 workers): ``RecursiveChunker(512)`` through chunkwise.ray /
-chunkwise.daft / chunkwise.spark (one chunk_arrow call per batch) vs ``RecursiveCharacterTextSplitter(
+chunkwise.daft / chunkwise.spark / chunkwise.polars (one chunk_arrow call per batch) vs ``RecursiveCharacterTextSplitter(
 chunk_size=512, chunk_overlap=0).split_text`` called once per document:
 
 * Ray Data: ``ds.flat_map`` of a row to its chunks;
 * Daft: a row-wise ``@daft.func`` returning a list of strings, then ``explode``;
-* Spark: a Python ``udf`` returning ``array<string>``, then ``explode``.
+* Spark: a Python ``udf`` returning ``array<string>``, then ``explode``;
+* Polars (in-process, its own thread pool): ``map_elements`` returning a list of strings, then ``explode``, against
+  ``chunkwise.polars``'s ``df.chunkwise.chunk``.
 
 The documents: 20,000 windows of 1 to 3,000 characters (tests/support/engine_docs.py) cut from the corpus files
 (../shared/corpus, else tests/data). Each round runs the whole job, from the engine's in-memory dataset to the
@@ -155,3 +157,25 @@ def test_spark(benchmark, mbps, spark, docs, smoke, impl):
         out.write.format("noop").mode("overwrite").save()
 
     _run(benchmark, mbps, docs, smoke, job, impl, count=out.count)
+
+
+# --- Polars ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_polars(benchmark, mbps, docs, smoke, impl):
+    pl = pytest.importorskip("polars")
+    pytest.importorskip("chunkwise.polars")  # registers the namespace
+
+    benchmark.group = "engines: polars, RecursiveChunker(512) vs per-row LangChain"
+    df = pl.from_arrow(docs)
+    if impl == "chunkwise":
+        out = df.lazy().chunkwise.chunk(RecursiveChunker(SIZE), keep=["doc"])
+    else:
+        splitter = _splitter()
+        split = pl.col("text").map_elements(
+            lambda text: splitter.split_text(text), return_dtype=pl.List(pl.String), skip_nulls=True
+        )
+        out = df.lazy().select("doc", split).explode("text").drop_nulls("text")
+
+    _run(benchmark, mbps, docs, smoke, lambda: out.collect().height, impl)
