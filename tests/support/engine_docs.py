@@ -54,15 +54,16 @@ def needs_java() -> None:
                     "does), then run these tests again")
 
 
-def local_spark(app: str, conf: Optional[dict] = None) -> Any:
+def local_spark(app: str, conf: Optional[dict] = None, master: str = "local[2]") -> Any:
     """A local Spark session on 2 cores named ``app`` (no UI, only errors logged), with ``conf``; its Python workers
-    are this interpreter (the one that has chunkwise)."""
+    are this interpreter (the one that has chunkwise). ``master``: ``local[2, 4]`` retries a failed task (up to 4
+    attempts)."""
     needs_java()
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master(master)
         .appName(app)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
