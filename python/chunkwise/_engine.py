@@ -76,7 +76,7 @@ class ChunkLists:
     __slots__ = ("fn", "struct")
 
     def __init__(self, chunker: BaseChunker, with_ids: bool) -> None:
-        import pyarrow as pa
+        pa = engine("pyarrow", "arrow")
 
         self.fn = ChunkBatch(chunker, "text", None, "id" if with_ids else None)
         # The struct of one chunk from the kernel itself, run on no rows: the columns depend on the chunker only.
@@ -94,8 +94,8 @@ class ChunkLists:
     def __call__(self, texts: Any, ids: Any = None) -> Any:
         """``texts`` (and ``ids``): pyarrow arrays of one length."""
         import numpy as np
-        import pyarrow as pa
 
+        pa = engine("pyarrow", "arrow")
         batch = {"text": _large_strings(pa, texts)}
         if ids is not None:
             batch["id"] = ids

@@ -89,8 +89,7 @@ def _lists(chunker: BaseChunker, with_ids: bool) -> ChunkLists:
 
 def _dtype(lists: ChunkLists) -> Any:
     """The Polars type of the lists of chunks."""
-    import pyarrow as pa
-
+    pa = engine("pyarrow", "polars")
     return pl.from_arrow(pa.array([], pa.large_list(lists.struct))).dtype
 
 

@@ -220,6 +220,57 @@ def test_spark(spark, docs, kind):
     assert_same_as_local(out.toArrow(), docs, chunker)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_spark_sql_table_function(spark, docs, kind):
+    from pyspark.sql import functions as F
+
+    from chunkwise.spark import register
+
+    chunker = _chunker(kind)
+    spark.createDataFrame(docs).repartition(4).createOrReplaceTempView("docs")
+    udtf = register(spark, chunker, keep="doc bigint, source string", id_column="doc")
+    got = spark.sql("SELECT * FROM chunkwise_chunk(TABLE(docs), 'text')").toArrow()
+    assert_same_as_local(got, docs, chunker)
+    # The same function from the DataFrame API.
+    assert_same_as_local(udtf(spark.table("docs").asTable(), F.lit("text")).toArrow(), docs, chunker)
+
+
+def test_spark_sql_size_and_columns(spark, docs):
+    from chunkwise.spark import register
+
+    small = docs.slice(0, 500)
+    spark.createDataFrame(small).createOrReplaceTempView("small_docs")
+    register(spark, RecursiveChunker(300, 30), name="chunks_of", keep="source string", id_column="doc")
+    # A size in SQL: the chunker's other arguments kept; the id column need not be kept.
+    got = spark.sql("SELECT * FROM chunks_of(TABLE(small_docs), 'text', 120)").toArrow()
+    want = chunk_arrow(small, RecursiveChunker(120, 30), keep=["source"], id_column="doc").drop_columns(["row"])
+    assert got.column_names == want.column_names
+    assert sorted(got.column("id").to_pylist()) == sorted(want.column("id").to_pylist())
+    # SQL around it: counts per document, a join back to the documents.
+    counts = spark.sql(
+        "SELECT d.doc, count(*) AS n FROM chunks_of(TABLE(small_docs), 'text') c "
+        "JOIN small_docs d ON c.source = d.source AND c.text = substring(d.text, c.start + 1, c.end - c.start) "
+        "GROUP BY d.doc"
+    ).count()
+    assert counts > 400
+
+
+def test_spark_sql_bad_arguments(spark):
+    from chunkwise.spark import register
+
+    with pytest.raises(TypeError, match="chunker must be a chunkwise chunker"):
+        register(spark, "not a chunker")
+    with pytest.raises(ValueError, match="name must be a SQL identifier"):
+        register(spark, RecursiveChunker(100), name="drop table; x")
+    with pytest.raises(TypeError, match="keep must be a DDL string"):
+        register(spark, RecursiveChunker(100), keep=["doc"])
+    spark.createDataFrame(pa.table({"body": ["a b c"]})).createOrReplaceTempView("bodies")
+    register(spark, RecursiveChunker(100), name="chunk_bodies")
+    with pytest.raises(Exception, match="text_column 'text' is not a column of data"):
+        spark.sql("SELECT * FROM chunk_bodies(TABLE(bodies), 'text')").collect()
+    assert spark.sql("SELECT text FROM chunk_bodies(TABLE(bodies), 'body')").collect()[0]["text"] == "a b c"
+
+
 def test_spark_schema_is_spark_types(spark):
     from pyspark.sql import types as T
 
