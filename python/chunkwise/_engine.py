@@ -21,11 +21,16 @@ def engine(module: str, extra: str) -> Any:
 
 
 def columns(
-    chunker: BaseChunker, text_column: str, keep: Optional[Sequence[str]], id_column: Optional[str]
+    chunker: BaseChunker,
+    text_column: str,
+    keep: Optional[Sequence[str]],
+    id_column: Optional[str],
+    on_error: str = "raise",
 ) -> List[str]:
     """The input columns the workers need (the text, the kept ones and the ids), after the checks that do not need
     the data: the kernel repeats them on every batch, but a mistake is better caught before the job starts."""
     _one_strategy(chunker)
+    check_on_error(on_error)
     if not isinstance(text_column, str):
         raise TypeError(f"text_column must be a str, got {type(text_column).__name__}")
     if isinstance(keep, str):
@@ -41,65 +46,79 @@ class ChunkBatch:
     the kernel's ``row`` column, which would be the row in the engine's batch, a number that means nothing outside
     it (``keep`` an id column instead). Pickled to the workers with the chunker, which pickles as its settings."""
 
-    __slots__ = ("chunker", "text_column", "keep", "id_column")
+    __slots__ = ("chunker", "text_column", "keep", "id_column", "on_error")
 
     def __init__(
-        self, chunker: BaseChunker, text_column: str, keep: Optional[Sequence[str]], id_column: Optional[str]
+        self,
+        chunker: BaseChunker,
+        text_column: str,
+        keep: Optional[Sequence[str]],
+        id_column: Optional[str],
+        on_error: str = "raise",
     ) -> None:
         self.chunker = chunker
         self.text_column = text_column
         self.keep = None if keep is None else list(keep)
         self.id_column = id_column
+        self.on_error = on_error
 
     def __getstate__(self) -> Any:
-        return (self.chunker, self.text_column, self.keep, self.id_column)
+        return (self.chunker, self.text_column, self.keep, self.id_column, self.on_error)
 
     def __setstate__(self, state: Any) -> None:
-        self.chunker, self.text_column, self.keep, self.id_column = state
+        self.chunker, self.text_column, self.keep, self.id_column, self.on_error = state
 
     def chunks(self, batch: Any) -> Any:
         """``chunk_arrow`` on ``batch``, with its ``row`` column."""
         from .arrow import chunk_arrow
 
-        return chunk_arrow(batch, self.chunker, text_column=self.text_column, keep=self.keep, id_column=self.id_column)
+        return chunk_arrow(batch, self.chunker, text_column=self.text_column, keep=self.keep, id_column=self.id_column,
+                           on_error=self.on_error)
 
     def __call__(self, batch: Any) -> Any:
         return self.chunks(batch).drop_columns(["row"])
 
 
+def check_on_error(on_error: Any) -> None:
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+
+
 class ChunkLists:
     """A batch of texts (and document ids) in, each document's chunks out as a list of structs (a
     ``pyarrow.LargeListArray``, one list per text): the batch function of the expression-level adapters (Daft's
-    ``daft.func.batch``, Polars' ``map_batches``). The texts are read as ``large_string``, so that the struct is one
-    for every input type."""
+    ``daft.func.batch``, Polars' ``map_batches``). The texts are read as ``large_string`` (or ``large_binary``), so
+    that the struct is one for every input type."""
 
-    __slots__ = ("fn", "struct")
+    __slots__ = ("chunker", "on_error", "struct")
 
-    def __init__(self, chunker: BaseChunker, with_ids: bool) -> None:
+    def __init__(self, chunker: BaseChunker, with_ids: bool, on_error: str = "raise") -> None:
         pa = engine("pyarrow", "arrow")
-
-        self.fn = ChunkBatch(chunker, "text", None, "id" if with_ids else None)
+        check_on_error(on_error)
+        self.chunker = chunker
+        self.on_error = on_error
         # The struct of one chunk from the kernel itself, run on no rows: the columns depend on the chunker only.
-        empty = {"text": pa.array([], pa.large_string())}
-        if with_ids:
-            empty["id"] = pa.array([], pa.large_string())
-        self.struct = pa.struct(list(self.fn(pa.table(empty)).schema))
+        ids = pa.array([], pa.large_string()) if with_ids else None
+        empty = self._chunks(pa, pa.array([], pa.large_string()), ids)
+        self.struct = pa.struct(list(empty.drop_columns(["row"]).schema))
 
     def __getstate__(self) -> Any:
-        return (self.fn, self.struct)
+        return (self.chunker, self.on_error, self.struct)
 
     def __setstate__(self, state: Any) -> None:
-        self.fn, self.struct = state
+        self.chunker, self.on_error, self.struct = state
+
+    def _chunks(self, pa: Any, texts: Any, ids: Any) -> Any:
+        from .arrow import chunk_arrow
+
+        return chunk_arrow(_large_strings(pa, texts), self.chunker, doc_ids=ids, on_error=self.on_error)
 
     def __call__(self, texts: Any, ids: Any = None) -> Any:
         """``texts`` (and ``ids``): pyarrow arrays of one length."""
         import numpy as np
 
         pa = engine("pyarrow", "arrow")
-        batch = {"text": _large_strings(pa, texts)}
-        if ids is not None:
-            batch["id"] = ids
-        out = self.fn.chunks(pa.table(batch))
+        out = self._chunks(pa, texts, ids)
         rows = out.column("row").to_numpy()
         offsets = np.zeros(len(texts) + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=len(texts)), out=offsets[1:])
@@ -110,10 +129,12 @@ class ChunkLists:
 
 
 def _large_strings(pa: Any, texts: Any) -> Any:
-    """``texts`` as ``large_string`` (a cast of ``string`` or ``string_view``; anything else is left for the
-    kernel to refuse, naming it)."""
+    """``texts`` as ``large_string`` (a cast of ``string`` or ``string_view``), or as ``large_binary`` (bytes, which
+    the kernel reads as UTF-8); anything else is left for the kernel to refuse, naming it."""
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
     if texts.type in (pa.string(), pa.string_view()):
         return texts.cast(pa.large_string())
+    if texts.type in (pa.binary(), pa.binary_view()):
+        return texts.cast(pa.large_binary())
     return texts

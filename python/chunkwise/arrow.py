@@ -9,7 +9,7 @@ Needs pyarrow: ``pip install "chunkwise[arrow]"``.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 from . import _core
 from .chunkers import BaseChunker, _one_strategy
@@ -44,6 +44,7 @@ def chunk_arrow(
     keep: Optional[Sequence[str]] = None,
     id_column: Optional[str] = None,
     doc_ids: Any = None,
+    on_error: str = "raise",
 ) -> Any:
     """The chunks of every text of ``data`` as a ``pyarrow.Table`` (typed ``Any``: pyarrow has no type stubs), one
     row per chunk.
@@ -76,7 +77,15 @@ def chunk_arrow(
     ``id_column`` (a column of the table, strings or integers) or ``doc_ids`` (an array or a sequence, one per
     document): the document ids, which make chunk ids that survive edits of the document (see ``Chunk.id``): the
     ids are those ``chunk_batch(texts, metadatas=[{"doc_id": value}, ...])`` gives. A null id is no id.
+
+    Texts may also be UTF-8 bytes (``binary``, ``large_binary``, ``binary_view``: files read by an engine as
+    bytes). A value that is not valid UTF-8 is a bad row, and ``on_error`` says what follows: ``"raise"`` (the
+    default) raises ChunkingError naming the row (and its id); ``"skip"`` chunks the other rows and gives the bad
+    one a single row of its own, its chunk columns null, with the reason in a last column, ``error`` (null on
+    every chunk), so that nothing is dropped without a trace.
     """
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
     if getattr(chunker, "_embeds", False):
         raise _core.ChunkingError(
             "chunk_arrow does not take a SemanticChunker yet (its units are embedded in Python): use its chunk_batch"
@@ -107,7 +116,7 @@ def chunk_arrow(
                 )
             if k not in names:
                 raise _core.ChunkingError(f"keep names {k!r}, which is not a column of data (its columns: {names})")
-            if k in _ALL_OUTPUT_COLUMNS:
+            if k in _ALL_OUTPUT_COLUMNS or (k == "error" and on_error == "skip"):
                 raise _core.ChunkingError(f"keep names {k!r}, a column of the output: rename it first")
         if keep is not None and len(set(keep)) != len(keep):
             raise _core.ChunkingError(f"keep names a column twice: {keep}")
@@ -124,7 +133,24 @@ def chunk_arrow(
     _check_strings(pa, texts, f"text_column {text_column!r}" if texts is not table else "data")
     if doc_ids is not None:
         doc_ids = _doc_ids(pa, doc_ids, "id_column" if id_column is not None else "doc_ids")
-    out = _read_stream(pa, _core.chunk_arrow(chunker._splitter, texts, doc_ids))
+    try:
+        out = _read_stream(pa, _core.chunk_arrow(chunker._splitter, texts, doc_ids))
+        bad: Dict[int, str] = {}
+    except _core.ChunkingError:
+        # The failure path only: the rows' bytes are checked one by one to name the bad ones.
+        bad = _not_utf8(pa, texts)
+        if not bad:
+            raise
+        if on_error == "raise":
+            row, reason = next(iter(bad.items()))
+            raise _core.ChunkingError(f"{_row_name(row, id_column, doc_ids)} of {_name(texts, table, text_column)} is "
+                                      f"not UTF-8: {reason} (on_error='skip' chunks the other rows)") from None
+        mask = pa.array([i in bad for i in range(len(texts))])
+        # (not compute.if_else: pyarrow 23's garbles the other values of a sliced binary array)
+        texts = pa.compute.replace_with_mask(texts, mask, pa.nulls(len(bad), texts.type))
+        out = _read_stream(pa, _core.chunk_arrow(chunker._splitter, texts, doc_ids))
+    if on_error == "skip":
+        out = _with_errors(pa, out, bad)
     if not keep:
         return out
     if isinstance(table, pa.RecordBatch):
@@ -179,8 +205,55 @@ def _as_arrow(pa: Any, data: Any) -> Any:
 
 def _check_strings(pa: Any, texts: Any, name: str) -> None:
     t = texts.type
-    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or _is_string_view(pa, t)):
-        raise TypeError(f"{name} must hold strings (string, large_string or string_view), got {t}")
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or _is_string_view(pa, t) or _is_bytes(pa, t)):
+        raise TypeError(f"{name} must hold strings (string, large_string or string_view) or UTF-8 bytes (binary, "
+                        f"large_binary or binary_view), got {t}")
+
+
+def _is_bytes(pa: Any, t: Any) -> bool:
+    view = getattr(pa.types, "is_binary_view", None)
+    return bool(pa.types.is_binary(t) or pa.types.is_large_binary(t) or (view and view(t)))
+
+
+def _not_utf8(pa: Any, texts: Any) -> Dict[int, str]:
+    """The rows of a bytes column that are not UTF-8, each with the reason (none for a column of strings)."""
+    if not _is_bytes(pa, texts.type):
+        return {}
+    bad = {}
+    for i, value in enumerate(texts.to_pylist()):
+        if value is not None:
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError as e:
+                bad[i] = f"invalid byte {value[e.start]:#04x} at byte {e.start}"
+    return bad
+
+
+def _name(texts: Any, table: Any, text_column: str) -> str:
+    return "data" if texts is table else f"text_column {text_column!r}"
+
+
+def _row_name(row: int, id_column: Optional[str], doc_ids: Any) -> str:
+    if doc_ids is not None and doc_ids[row].is_valid:
+        label = f"id_column {id_column!r}" if id_column is not None else "doc_ids"
+        return f"row {row} ({label} {doc_ids[row].as_py()!r})"
+    return f"row {row}"
+
+
+def _with_errors(pa: Any, out: Any, bad: Dict[int, str]) -> Any:
+    """``out`` with the ``error`` column: null on every chunk, and a row of its own for each bad row (its reason;
+    its chunk columns null), in the rows' order."""
+    out = out.append_column("error", pa.nulls(out.num_rows, pa.string()))
+    # Every column nullable (an error row has no index, no offsets): one schema for every batch, bad rows or not.
+    out = out.cast(pa.schema([f.with_nullable(True) for f in out.schema]))
+    if not bad:
+        return out
+    rows = sorted(bad)
+    errors = pa.table(
+        {name: pa.nulls(len(rows), out.schema.field(name).type) for name in out.column_names}
+    ).set_column(out.column_names.index("row"), "row", pa.array(rows, out.schema.field("row").type))
+    errors = errors.set_column(errors.num_columns - 1, "error", pa.array([f"not UTF-8: {bad[r]}" for r in rows]))
+    return pa.concat_tables([out, errors.cast(out.schema)]).sort_by("row")
 
 
 def _is_string_view(pa: Any, t: Any) -> bool:

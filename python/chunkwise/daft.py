@@ -22,24 +22,28 @@ def chunk_dataframe(
     keep: Optional[Sequence[str]] = None,
     id_column: Optional[str] = None,
     batch_size: Optional[int] = None,
+    on_error: str = "raise",
 ) -> Any:
     """The chunks of the texts of ``text_column`` in the ``daft.DataFrame`` ``df``, as a new (lazy) DataFrame, one
     row per chunk: the ``keep`` columns, then the columns of :func:`chunkwise.arrow.chunk_arrow` but ``row`` (the
     row in one batch: ``keep`` an id column instead). ``id_column``: as for ``chunk_arrow``. ``batch_size``: the
-    most documents per UDF call (Daft chooses when None).
+    most documents per UDF call (Daft chooses when None). ``on_error``: as for ``chunk_arrow`` (``"skip"``: a bad
+    row's reason in an ``error`` column).
     """
     daft = engine("daft", "daft")
-    columns(chunker, text_column, keep, id_column)
+    columns(chunker, text_column, keep, id_column, on_error)
     ids = None if id_column is None else daft.col(id_column)
     kept = [daft.col(k) for k in keep or ()]
     return (
-        df.select(*kept, chunks(daft.col(text_column), chunker, doc_id=ids, batch_size=batch_size).alias("chunks"))
+        df.select(*kept, chunks(daft.col(text_column), chunker, doc_id=ids, batch_size=batch_size, on_error=on_error).alias("chunks"))
         .explode("chunks", ignore_empty_and_null=True)
         .select(*kept, daft.col("chunks").unnest())
     )
 
 
-def chunks(text: Any, chunker: BaseChunker, *, doc_id: Any = None, batch_size: Optional[int] = None) -> Any:
+def chunks(
+    text: Any, chunker: BaseChunker, *, doc_id: Any = None, batch_size: Optional[int] = None, on_error: str = "raise"
+) -> Any:
     """A Daft expression: each document's chunks as a list of structs, from the expression ``text`` (strings) and,
     if given, ``doc_id`` (an expression of the document ids, strings or integers, as ``id_column`` of
     :func:`chunkwise.arrow.chunk_arrow`). The struct's fields are the columns of ``chunk_arrow`` but ``row``. A
@@ -51,7 +55,7 @@ def chunks(text: Any, chunker: BaseChunker, *, doc_id: Any = None, batch_size: O
     daft = engine("daft", "daft")
     pa = engine("pyarrow", "daft")
     _one_strategy(chunker)
-    lists = ChunkLists(chunker, doc_id is not None)
+    lists = ChunkLists(chunker, doc_id is not None, on_error)
     dtype = daft.DataType.from_arrow_type(pa.large_list(lists.struct))
     udf = daft.func.batch(return_dtype=dtype, batch_size=batch_size)(_DaftLists(lists).__call__)
     return udf(text) if doc_id is None else udf(text, doc_id)

@@ -33,13 +33,13 @@ class ChunkwiseExpr:
     def __init__(self, expr: Any) -> None:
         self._expr = expr
 
-    def chunk(self, chunker: BaseChunker, *, doc_id: Union[str, Any, None] = None) -> Any:
+    def chunk(self, chunker: BaseChunker, *, doc_id: Union[str, Any, None] = None, on_error: str = "raise") -> Any:
         """Each document's chunks as a list of structs (an empty list for an empty or null text), whose fields
         are the columns of :func:`chunkwise.arrow.chunk_arrow` but ``row``. ``doc_id``: an expression (or a
         column name) of the documents' ids, strings or integers, from which the chunk ids are made as
         ``chunk_arrow``'s ``id_column`` makes them. Elementwise: Polars may run it on any batch of rows, in the
-        streaming engine too."""
-        lists = _lists(chunker, doc_id is not None)
+        streaming engine too. ``on_error``: as for ``chunk_arrow`` (a column of bytes that are not UTF-8)."""
+        lists = _lists(chunker, doc_id is not None, on_error)
         dtype = _dtype(lists)
         if doc_id is None:
             return self._expr.map_batches(_OfTexts(lists), return_dtype=dtype, is_elementwise=True)
@@ -61,13 +61,14 @@ class ChunkwiseFrame:
         text_column: str = "text",
         keep: Optional[Sequence[str]] = None,
         id_column: Optional[str] = None,
+        on_error: str = "raise",
     ) -> Any:
         """The chunks of the texts of ``text_column``, one row per chunk (a DataFrame for a DataFrame, a LazyFrame
         for a LazyFrame): the ``keep`` columns, then the columns of :func:`chunkwise.arrow.chunk_arrow` but
-        ``row`` (``keep`` an id column instead). ``id_column``: as for ``chunk_arrow``."""
-        columns(chunker, text_column, keep, id_column)
+        ``row`` (``keep`` an id column instead). ``id_column``, ``on_error``: as for ``chunk_arrow``."""
+        columns(chunker, text_column, keep, id_column, on_error)
         kept = [pl.col(k) for k in keep or ()]
-        chunks = pl.col(text_column).chunkwise.chunk(chunker, doc_id=id_column).alias("__chunkwise_chunks")
+        chunks = pl.col(text_column).chunkwise.chunk(chunker, doc_id=id_column, on_error=on_error).alias("__chunkwise_chunks")
         return (
             self._frame.select(*kept, chunks)
             .filter(pl.col("__chunkwise_chunks").list.len() > 0)
@@ -80,11 +81,11 @@ pl.api.register_dataframe_namespace("chunkwise")(ChunkwiseFrame)
 pl.api.register_lazyframe_namespace("chunkwise")(ChunkwiseFrame)
 
 
-def _lists(chunker: BaseChunker, with_ids: bool) -> ChunkLists:
+def _lists(chunker: BaseChunker, with_ids: bool, on_error: str) -> ChunkLists:
     _one_strategy(chunker)
     if getattr(chunker, "_embeds", False):
         raise TypeError("chunkwise.polars does not take a SemanticChunker (its units are embedded in Python)")
-    return ChunkLists(chunker, with_ids)
+    return ChunkLists(chunker, with_ids, on_error)
 
 
 def _dtype(lists: ChunkLists) -> Any:

@@ -19,10 +19,12 @@ def chunk_dataframe(
     text_column: str = "text",
     keep: Optional[Sequence[str]] = None,
     id_column: Optional[str] = None,
+    on_error: str = "raise",
 ) -> Any:
     """The chunks of the texts of ``text_column`` in the ``pyspark.sql.DataFrame`` ``df``, as a new (lazy)
     DataFrame, one row per chunk, with the columns of :func:`chunkwise.arrow.chunk_arrow` but ``row`` (the row in
-    one Arrow batch: ``keep`` an id column instead). ``keep``, ``id_column``: as for ``chunk_arrow``.
+    one Arrow batch: ``keep`` an id column instead). ``keep``, ``id_column``, ``on_error``: as for ``chunk_arrow``
+    (``"skip"``: a bad row's reason in an ``error`` column, instead of a failed job).
 
     The output's schema is the kernel's, in Spark's types (text as ``string``, ``title_path`` as
     ``array<string>``, counts as ``int``/``bigint``); Spark's batch size is ``spark.sql.execution.arrow.
@@ -31,12 +33,12 @@ def chunk_dataframe(
     engine("pyspark.sql", "spark")
     pa = engine("pyarrow", "spark")
     types = engine("pyspark.sql.pandas.types", "spark")
-    needed = columns(chunker, text_column, keep, id_column)
+    needed = columns(chunker, text_column, keep, id_column, on_error)
     df = df.select(*needed)
     # The output schema from the kernel itself, run on no rows of the input's Arrow schema: the columns depend on
     # the chunker only, so every batch will have these, in Arrow types that may be wider than Spark's (a large
     # string when Spark sends large strings, unsigned counts), which each batch is cast to.
-    fn = ChunkBatch(chunker, text_column, keep, id_column)
+    fn = ChunkBatch(chunker, text_column, keep, id_column, on_error)
     empty = types.to_arrow_schema(df.schema).empty_table()
     schema = types.from_arrow_schema(_spark_types(pa, fn(empty).schema))
     # The Arrow types Spark reads back: large strings and lists where the session says so.

@@ -298,6 +298,59 @@ def test_spark_large_var_types(spark, docs):
     assert got.sort_by(KEY).to_pylist() == want.sort_by(KEY).to_pylist()
 
 
+# --- Bad rows: bytes that are not UTF-8 -----------------------------------------------------------------------
+
+
+def _bytes_docs(docs):
+    """500 documents as UTF-8 bytes, two of them not UTF-8 (doc 7, doc 150)."""
+    small = docs.slice(0, 500)
+    texts = [None if t is None else t.encode() for t in small.column("text").to_pylist()]
+    texts[7] = b"bad \xff bytes"
+    texts[150] = "caf\u00e9".encode()[:-1]
+    return pa.table({"doc": small.column("doc"), "source": small.column("source"), "text": pa.array(texts, pa.binary())})
+
+
+def _run_engine(name, table, on_error, request):
+    chunker = _chunker("chars")
+    if name == "ray":
+        from chunkwise.ray import chunk_dataset
+
+        ray = request.getfixturevalue("ray_cluster")
+        ds = ray.data.from_arrow([table.slice(0, 250), table.slice(250)])
+        out = chunk_dataset(ds, chunker, keep=KEEP, id_column="doc", batch_size=100, on_error=on_error)
+        return pa.concat_tables(ray.get(out.to_arrow_refs()))
+    if name == "daft":
+        from chunkwise.daft import chunk_dataframe
+
+        daft = request.getfixturevalue("daft_runner")
+        out = chunk_dataframe(daft.from_arrow(table), chunker, keep=KEEP, id_column="doc", on_error=on_error)
+        return out.to_arrow()
+    if name == "spark":
+        from chunkwise.spark import chunk_dataframe
+
+        spark = request.getfixturevalue("spark")
+        out = chunk_dataframe(spark.createDataFrame(table).repartition(2), chunker, keep=KEEP, id_column="doc",
+                              on_error=on_error)
+        return out.toArrow()
+    pl = request.getfixturevalue("polars")
+    return pl.from_arrow(table).chunkwise.chunk(chunker, keep=KEEP, id_column="doc", on_error=on_error).to_arrow()
+
+
+@pytest.mark.parametrize("name", ["ray", "daft", "spark", "polars"])
+def test_bad_rows_follow_on_error(name, docs, request):
+    table = _bytes_docs(docs)
+    # (row: in the engine's batch; the id names the document. Daft and Polars hand the ids over as doc_ids)
+    with pytest.raises(Exception, match=r"row \d+ \((id_column 'doc'|doc_ids) '(7|150)'\) of .* is not UTF-8"):
+        _run_engine(name, table, "raise", request)
+    got = _run_engine(name, table, "skip", request).sort_by(KEY)
+    want = chunk_arrow(table, _chunker("chars"), keep=KEEP, id_column="doc", on_error="skip")
+    want = want.drop_columns(["row"]).sort_by(KEY)
+    assert got.column_names == want.column_names and got.column_names[-1] == "error"
+    assert got.to_pylist() == want.to_pylist()
+    errors = [(r["doc"], r["error"]) for r in got.to_pylist() if r["error"] is not None]
+    assert errors == [(7, "not UTF-8: invalid byte 0xff at byte 4"), (150, "not UTF-8: invalid byte 0xc3 at byte 3")]
+
+
 # --- Without the engines --------------------------------------------------------------------------------------
 
 

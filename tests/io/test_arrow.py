@@ -410,8 +410,10 @@ def test_errors_name_the_argument():
         chunk_arrow(pa.array(["a"]), chunker, keep=["x"])
     with pytest.raises(TypeError, match="data must be .*got list"):
         chunk_arrow(["a", "b"], chunker)
-    with pytest.raises(TypeError, match="data must hold strings.*binary"):
-        chunk_arrow(pa.array([b"a"]), chunker)
+    with pytest.raises(TypeError, match=r"data must hold strings .* or UTF-8 bytes .*double"):
+        chunk_arrow(pa.array([1.5]), chunker)
+    with pytest.raises(ValueError, match="on_error must be 'raise' or 'skip', got 'ignore'"):
+        chunk_arrow(table, chunker, text_column="body", on_error="ignore")
     with pytest.raises(chunkwise.ChunkingError, match="id_column 'nope'"):
         chunk_arrow(table, chunker, text_column="body", id_column="nope")
     with pytest.raises(TypeError, match="id_column must hold strings or integers, got double"):
@@ -489,3 +491,54 @@ def test_a_python_tokenizer_callable():
     texts = PROSE[:6]
     rows = assert_same(chunk_arrow(pa.array(texts), chunker), chunker, texts)
     assert rows and all(r["token_count"] <= 30 for r in rows)
+
+
+# -- bytes, and rows that are not UTF-8 ------------------------------------------------------------------------
+
+
+BYTES = [PROSE[0].encode(), b"ok \xff\xfe then", None, PROSE[1].encode(), "caf\u00e9".encode()[:-1], b""]
+
+
+@pytest.mark.parametrize("kind", ["binary", "large_binary", "binary_view"])
+def test_utf8_bytes_are_texts(kind):
+    good = [b for i, b in enumerate(BYTES) if i not in (1, 4)]
+    chunker = SentenceChunker(120)
+    got = chunk_arrow(pa.array(good, getattr(pa, kind)()), chunker)
+    want = chunk_arrow(pa.array([None if b is None else b.decode() for b in good]), chunker)
+    assert got.to_pylist() == want.to_pylist()
+
+
+def test_a_row_that_is_not_utf8_raises_naming_it_and_its_id():
+    table = pa.table({"doc": ["a", "b", "c", "d", "e", "f"], "text": pa.array(BYTES, pa.binary())})
+    with pytest.raises(chunkwise.ChunkingError,
+                       match=r"row 1 \(id_column 'doc' 'b'\) of text_column 'text' is not UTF-8: invalid byte 0xff at byte 3"):
+        chunk_arrow(table, RecursiveChunker(100), id_column="doc")
+    with pytest.raises(chunkwise.ChunkingError, match=r"^row 1 of data is not UTF-8"):
+        chunk_arrow(table.column("text"), RecursiveChunker(100))
+
+
+def test_skip_gives_each_bad_row_a_row_with_its_reason():
+    table = pa.table({"doc": ["a", "b", "c", "d", "e", "f"], "text": pa.array(BYTES, pa.binary())})
+    chunker = RecursiveChunker(100)
+    got = chunk_arrow(table, chunker, keep=["doc"], id_column="doc", on_error="skip")
+    assert got.column_names[-1] == "error"
+    errors = [r for r in got.to_pylist() if r["error"] is not None]
+    assert [(r["doc"], r["row"], r["error"]) for r in errors] == [
+        ("b", 1, "not UTF-8: invalid byte 0xff at byte 3"),
+        ("e", 4, "not UTF-8: invalid byte 0xc3 at byte 3"),
+    ]
+    assert all(r["text"] is None and r["index"] is None and r["id"] is None for r in errors)
+    # The good rows' chunks are those of the good rows alone, in the rows' order, the error rows in place.
+    good = [r for r in got.to_pylist() if r["error"] is None]
+    texts = [None if i in (1, 4) or b is None else b.decode() for i, b in enumerate(BYTES)]
+    want = chunk_arrow(pa.table({"doc": table.column("doc"), "text": texts}), chunker, keep=["doc"], id_column="doc")
+    assert [{k: v for k, v in r.items() if k != "error"} for r in good] == want.to_pylist()
+    assert got.column("row").to_pylist() == sorted(got.column("row").to_pylist())
+    # A slice of a longer array (an engine's batch): the other rows' bytes are read where they are.
+    longer = pa.array([b"x y z"] * 7 + BYTES, pa.binary()).slice(7)
+    assert chunk_arrow(longer, chunker, on_error="skip").drop_columns(["row"]).to_pylist() == chunk_arrow(
+        table.column("text"), chunker, on_error="skip").drop_columns(["row"]).to_pylist()
+    # Without a bad row: the same columns (one schema for every batch), the error column all null.
+    clean = chunk_arrow(pa.array(["a b"]), chunker, on_error="skip")
+    assert clean.column_names[-1] == "error" and clean.column("error").null_count == clean.num_rows == 1
+    assert clean.schema.equals(chunk_arrow(pa.array([b"\xff"], pa.binary()), chunker, on_error="skip").schema)

@@ -11,8 +11,15 @@ from support.tokenizer_assets import hf_reference, minilm_path, tiktoken_encodin
 
 
 class Case:
-    def __init__(self, name, make, reference):
+    def __init__(self, name, make, reference, references=None):
         self.name, self.make, self.reference = name, make, reference
+        # The reference's counts of many texts at once (the tokenizer's own batch call, on all cores), or one by one.
+        self._references = references
+
+    def references(self, texts):
+        if self._references is not None:
+            return self._references(texts)
+        return [self.reference(t) for t in texts]
 
     def __repr__(self):
         return self.name
@@ -24,6 +31,7 @@ def _hf_case(name, json_text, special=False):
         name + ("+special" if special else ""),
         lambda: Tokenizer.from_str(json_text, add_special_tokens=special),
         lambda s: len(ref.encode(s, add_special_tokens=special).ids),
+        lambda texts: [len(e.ids) for e in ref.encode_batch(texts, add_special_tokens=special)],
     )
 
 

@@ -33,8 +33,8 @@ pub enum Error {
 
 /// Every array of an Arrow array or stream of strings (`arrays`, as read), in order; string_view arrays as
 /// binary_view ones, whose values are read as bytes (a `&str` of a string_view value would be assumed UTF-8 before
-/// [`texts`] checks it). Binary and large_binary arrays are taken too (their values are checked as UTF-8 like the
-/// others): the command line hands over the bytes of files it read, which a cast to strings would check a second
+/// [`texts`] checks it). Binary, large_binary and binary_view arrays are taken too (their values are checked as
+/// UTF-8 like the others): the command line hands over the bytes of files it read, which a cast to strings would check a second
 /// time.
 pub fn string_arrays(
     arg: &'static str,
@@ -47,9 +47,11 @@ pub fn string_arrays(
     arrays
         .into_iter()
         .map(|a| match a.data_type() {
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary => {
-                Ok(a)
-            }
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView => Ok(a),
             DataType::Utf8View => {
                 Ok(Arc::new(a.as_string_view().clone().to_binary_view()) as ArrayRef)
             }
