@@ -222,6 +222,40 @@ fn generated(n: usize) -> Vec<String> {
         .collect()
 }
 
+/// Words of ASCII letters and digits in both cases, 1 to 140 bytes long (longer than WordPiece takes, and than the
+/// lowercased copy of [`TokenCounter`]'s WordPiece count holds), from a fixed seed.
+fn ascii_words(n: usize) -> Vec<String> {
+    let alphabet = b"etaoinshrdlucmfwypvbgkjqxzETAOINSHRDLU0123456789";
+    let mut state: u64 = 0x5851_F42D_4C95_7F2D;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as usize
+    };
+    (0..n)
+        .map(|i| {
+            let len = if i % 50 == 0 {
+                95 + next() % 46
+            } else {
+                1 + next() % 16
+            };
+            // Mostly lowercase letters, as words are; a capital or a digit now and then.
+            (0..len)
+                .map(|_| {
+                    let r = next();
+                    let k = if r % 8 == 0 {
+                        r / 8 % alphabet.len()
+                    } else {
+                        r / 8 % 26
+                    };
+                    char::from(alphabet[k])
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Random char-boundary slices of `text`, from a fixed seed.
 fn slices(text: &str, n: usize, max_len: usize) -> Vec<&str> {
     let mut state: u64 = 0x2545_F491_4F6C_DD1D ^ text.len() as u64;
@@ -250,6 +284,7 @@ fn slices(text: &str, n: usize, max_len: usize) -> Vec<&str> {
 fn the_count_without_an_encoding_is_encode_fasts_length() {
     let corpus = common::corpus(60_000);
     let generated = generated(3000);
+    let words = ascii_words(3000);
     let mut kinds = 0;
     for (name, json) in tokenizers() {
         let counter = TokenCounter::from_hf_json(&json, false).unwrap();
@@ -261,7 +296,13 @@ fn the_count_without_an_encoding_is_encode_fasts_length() {
             texts.push(text);
             texts.extend(slices(text, 400, 300));
             texts.extend(text.split_inclusive(' '));
+            // Words of ASCII letters and digits alone: WordPiece's count without the pipeline.
+            texts.extend(
+                text.split(|c: char| !c.is_ascii_alphanumeric())
+                    .filter(|w| !w.is_empty()),
+            );
         }
+        texts.extend(words.iter().map(String::as_str));
         let mut tokens = 0;
         for text in texts {
             // HF's failures count one token per character, in both.

@@ -17,10 +17,14 @@
 use serde_json::Value;
 use tokenizers::{Model, OffsetReferential, OffsetType, PreTokenizer, Tokenizer};
 
+use super::wordpiece::Words;
+
 /// A tokenizer.json's tokenizer, and whether its count may skip the `Encoding`.
 pub(super) struct HfCounter {
     tok: Tokenizer,
     direct: bool,
+    /// WordPiece's count of plain ASCII words without the pipeline, where the tokenizer allows it.
+    words: Option<Words>,
 }
 
 impl HfCounter {
@@ -29,7 +33,8 @@ impl HfCounter {
         let direct = tok.get_truncation().is_none()
             && tok.get_padding().is_none()
             && adds_nothing(&config["post_processor"]);
-        Self { tok, direct }
+        let words = if direct { Words::of(config) } else { None };
+        Self { tok, direct, words }
     }
 
     pub(super) fn tokenizer(&self) -> &Tokenizer {
@@ -40,6 +45,9 @@ impl HfCounter {
     pub(super) fn count(&self, text: &str) -> tokenizers::Result<usize> {
         if !self.direct {
             return Ok(self.tok.encode_fast(text, false)?.len());
+        }
+        if let Some(n) = self.words.as_ref().and_then(|w| w.count(text)) {
+            return Ok(n);
         }
         let tok = &self.tok;
         let mut pretokenized = tok

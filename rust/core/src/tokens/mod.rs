@@ -30,6 +30,7 @@ mod memo;
 mod normalized;
 mod pieces;
 mod window;
+mod wordpiece;
 
 pub use window::ModelFiles;
 
@@ -599,14 +600,21 @@ impl TokenCounter {
                 .filter(|p| p.0 >= start + 2 * margin && p.1 + 8 + margin <= limit);
             let mut kept = keep.copied().peekable();
             if let Some(&(first, _, _)) = kept.peek() {
-                if first > start {
-                    // The head: one piece, the rest of the old piece that held `start`.
-                    let n = if first - start < LONG_PIECE {
-                        self.count_piece(memo, &text[start..first])
-                    } else {
-                        self.window_piece(memo, text, (start, first), end, &known, &mut long)
-                    };
+                if first > start && first - start >= LONG_PIECE {
+                    // The head, the rest of a long old piece that held `start`.
+                    let n = self.window_piece(memo, text, (start, first), end, &known, &mut long);
                     pieces.push((start, first, n));
+                } else if first > start {
+                    // The head: the rest of the old piece that held `start`, and, with added tokens, the pieces
+                    // within their margin, cut as the tail is (counted whole, a head of several words was a new
+                    // text to the memo at nearly every window).
+                    let from = pieces.len();
+                    self.for_each_piece(&text[start..first], |a, b| {
+                        pieces.push((start + a, start + b, 0));
+                    });
+                    for p in &mut pieces[from..] {
+                        p.2 = self.count_piece(memo, &text[p.0..p.1]);
+                    }
                 }
                 for p in kept {
                     if p.1 - p.0 >= LONG_PIECE {
