@@ -6,6 +6,9 @@ chunk_size=512, chunk_overlap=0).split_text`` called once per document:
 * Ray Data: ``ds.flat_map`` of a row to its chunks;
 * Daft: a row-wise ``@daft.func`` returning a list of strings, then ``explode``;
 * Spark: a Python ``udf`` returning ``array<string>``, then ``explode``;
+* Spark SQL: ``SELECT * FROM chunkwise_chunk(TABLE(docs), 'text')`` (``chunkwise.spark.register``) against ``SELECT *
+  FROM langchain_split(TABLE(docs))``, a Python ``@udtf`` whose ``eval`` gets a row and yields its chunks, and
+  against ``SELECT doc, explode(langchain_split_text(text))``, a Python UDF registered with ``spark.udf.register``;
 * Polars (in-process, its own thread pool): ``map_elements`` returning a list of strings, then ``explode``, against
   ``chunkwise.polars``'s ``df.chunkwise.chunk``.
 
@@ -152,6 +155,44 @@ def test_spark(benchmark, mbps, spark, docs, smoke, impl):
         splitter = _splitter()
         split = F.udf(lambda text: splitter.split_text(text or ""), T.ArrayType(T.StringType()))
         out = df.select("doc", F.explode(split("text")).alias("text"))
+
+    def job():
+        out.write.format("noop").mode("overwrite").save()
+
+    _run(benchmark, mbps, docs, smoke, job, impl, count=out.count)
+
+
+@pytest.mark.parametrize("impl", ("chunkwise", "langchain_udtf", "langchain_udf"))
+def test_spark_sql(benchmark, mbps, spark, docs, smoke, impl):
+    """From SQL: chunkwise's table function (chunkwise.spark.register, an Arrow UDTF: one chunk_arrow call per
+    batch) against LangChain per row, in a Python UDTF taking the documents' table as its TABLE argument, and in a
+    Python UDF registered for SQL, then ``explode``."""
+    from pyspark.sql import functions as F
+
+    from chunkwise.spark import register
+
+    if not hasattr(F, "arrow_udtf"):
+        pytest.skip("chunkwise.spark.register needs PySpark 4.1 or later")
+    benchmark.group = "engines: spark sql, RecursiveChunker(512) vs per-row LangChain"
+    df = spark.createDataFrame(docs).repartition(2).cache()
+    df.count()
+    df.createOrReplaceTempView("bench_docs")
+    splitter = _splitter()
+    if impl == "chunkwise":
+        register(spark, RecursiveChunker(SIZE), name="chunkwise_chunk", keep="doc bigint")
+        out = spark.sql("SELECT * FROM chunkwise_chunk(TABLE(bench_docs), 'text')")
+    elif impl == "langchain_udtf":
+        @F.udtf(returnType="doc bigint, text string")
+        class LangChainSplit:
+            def eval(self, row):
+                for text in splitter.split_text(row["text"] or ""):
+                    yield row["doc"], text
+
+        spark.udtf.register("langchain_split", LangChainSplit)
+        out = spark.sql("SELECT * FROM langchain_split(TABLE(bench_docs))")
+    else:
+        spark.udf.register("langchain_split_text", lambda text: splitter.split_text(text or ""), "array<string>")
+        out = spark.sql("SELECT doc, explode(langchain_split_text(text)) AS text FROM bench_docs")
 
     def job():
         out.write.format("noop").mode("overwrite").save()

@@ -1,5 +1,6 @@
-"""Jobs that survive a killed worker: during a chunk job on a local cluster, the test kills worker processes by
-their pid (SIGKILL, as the OOM killer or a lost machine would); the engine retries their tasks, and the output
+"""Jobs that survive a killed worker: during a chunk job on a local cluster (Ray with 2 worker processes; Spark's
+standalone cluster with 2 executor JVMs), the test kills worker processes by their pid (a Ray task's worker, a Spark
+executor: SIGKILL, as the OOM killer or a lost machine would); the engine retries their tasks, and the output
 equals the single-machine output exactly: no chunk lost, none twice (the chunk ids are made from the documents, so
 a retried batch gives the same rows)."""
 
@@ -13,8 +14,8 @@ pa = pytest.importorskip("pyarrow")
 
 from chunkwise.arrow import chunk_arrow  # noqa: E402
 
-from support.engine_docs import documents, local_ray, local_spark  # noqa: E402
-from support.faults import Killer, ray_task_worker, spark_python_worker  # noqa: E402
+from support.engine_docs import documents, driver_pid, local_ray, spark_cluster  # noqa: E402
+from support.faults import Killer, ray_task_worker, spark_executor, spark_python_worker  # noqa: E402
 
 DOCS = 6_000
 KEEP = ["doc", "source"]
@@ -54,25 +55,32 @@ def test_ray_job_survives_killed_workers(docs):
         ray.shutdown()
 
 
-def test_spark_job_survives_killed_python_workers(docs):
+@pytest.fixture(scope="module")
+def spark():
+    """Spark's standalone cluster on this machine, started once for this module: 2 executors, each a JVM of its own
+    (1 core, 1 GiB) with its own Python workers (support.engine_docs.CLUSTER); a failed task is tried up to 4
+    times, as on any cluster."""
     pytest.importorskip("pyspark")
-    from pyspark.sql import SparkSession
+    with spark_cluster("chunkwise-faults", {"spark.sql.execution.arrow.maxRecordsPerBatch": "200"}) as session:
+        yield session
 
+
+def test_spark_job_survives_a_killed_executor(spark, docs):
+    """An executor JVM killed while its Python worker chunks a batch: its tasks, and the shuffle output it held,
+    are run again on the other executor (and on the one the master starts in its place)."""
     from chunkwise.spark import chunk_dataframe
 
-    # A session made earlier in this process (a docs example) would be reused with its own master: stop it, so that
-    # this one retries failed tasks (local[2, 4]: 2 cores, 4 attempts per task, as a cluster's default).
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        active.stop()
-    spark = local_spark("chunkwise-faults", {"spark.sql.execution.arrow.maxRecordsPerBatch": "200"}, "local[2, 4]")
-    try:
-        chunker = RecursiveChunker(64)
-        df = spark.createDataFrame(docs).repartition(8)
-        out = chunk_dataframe(df, chunker, keep=KEEP, id_column="doc")
-        with Killer(spark_python_worker, times=2) as killer:
-            got = out.toArrow()
-        assert len(killer.killed) == 2, "the job ended before two workers could be killed"
-        assert_exactly_once(got, docs, chunker)
-    finally:
-        spark.stop()
+    chunker = RecursiveChunker(64)
+    df = spark.createDataFrame(docs).repartition(8)
+    out = chunk_dataframe(df, chunker, keep=KEEP, id_column="doc")
+    driver = driver_pid(spark)
+    context = spark.sparkContext
+    context.setJobGroup("chunkwise-faults", "the chunk job with a killed executor")
+    with Killer(spark_python_worker, after=0.5, target=lambda pid: spark_executor(driver, pid)) as killer:
+        got = out.toArrow()
+    assert len(killer.killed) == 1, "the job ended before an executor could be killed"
+    # Spark saw it: a task failed, or a stage was run again (its shuffle output lost with the executor).
+    stages = [context.statusTracker().getStageInfo(s) for j in context.statusTracker().getJobIdsForGroup(
+        "chunkwise-faults") for s in context.statusTracker().getJobInfo(j).stageIds]
+    assert any(s.numFailedTasks > 0 or s.currentAttemptId > 0 for s in stages if s is not None), stages
+    assert_exactly_once(got, docs, chunker)

@@ -1,6 +1,8 @@
-"""The engine adapters (chunkwise.ray, chunkwise.daft, chunkwise.spark), each on a local cluster of 2 workers that
-the fixtures start and stop: the chunks of 10,000 documents equal, row for row and column for column, those of
-chunkwise.arrow.chunk_arrow run here on the same table. Each engine is skipped only when it is not installed."""
+"""The engine adapters (chunkwise.ray, chunkwise.daft, chunkwise.spark, chunkwise.polars), each on a local cluster of
+2 workers that the fixtures start once for the module and stop: Ray with 2 worker processes, Daft's native runner
+on 2 threads, Polars in-process, Spark's standalone cluster with 2 executor JVMs (the ``spark`` fixture). The
+chunks of 10,000 documents equal, row for row and column for column, those of chunkwise.arrow.chunk_arrow run here
+on the same table. Each engine is skipped only when it is not installed."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ pa = pytest.importorskip("pyarrow")
 
 from chunkwise.arrow import chunk_arrow  # noqa: E402
 
-from support.engine_docs import documents, local_ray, local_spark  # noqa: E402
+from support.engine_docs import documents, local_ray, spark_cluster  # noqa: E402
 from support.tokenizer_assets import tiktoken_encoding, trained  # noqa: E402
 
 DOCS = 10_000
@@ -201,13 +203,13 @@ def test_polars_refuses_bad_arguments(polars):
 
 @pytest.fixture(scope="module")
 def spark():
+    """Spark's standalone cluster on this machine, started once for this module's Spark tests: 2 executors, each a
+    JVM of its own (1 core, 1 GiB) with its own Python workers (support.engine_docs.CLUSTER), so that the chunker,
+    the batches and the chunks cross processes as on a real cluster."""
     pytest.importorskip("pyspark")
-    session = local_spark(
-        "chunkwise-tests",
-        {"spark.sql.shuffle.partitions": "4", "spark.sql.execution.arrow.maxRecordsPerBatch": "1000"},
-    )
-    yield session
-    session.stop()
+    conf = {"spark.sql.shuffle.partitions": "4", "spark.sql.execution.arrow.maxRecordsPerBatch": "1000"}
+    with spark_cluster("chunkwise-tests", conf) as session:
+        yield session
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -4,9 +4,12 @@ corpus in tests/data by default, so a fresh clone has them), with ids, a kept co
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sys
-from typing import Any, Optional, Sequence
+from pathlib import Path
+from typing import Any, Iterator, Optional, Sequence
 
 from support.corpus import DATA
 
@@ -57,10 +60,15 @@ def needs_java() -> None:
 def local_spark(app: str, conf: Optional[dict] = None, master: str = "local[2]") -> Any:
     """A local Spark session on 2 cores named ``app`` (no UI, only errors logged), with ``conf``; its Python workers
     are this interpreter (the one that has chunkwise). ``master``: ``local[2, 4]`` retries a failed task (up to 4
-    attempts)."""
+    attempts); :func:`spark_cluster` for executors in processes of their own. A session of another master still
+    running in this process (a docs example's) is stopped first: ``getOrCreate`` would hand it back instead."""
     needs_java()
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    running = SparkContext._active_spark_context
+    if running is not None and running.master != master:
+        running.stop()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master(master)
@@ -73,6 +81,45 @@ def local_spark(app: str, conf: Optional[dict] = None, master: str = "local[2]")
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+CLUSTER = "local-cluster[2,1,1024]"
+"""Spark's standalone cluster on this machine: a master and 2 workers inside the driver's JVM, each worker
+launching its executor as a JVM of its own (``CoarseGrainedExecutorBackend``, 1 core, 1024 MB), whose Python workers
+run the tasks; the pip package's jars and scripts are all it needs."""
+
+
+@contextlib.contextmanager
+def spark_cluster(app: str, conf: Optional[dict] = None) -> Iterator[Any]:
+    """A session on :data:`CLUSTER` (see :func:`local_spark`), stopped on exit. Its executors run in their own
+    working directories, so the directories this process imports chunkwise and the test support from are
+    given to them as absolute paths (a relative ``PYTHONPATH=python`` would miss, and a chunkwise installed in the
+    environment would be tested instead). The workers keep each application's executor logs in ``SPARK_HOME/work``
+    (the pyspark package's folder): this one's are removed on exit."""
+    import chunkwise
+    import support
+
+    paths = [os.path.dirname(os.path.dirname(os.path.abspath(m.__file__))) for m in (chunkwise, support)]
+    paths += [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    conf = {"spark.executorEnv.PYTHONPATH": os.pathsep.join(dict.fromkeys(paths)), **(conf or {})}
+    session = local_spark(app, conf, CLUSTER)
+    context = session.sparkContext
+    work = Path(context._jvm.System.getenv("SPARK_HOME") or ".", "work")
+    app_id = context.applicationId
+    try:
+        yield session
+    finally:
+        session.stop()
+        shutil.rmtree(work / app_id, ignore_errors=True)
+        try:
+            work.rmdir()  # only when no other application's logs are left in it
+        except OSError:
+            pass
+
+
+def driver_pid(session: Any) -> int:
+    """The pid of the JVM that runs ``session``'s driver (and, on :data:`CLUSTER`, its master and workers)."""
+    return int(session.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
 
 
 def local_ray() -> Any:

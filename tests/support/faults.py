@@ -48,12 +48,29 @@ def spark_python_worker(pid: int, cmd: str, ppid: int) -> bool:
     return parent is not None and "pyspark.daemon" in parent
 
 
+def spark_executor(driver: int, worker: int) -> Optional[int]:
+    """The executor whose Python worker is the process ``worker``, if it is an executor JVM of the standalone
+    cluster whose driver is the JVM ``driver`` (its workers run in that JVM and launch their executors as its
+    children: ``CoarseGrainedExecutorBackend`` on their command line), else None. Executors of other clusters on
+    the machine (another test run's) are never named."""
+    _, daemon = process(worker)
+    _, executor = process(daemon) if daemon else (None, None)
+    cmd, parent = process(executor) if executor else (None, None)
+    if cmd is None or parent != driver or "CoarseGrainedExecutorBackend" not in cmd:
+        return None
+    return executor
+
+
 class Killer:
     """Kills up to ``times`` processes that ``match``, each once it has run for ``after`` seconds, while a job runs
-    (``with Killer(...) as k: job()``); ``k.killed`` lists their pids."""
+    (``with Killer(...) as k: job()``); ``k.killed`` lists their pids. ``target``: the process to kill for a
+    matched one (the executor of a Python worker seen at work, say; None: none), the matched one itself by
+    default."""
 
-    def __init__(self, match: Callable[[int, str, int], bool], times: int = 1, after: float = 0.2) -> None:
+    def __init__(self, match: Callable[[int, str, int], bool], times: int = 1, after: float = 0.2,
+                 target: Optional[Callable[[int], Optional[int]]] = None) -> None:
         self.match, self.times, self.after = match, times, after
+        self.target = target or (lambda pid: pid)
         self.killed: List[int] = []
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -75,10 +92,13 @@ class Killer:
                     continue
                 first = seen.setdefault(pid, now)
                 if now - first >= self.after:
+                    victim = self.target(pid)
+                    if victim is None or victim in self.killed:
+                        continue
                     try:
-                        os.kill(pid, signal.SIGKILL)
+                        os.kill(victim, signal.SIGKILL)
                     except ProcessLookupError:
                         continue
-                    self.killed.append(pid)
+                    self.killed.append(victim)
                     break
             time.sleep(0.01)
