@@ -2,7 +2,7 @@
 
     python benches/arrow_huge_peak.py [--mb 500] [--unit chars|tokens] [--via arrow|polars|polars-own] [--json]
 
-Run it in a fresh process (test_bench_arrow.py's test_huge_row does). The document is en.txt and zh.txt of the
+Run it in a fresh process (test_bench_arrow.py's test_arrow_huge_row does). The document is en.txt and zh.txt of the
 corpus (tests/data when ../shared/corpus is absent), 1 MB slices of each in turn, repeated to ``--mb`` MB of UTF-8,
 built in one buffer and handed to Arrow without a copy (a ``string`` array of one row, or a Polars Series of one
 row). The chunker is RecursiveChunker(512), in characters or in cl100k_base tokens. The peak is measured as
@@ -94,7 +94,8 @@ def main() -> None:
 
         def call() -> Any:
             if args.via == "polars-own":
-                return frame.select(pl.col("text").map_batches(lambda s: pl.Series([0] * len(s)), return_dtype=pl.Int64))
+                zeros = pl.col("text").map_batches(lambda s: pl.Series([0] * len(s)), return_dtype=pl.Int64)
+                return frame.select(zeros)
             return frame.select(pl.col("text").chunkwise.chunk(chunker).alias("chunks"))
 
         frame = pl.DataFrame({"text": ["warm up. " * 200]})
