@@ -170,6 +170,9 @@ def _chunk_arrow(
             raise _core.ChunkingError(f"{_row_name(row, id_column, doc_ids)} of {_name(texts, table, text_column)} is "
                                       f"not UTF-8: {reason} (on_error='skip' chunks the other rows)") from None
         mask = pa.array([i in bad for i in range(len(texts))])
+        if _is_view(pa, texts.type):
+            # replace_with_mask has no kernel for views (pyarrow 23): the failure path only pays the cast.
+            texts = texts.cast(pa.large_binary())
         # (not compute.if_else: pyarrow 23's garbles the other values of a sliced binary array)
         texts = pa.compute.replace_with_mask(texts, mask, pa.nulls(len(bad), texts.type))
         out = kernel(texts)
@@ -237,6 +240,11 @@ def _check_strings(pa: Any, texts: Any, name: str) -> None:
 def _is_bytes(pa: Any, t: Any) -> bool:
     view = getattr(pa.types, "is_binary_view", None)
     return bool(pa.types.is_binary(t) or pa.types.is_large_binary(t) or (view and view(t)))
+
+
+def _is_view(pa: Any, t: Any) -> bool:
+    view = getattr(pa.types, "is_binary_view", None)
+    return bool(_is_string_view(pa, t) or (view and view(t)))
 
 
 def _not_utf8(pa: Any, texts: Any) -> Dict[int, str]:
