@@ -57,7 +57,7 @@ pub fn batches(
     use rayon::prelude::*;
     let large = large || needs_large(texts, chunks);
     let groups = if one {
-        vec![0..chunks.len()]
+        std::iter::once(0..chunks.len()).collect()
     } else {
         groups(chunks)
     };

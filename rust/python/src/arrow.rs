@@ -30,6 +30,7 @@ const DOC_ID_KEY: &str = "doc_id";
 /// batch, each column one array (the lists of chunks of `chunkwise._engine` are built over them without a copy).
 #[pyfunction]
 #[pyo3(signature = (splitter, texts, doc_ids=None, paged=false, id_key=DOC_ID_KEY, large=false, one=false))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, one each
 pub(crate) fn chunk_arrow<'py>(
     py: Python<'py>,
     splitter: &Bound<'py, PySplitter>,
