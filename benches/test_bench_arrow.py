@@ -107,3 +107,25 @@ def test_arrow_memory(benchmark):
     assert result["chunks"] > 0
     if result["hwm_reset"]:
         assert result["multiple"] < 3, result
+
+
+@pytest.mark.parametrize("case", [("chars", "arrow"), ("tokens", "arrow"), ("chars", "polars")], ids="-".join)
+def test_arrow_huge_row(benchmark, smoke, case):
+    """One document of 500 MB (50 MB in a smoke run) in one batch (arrow_huge_peak.py, a fresh process): the peak
+    RSS over the output, in bytes a chunk (``over_per_chunk``). Through Polars, Polars' own map_batches is in the
+    peak (``--via polars-own`` measures it alone); the bound is asserted by tests/io/test_arrow_memory.py."""
+    unit, via = case
+    if via == "polars":
+        pytest.importorskip("polars")
+    benchmark.group = "memory: peak RSS of one huge row"
+    cmd = [sys.executable, str(Path(__file__).resolve().parent / "arrow_huge_peak.py"), "--mb",
+           "50" if smoke else "500", "--unit", unit, "--via", via, "--json"]
+
+    def run():
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    result = benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(result, impl="chunkwise", variant=f"arrow.huge.{via}.{unit}")
+    assert result["chunks"] > 0

@@ -281,7 +281,14 @@ def _panic_on(marker: Optional[str]) -> None:
 def _release_memory() -> None:
     """Gives the core allocator's freed memory back to the OS now (the command line calls it after each batch)."""
 def chunk_arrow(
-    splitter: Splitter, texts: Any, doc_ids: Optional[Any] = None, paged: bool = False, id_key: str = ...
+    splitter: Splitter,
+    texts: Any,
+    doc_ids: Optional[Any] = None,
+    paged: bool = False,
+    id_key: str = ...,
+    large: bool = False,
+    one: bool = False,
 ) -> Any:
     """The chunks of an Arrow string array or stream, as a PyCapsule holding an Arrow C stream of record batches
-    (see chunkwise.arrow.chunk_arrow)."""
+    (see chunkwise.arrow.chunk_arrow); ``large``: text columns ``large_string`` whatever the input's; ``one``: a
+    single record batch."""

@@ -87,8 +87,10 @@ def check_on_error(on_error: Any) -> None:
 class ChunkLists:
     """A batch of texts (and document ids) in, each document's chunks out as a list of structs (a
     ``pyarrow.LargeListArray``, one list per text): the batch function of the expression-level adapters (Daft's
-    ``daft.func.batch``, Polars' ``map_batches``). The texts are read as ``large_string`` (or ``large_binary``), so
-    that the struct is one for every input type."""
+    ``daft.func.batch``, Polars' ``map_batches``). The texts are read as they come (``string_view`` from Polars,
+    without a copy); the kernel makes the text columns ``large_string`` whatever the input's type, so that the
+    struct is one for every input type, and the lists are built over its one record batch without copying it: a
+    huge document costs its input, its chunks and a small constant (see ``chunkwise.arrow.chunk_arrow``)."""
 
     __slots__ = ("chunker", "on_error", "struct")
 
@@ -109,9 +111,9 @@ class ChunkLists:
         self.chunker, self.on_error, self.struct = state
 
     def _chunks(self, pa: Any, texts: Any, ids: Any) -> Any:
-        from .arrow import chunk_arrow
+        from .arrow import _chunk_arrow
 
-        return chunk_arrow(_large_strings(pa, texts), self.chunker, doc_ids=ids, on_error=self.on_error)
+        return _chunk_arrow(_one_array(pa, texts), self.chunker, "text", None, None, ids, self.on_error, lists=True)
 
     def __call__(self, texts: Any, ids: Any = None) -> Any:
         """``texts`` (and ``ids``): pyarrow arrays of one length."""
@@ -123,18 +125,16 @@ class ChunkLists:
         offsets = np.zeros(len(texts) + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=len(texts)), out=offsets[1:])
         chunks = pa.StructArray.from_arrays(
-            [c.combine_chunks() for c in out.drop_columns(["row"]).columns], fields=list(self.struct)
+            [_one_array(pa, c) for c in out.drop_columns(["row"]).columns], fields=list(self.struct)
         )
         return pa.LargeListArray.from_arrays(pa.array(offsets), chunks)
 
 
-def _large_strings(pa: Any, texts: Any) -> Any:
-    """``texts`` as ``large_string`` (a cast of ``string`` or ``string_view``), or as ``large_binary`` (bytes, which
-    the kernel reads as UTF-8); anything else is left for the kernel to refuse, naming it."""
-    if isinstance(texts, pa.ChunkedArray):
-        texts = texts.combine_chunks()
-    if texts.type in (pa.string(), pa.string_view()):
-        return texts.cast(pa.large_string())
-    if texts.type in (pa.binary(), pa.binary_view()):
-        return texts.cast(pa.large_binary())
-    return texts
+def _one_array(pa: Any, values: Any) -> Any:
+    """``values`` as one array: the chunk of a ChunkedArray of one chunk as it is (``combine_chunks`` copies even
+    that one), else the chunks concatenated."""
+    if not isinstance(values, pa.ChunkedArray):
+        return values
+    if values.num_chunks == 1:
+        return values.chunk(0)
+    return values.combine_chunks()

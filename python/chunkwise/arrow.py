@@ -83,7 +83,28 @@ def chunk_arrow(
     default) raises ChunkingError naming the row (and its id); ``"skip"`` chunks the other rows and gives the bad
     one a single row of its own, its chunk columns null, with the reason in a last column, ``error`` (null on
     every chunk), so that nothing is dropped without a trace.
+
+    A huge document is chunked in bounded memory: the call holds its input, its output and, beyond them, about 50
+    bytes per chunk (the chunks' byte offsets while the columns are built, and the hashes that number repeated chunk
+    texts in the ids); see the engines' page of the documentation for the figures.
     """
+    return _chunk_arrow(data, chunker, text_column, keep, id_column, doc_ids, on_error, lists=False)
+
+
+def _chunk_arrow(
+    data: Any,
+    chunker: BaseChunker,
+    text_column: str,
+    keep: Optional[Sequence[str]],
+    id_column: Optional[str],
+    doc_ids: Any,
+    on_error: str,
+    *,
+    lists: bool,
+) -> Any:
+    """:func:`chunk_arrow`; ``lists``: for the lists of chunks of ``chunkwise._engine.ChunkLists``, the output in
+    one record batch (each column one array, which the lists are built over without a copy), its text columns
+    ``large_string`` whatever the input's type (so that the struct of a chunk is one for every input)."""
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
     if getattr(chunker, "_embeds", False):
@@ -133,8 +154,11 @@ def chunk_arrow(
     _check_strings(pa, texts, f"text_column {text_column!r}" if texts is not table else "data")
     if doc_ids is not None:
         doc_ids = _doc_ids(pa, doc_ids, "id_column" if id_column is not None else "doc_ids")
+    def kernel(texts: Any) -> Any:
+        return _read_stream(pa, _core.chunk_arrow(chunker._splitter, texts, doc_ids, large=lists, one=lists))
+
     try:
-        out = _read_stream(pa, _core.chunk_arrow(chunker._splitter, texts, doc_ids))
+        out = kernel(texts)
         bad: Dict[int, str] = {}
     except _core.ChunkingError:
         # The failure path only: the rows' bytes are checked one by one to name the bad ones.
@@ -146,9 +170,12 @@ def chunk_arrow(
             raise _core.ChunkingError(f"{_row_name(row, id_column, doc_ids)} of {_name(texts, table, text_column)} is "
                                       f"not UTF-8: {reason} (on_error='skip' chunks the other rows)") from None
         mask = pa.array([i in bad for i in range(len(texts))])
+        if _is_view(pa, texts.type):
+            # replace_with_mask has no kernel for views (pyarrow 23): the failure path only pays the cast.
+            texts = texts.cast(pa.large_binary())
         # (not compute.if_else: pyarrow 23's garbles the other values of a sliced binary array)
         texts = pa.compute.replace_with_mask(texts, mask, pa.nulls(len(bad), texts.type))
-        out = _read_stream(pa, _core.chunk_arrow(chunker._splitter, texts, doc_ids))
+        out = kernel(texts)
     if on_error == "skip":
         out = _with_errors(pa, out, bad)
     if not keep:
@@ -213,6 +240,11 @@ def _check_strings(pa: Any, texts: Any, name: str) -> None:
 def _is_bytes(pa: Any, t: Any) -> bool:
     view = getattr(pa.types, "is_binary_view", None)
     return bool(pa.types.is_binary(t) or pa.types.is_large_binary(t) or (view and view(t)))
+
+
+def _is_view(pa: Any, t: Any) -> bool:
+    view = getattr(pa.types, "is_binary_view", None)
+    return bool(_is_string_view(pa, t) or (view and view(t)))
 
 
 def _not_utf8(pa: Any, texts: Any) -> Dict[int, str]:

@@ -101,7 +101,7 @@ class _OfTexts:
         self.lists = lists
 
     def __call__(self, texts: Any) -> Any:
-        return pl.from_arrow(self.lists(texts.to_arrow()))
+        return pl.from_arrow(self.lists(_arrow(texts)))
 
 
 class _OfTextsAndIds(_OfTexts):
@@ -109,4 +109,10 @@ class _OfTextsAndIds(_OfTexts):
 
     def __call__(self, both: Any) -> Any:
         fields = both.struct.unnest()
-        return pl.from_arrow(self.lists(fields["text"].to_arrow(), fields["id"].to_arrow()))
+        return pl.from_arrow(self.lists(_arrow(fields["text"]), fields["id"].to_arrow()))
+
+
+def _arrow(texts: Any) -> Any:
+    """A Series of texts as Arrow without a copy: ``string_view``, Polars' own layout (``to_arrow()`` copies the
+    texts into a ``large_string`` array)."""
+    return texts.to_arrow(compat_level=pl.CompatLevel.newest())

@@ -538,6 +538,10 @@ def test_skip_gives_each_bad_row_a_row_with_its_reason():
     longer = pa.array([b"x y z"] * 7 + BYTES, pa.binary()).slice(7)
     assert chunk_arrow(longer, chunker, on_error="skip").drop_columns(["row"]).to_pylist() == chunk_arrow(
         table.column("text"), chunker, on_error="skip").drop_columns(["row"]).to_pylist()
+    # Views (Polars hands its columns over as views): the same rows.
+    views = pa.array(BYTES, pa.binary_view())
+    assert chunk_arrow(views, chunker, on_error="skip").to_pylist() == chunk_arrow(
+        table.column("text"), chunker, on_error="skip").to_pylist()
     # Without a bad row: the same columns (one schema for every batch), the error column all null.
     clean = chunk_arrow(pa.array(["a b"]), chunker, on_error="skip")
     assert clean.column_names[-1] == "error" and clean.column("error").null_count == clean.num_rows == 1

@@ -117,6 +117,19 @@ impl Splitter {
         Ok(self.chunks_of(text, &spans, structure, options))
     }
 
+    /// The spans of `text` and their description (structural strategies): what [`Splitter::chunk_iter`] turns into
+    /// chunks one at a time, for a writer that streams them into its output rather than holding a vector of them
+    /// (a [`Chunk`] is several times the size of its [`Span`]).
+    pub fn spans_until(
+        &self,
+        text: &str,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
+    ) -> Result<(Vec<Span>, Option<Description>), ChunkError> {
+        let (spans, structure) = self.split_structured_until(text, stop)?;
+        let description = structure.map(|s| self.describe(text, &spans, &s));
+        Ok((spans, description))
+    }
+
     /// The chunks of `text` that the engine made as `spans` (with the document's `structure`, for a structural
     /// strategy).
     pub(crate) fn chunks_of(
@@ -126,33 +139,97 @@ impl Splitter {
         structure: Option<crate::structure::Structure>,
         options: ChunkOptions<'_>,
     ) -> Chunks {
-        let offsets = self.char_spans(text, spans);
-        let ids = chunk_ids(text, spans, options.doc_id);
-        let pages = crate::offsets::pages(text, spans, options.paged);
         let description = structure.map(|s| self.describe(text, spans, &s));
-        let chunks = spans
-            .iter()
-            .zip(offsets)
-            .enumerate()
-            .map(|(i, (s, (char_start, char_end)))| Chunk {
-                start: s.start,
-                end: s.end,
-                char_start,
-                char_end,
-                size: s.size,
-                level: s.level,
-                id: ids[i],
-                prev_id: i.checked_sub(1).map(|p| ids[p]),
-                next_id: ids.get(i + 1).copied(),
-                pages: pages.as_ref().map(|p| p[i]),
-            })
-            .collect();
         Chunks {
-            chunks,
+            chunks: self.chunk_iter(text, spans, options).collect(),
             description,
         }
     }
+
+    /// The chunks of `text` that the engine made as `spans`, one at a time, in order: those of
+    /// [`Splitter::chunks`] for the spans it splits into.
+    pub fn chunk_iter<'a>(
+        &'a self,
+        text: &'a str,
+        spans: &'a [Span],
+        options: ChunkOptions<'_>,
+    ) -> ChunkIter<'a> {
+        let mut ids = Ids::new(match options.doc_id {
+            Some(d) => DocKey::Id(d),
+            None => DocKey::Text(text),
+        });
+        ids.seen.reserve(spans.len());
+        ChunkIter {
+            text,
+            spans,
+            next: 0,
+            chars: self.char_span_iter(text, spans),
+            ids,
+            id: None,
+            prev_id: None,
+            breaks: crate::offsets::page_breaks(text, options.paged),
+        }
+    }
 }
+
+/// The chunks of a text, one at a time: see [`Splitter::chunk_iter`].
+#[derive(Debug)]
+pub struct ChunkIter<'a> {
+    text: &'a str,
+    spans: &'a [Span],
+    /// The index of the next chunk.
+    next: usize,
+    chars: crate::splitter::CharSpans<'a>,
+    ids: Ids,
+    /// The next chunk's id, computed as the one before's `next_id`.
+    id: Option<u64>,
+    prev_id: Option<u64>,
+    /// The form feeds of a paged text (see [`crate::offsets::page_breaks`]).
+    breaks: Option<Vec<usize>>,
+}
+
+impl Iterator for ChunkIter<'_> {
+    type Item = Chunk;
+
+    fn next(&mut self) -> Option<Chunk> {
+        let s = *self.spans.get(self.next)?;
+        let (char_start, char_end) = self.chars.next()?;
+        let bytes = self.text.as_bytes();
+        let id = match self.id.take() {
+            Some(id) => id,
+            None => self.ids.next(&bytes[s.start..s.end]),
+        };
+        self.next += 1;
+        let next_id = self
+            .spans
+            .get(self.next)
+            .map(|n| self.ids.next(&bytes[n.start..n.end]));
+        self.id = next_id;
+        let prev_id = self.prev_id.replace(id);
+        Some(Chunk {
+            start: s.start,
+            end: s.end,
+            char_start,
+            char_end,
+            size: s.size,
+            level: s.level,
+            id,
+            prev_id,
+            next_id,
+            pages: self
+                .breaks
+                .as_deref()
+                .map(|b| crate::offsets::span_pages(b, &s)),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.spans.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for ChunkIter<'_> {}
 
 /// The ids of the chunks `spans` of `text`: each a hash of the document, the chunk's text and which occurrence of
 /// that text it is among the document's chunks (0 for the first chunk with that exact text, 1 for the next...).

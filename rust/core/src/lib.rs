@@ -48,7 +48,7 @@ pub mod tokens;
 
 pub use assemble::{Mode, Resume};
 pub use boundary::Level;
-pub use chunk::{Chunk, ChunkOptions, Chunks};
+pub use chunk::{Chunk, ChunkIter, ChunkOptions, Chunks};
 pub use error::ChunkError;
 pub use size::{MaxChars, Unit};
 pub use span::Span;

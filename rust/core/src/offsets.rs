@@ -162,16 +162,22 @@ mod tests {
 /// The pages of each span of a paged text (pages separated by form feeds): 1-based, of its first and last byte.
 /// None for a text without form feeds, unless `always` (a document given as one page).
 pub fn pages(text: &str, spans: &[Span], always: bool) -> Option<Vec<(usize, usize)>> {
+    let breaks = page_breaks(text, always)?;
+    Some(spans.iter().map(|s| span_pages(&breaks, s)).collect())
+}
+
+/// The byte offsets of the form feeds of `text`, when its pages are numbered (it holds one, or `always`).
+pub fn page_breaks(text: &str, always: bool) -> Option<Vec<usize>> {
     let breaks: Vec<usize> = memchr::memchr_iter(b'\x0c', text.as_bytes()).collect();
-    if breaks.is_empty() && !always {
-        return None;
-    }
+    (always || !breaks.is_empty()).then_some(breaks)
+}
+
+/// The pages of the first and last byte of `span`, given the form feeds of [`page_breaks`].
+pub fn span_pages(breaks: &[usize], span: &Span) -> (usize, usize) {
     let page = |pos: usize| breaks.partition_point(|&b| b < pos) + 1;
-    Some(
-        spans
-            .iter()
-            .map(|s| (page(s.start), page(s.end.saturating_sub(1).max(s.start))))
-            .collect(),
+    (
+        page(span.start),
+        page(span.end.saturating_sub(1).max(span.start)),
     )
 }
 

@@ -1,6 +1,11 @@
 //! Arrow record batches of chunks (`chunkwise.arrow.chunk_arrow`): one row per chunk, built column by column from
-//! the documents' chunks, in parallel, a batch of whole documents at a time. Which columns a batch has depends on
+//! the documents' spans, in parallel, a batch of whole documents at a time. Which columns a batch has depends on
 //! the chunker only, never on the data, so that every batch of a dataset gets the same schema.
+//!
+//! The chunks are made from the spans one at a time as the columns are built (`Splitter::chunk_iter`), never held
+//! all at once: a `Chunk` is several times the size of its span, and a document of hundreds of MB has millions of
+//! them. What a call holds beyond its input and its output is the spans, and the hashes that tell repeated chunk
+//! texts apart in the ids (benches/README.md, "A huge document").
 
 use std::sync::Arc;
 
@@ -8,25 +13,55 @@ use arrow_array::builder::GenericStringBuilder;
 use arrow_array::{ArrayRef, Int64Array, OffsetSizeTrait, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema};
 use chunkwise_core::record::{key, Formats, Key, Role};
+use chunkwise_core::{ChunkOptions, Description, Span, SpanInfo};
 
 use crate::describe::MetadataRows;
-use crate::{context_sep, hash_id, Chunked, Shape};
+use crate::{context_sep, hash_id, Shape};
 
 pub mod texts;
 
 pub use texts::Error;
 
-/// The record batches of the chunks of `texts` (`chunks[i]` those of `texts[i]`), at least one (even of no text:
-/// it carries the schema); the strings `large_string` when `large` (or when a column could pass 2 GiB).
+/// A document's spans as the core split them (`Splitter::spans_until`), with their description and the options
+/// that make their chunks' ids and pages.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spanned<'a> {
+    pub spans: &'a [Span],
+    pub structure: Option<&'a Description>,
+    pub options: ChunkOptions<'a>,
+}
+
+impl<'a> Spanned<'a> {
+    /// The description of chunk `i`, with the document's.
+    fn info(&self, i: usize) -> Option<(&'a Description, &'a SpanInfo)> {
+        self.structure.map(|d| (d, &d.chunks[i]))
+    }
+
+    /// The bytes of the chunks' texts.
+    fn text_bytes(&self) -> usize {
+        self.spans.iter().map(|s| s.end - s.start).sum()
+    }
+}
+
+/// The record batches of the chunks of `texts` (`chunks[i]` the spans of `texts[i]`), at least one (even of no
+/// text: it carries the schema); the strings `large_string` when `large` (or when a column could pass 2 GiB). `one`:
+/// a single batch, whose columns are each one array (a list of chunks per document is built over them without a
+/// copy), else batches of about [`BATCH_BYTES`] of chunk text, built in parallel.
 pub fn batches(
     texts: &[&str],
-    chunks: &[Chunked<'_>],
+    chunks: &[Spanned<'_>],
     shape: Shape<'_>,
     large: bool,
+    one: bool,
 ) -> Result<Vec<RecordBatch>, ArrowError> {
     use rayon::prelude::*;
     let large = large || needs_large(texts, chunks);
-    groups(chunks)
+    let groups = if one {
+        std::iter::once(0..chunks.len()).collect()
+    } else {
+        groups(chunks)
+    };
+    groups
         .into_par_iter()
         .map(|r| {
             let (texts, chunks) = (&texts[r.clone()], &chunks[r.clone()]);
@@ -44,11 +79,11 @@ const BATCH_BYTES: usize = 1 << 20;
 
 /// The texts of each record batch of the output: whole texts, about [`BATCH_BYTES`] of chunks each, at least one
 /// batch (even of no text: it carries the schema).
-fn groups(chunks: &[Chunked<'_>]) -> Vec<std::ops::Range<usize>> {
+fn groups(chunks: &[Spanned<'_>]) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let (mut start, mut bytes) = (0, 0);
     for (i, p) in chunks.iter().enumerate() {
-        bytes += p.chunks.iter().map(|c| c.end - c.start).sum::<usize>();
+        bytes += p.text_bytes();
         if bytes >= BATCH_BYTES {
             out.push(start..i + 1);
             (start, bytes) = (i + 1, 0);
@@ -62,10 +97,10 @@ fn groups(chunks: &[Chunked<'_>]) -> Vec<std::ops::Range<usize>> {
 
 /// Whether some string column could pass the 2 GiB that a `string` column (32-bit offsets) can hold: a bound on
 /// the bytes of the largest one.
-fn needs_large(texts: &[&str], chunks: &[Chunked<'_>]) -> bool {
+fn needs_large(texts: &[&str], chunks: &[Spanned<'_>]) -> bool {
     let mut total = 0usize;
     for p in chunks {
-        total += p.chunks.iter().map(|c| c.end - c.start + 16).sum::<usize>();
+        total += p.text_bytes() + 16 * p.spans.len();
         if let Some(d) = p.structure {
             for info in &d.chunks {
                 let titles: usize = d.title_path(info).map(str::len).sum();
@@ -89,40 +124,44 @@ fn needs_large(texts: &[&str], chunks: &[Chunked<'_>]) -> bool {
 /// then the metadata keys of the chunker (`record::Column::written_for`), in the record's order.
 fn columns<O: OffsetSizeTrait>(
     texts: &[&str],
-    chunks: &[Chunked<'_>],
+    chunks: &[Spanned<'_>],
     (first_row, first_index): (usize, usize),
     shape: Shape<'_>,
 ) -> Result<RecordBatch, ArrowError> {
-    let n: usize = chunks.iter().map(|p| p.chunks.len()).sum();
-    let text_bytes: usize = chunks
-        .iter()
-        .flat_map(|p| p.chunks.iter().map(|c| c.end - c.start))
-        .sum();
-    let ints = |f: &dyn Fn(usize, usize, &chunkwise_core::Chunk) -> i64| -> ArrayRef {
-        let mut v = Vec::with_capacity(n);
-        for (row, p) in chunks.iter().enumerate() {
-            for (i, c) in p.chunks.iter().enumerate() {
-                v.push(f(row, i, c));
-            }
-        }
-        Arc::new(Int64Array::from(v))
-    };
+    let n: usize = chunks.iter().map(|p| p.spans.len()).sum();
+    let text_bytes: usize = chunks.iter().map(Spanned::text_bytes).sum();
     let string = |capacity: usize| GenericStringBuilder::<O>::with_capacity(n, capacity);
     let mut text = string(text_bytes);
     let mut level = string(n * 8);
     let mut ids: Vec<u8> = Vec::with_capacity(n * 16);
     let (mut has_prev, mut has_next) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let [mut rows, mut indexes, mut starts, mut ends, mut sizes]: [Vec<i64>; 5] =
+        std::array::from_fn(|_| Vec::with_capacity(n));
     let mut metadata = MetadataRows::<O>::new(metadata_columns(shape), n);
-    for (p, t) in chunks.iter().zip(texts) {
-        for (i, c) in p.chunks.iter().enumerate() {
+    for (row, (p, t)) in chunks.iter().zip(texts).enumerate() {
+        let first = if row == 0 { first_index } else { 0 };
+        for (i, c) in shape.splitter.chunk_iter(t, p.spans, p.options).enumerate() {
             text.append_value(&t[c.start..c.end]);
             level.append_value(shape.level_name(c.level));
             ids.extend_from_slice(&hash_id(c.id));
             has_prev.push(c.prev_id.is_some());
             has_next.push(c.next_id.is_some());
+            rows.push((first_row + row) as i64);
+            indexes.push((first + i) as i64);
+            starts.push(c.char_start as i64);
+            ends.push(c.char_end as i64);
+            sizes.push(c.size as i64);
             metadata.push(None, p.info(i), c.pages);
         }
     }
+    let ints = |v: Vec<i64>| -> ArrayRef { Arc::new(Int64Array::from(v)) };
+    let (rows, indexes, starts, ends, sizes) = (
+        ints(rows),
+        ints(indexes),
+        ints(starts),
+        ints(ends),
+        ints(sizes),
+    );
     let text: ArrayRef = Arc::new(text.finish());
     let level: ArrayRef = Arc::new(level.finish());
     let [id, prev_id, next_id] = id_columns::<O>(ids, has_prev, has_next)?;
@@ -136,12 +175,13 @@ fn columns<O: OffsetSizeTrait>(
     let mut fields: Vec<(Field, ArrayRef)> = Vec::new();
     for key in field_columns(shape.tokens) {
         let array = match key {
-            key::ROW => ints(&|row, _, _| (first_row + row) as i64),
-            key::INDEX => ints(&|row, i, _| (if row == 0 { first_index + i } else { i }) as i64),
+            key::ROW => rows.clone(),
+            key::INDEX => indexes.clone(),
             key::TEXT => text.clone(),
-            key::START => ints(&|_, _, c| c.char_start as i64),
-            key::END => ints(&|_, _, c| c.char_end as i64),
-            key::SIZE | key::TOKEN_COUNT => ints(&|_, _, c| c.size as i64),
+            key::START => starts.clone(),
+            key::END => ends.clone(),
+            // In tokens `size` and `token_count` hold the same values: one array.
+            key::SIZE | key::TOKEN_COUNT => sizes.clone(),
             key::LEVEL => level.clone(),
             key::ID => id.clone(),
             key::PREV_ID => prev_id.clone(),
@@ -250,14 +290,14 @@ fn empty_strings<O: OffsetSizeTrait>(n: usize) -> ArrayRef {
 /// the chunker's own rendering, else the context, its separator and the text, else the text).
 fn contexts<O: OffsetSizeTrait>(
     texts: &[&str],
-    chunks: &[Chunked<'_>],
+    chunks: &[Spanned<'_>],
     n: usize,
     text_bytes: usize,
 ) -> (ArrayRef, ArrayRef) {
     let mut context = GenericStringBuilder::<O>::with_capacity(n, 0);
     let mut embedding = GenericStringBuilder::<O>::with_capacity(n, text_bytes);
     for (p, t) in chunks.iter().zip(texts) {
-        for (i, c) in p.chunks.iter().enumerate() {
+        for (i, c) in p.spans.iter().enumerate() {
             let text = &t[c.start..c.end];
             let info = p.info(i).map(|(_, info)| info);
             match info {

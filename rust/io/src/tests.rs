@@ -1,7 +1,8 @@
 //! What the outputs' tests share: a splitter, a document's chunks, and what they hold.
 
-use chunkwise_core::{ChunkOptions, Chunks, Splitter, SplitterConfig, Strategy};
+use chunkwise_core::{ChunkOptions, Chunks, Description, Span, Splitter, SplitterConfig, Strategy};
 
+use crate::arrow::Spanned;
 use crate::{Chunked, Shape};
 
 /// A splitter of `strategy` at `size` chars.
@@ -29,6 +30,23 @@ pub(crate) fn chunked(chunks: &Chunks) -> Chunked<'_> {
     Chunked {
         chunks: &chunks.chunks,
         structure: chunks.description.as_ref(),
+    }
+}
+
+/// The spans of `text` with their description, as `chunk_arrow` takes them: their chunks are those of [`chunks`].
+pub(crate) fn spans(splitter: &Splitter, text: &str) -> (Vec<Span>, Option<Description>) {
+    splitter.spans_until(text, None).expect("spans")
+}
+
+/// The view of [`spans`] that the Arrow columns are built from.
+pub(crate) fn spanned((spans, structure): &(Vec<Span>, Option<Description>)) -> Spanned<'_> {
+    Spanned {
+        spans,
+        structure: structure.as_ref(),
+        options: ChunkOptions {
+            doc_id: Some("doc"),
+            paged: false,
+        },
     }
 }
 

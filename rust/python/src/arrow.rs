@@ -7,12 +7,12 @@
 
 use arrow_array::{ArrayRef, RecordBatch};
 use chunkwise_core::ChunkOptions;
-use chunkwise_io::arrow::{texts as arrow_texts, Error};
+use chunkwise_io::arrow::{texts as arrow_texts, Error, Spanned};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use pyo3_arrow::input::AnyArray;
 
-use crate::build::{self, Prepared};
+use crate::build;
 use crate::errors::{arrow_error, one_per_text, run};
 use crate::jsonl::shape;
 use crate::splitter::PySplitter;
@@ -26,9 +26,11 @@ const DOC_ID_KEY: &str = "doc_id";
 /// object whose `__arrow_c_stream__` returns it). `doc_ids`: an Arrow string array of the same length, each row's
 /// document id (null: none); see `DOC_ID_KEY`. `paged`: number the pages of every text, also of one without a form
 /// feed (a document given as pages). `id_key`: the metadata key the `doc_ids` stand for (the command line names
-/// documents by `source`).
+/// documents by `source`). `large`: the text columns `large_string` whatever the input's type. `one`: one record
+/// batch, each column one array (the lists of chunks of `chunkwise._engine` are built over them without a copy).
 #[pyfunction]
-#[pyo3(signature = (splitter, texts, doc_ids=None, paged=false, id_key=DOC_ID_KEY))]
+#[pyo3(signature = (splitter, texts, doc_ids=None, paged=false, id_key=DOC_ID_KEY, large=false, one=false))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, one each
 pub(crate) fn chunk_arrow<'py>(
     py: Python<'py>,
     splitter: &Bound<'py, PySplitter>,
@@ -36,10 +38,13 @@ pub(crate) fn chunk_arrow<'py>(
     doc_ids: Option<AnyArray>,
     paged: bool,
     id_key: &str,
+    large: bool,
+    one: bool,
 ) -> PyResult<Bound<'py, PyCapsule>> {
     let splitter = splitter.get();
     let arrays = read_all("texts", texts)?;
-    let (strs, large) = strings(py, "texts", &arrays)?;
+    let (strs, large_input) = strings(py, "texts", &arrays)?;
+    let large = large || large_input;
     let ids: Vec<Option<String>> = match doc_ids {
         Some(d) => {
             let arrays = read_all("doc_ids", d)?;
@@ -56,20 +61,28 @@ pub(crate) fn chunk_arrow<'py>(
     };
     // A null text has no chunks, and is not split: a chunker that refuses an empty text (a table) takes a null.
     let texts: Vec<&str> = strs.iter().map(|t| t.unwrap_or("")).collect();
-    let prepared = splitter.for_all(py, &texts, |i, t, stop| {
+    // Spans, not chunks: the chunks are made one at a time as the columns are built (see chunkwise_io::arrow).
+    let spanned = splitter.for_all(py, &texts, |i, t, stop| {
         if strs[i].is_none() {
-            return Ok(Prepared::none());
+            return Ok(Default::default());
         }
-        let options = ChunkOptions {
-            doc_id: ids[i].as_deref(),
-            paged,
-        };
-        build::split(&splitter.inner, t, options, stop)
+        build::spans(&splitter.inner, t, stop)
     })?;
-    let chunks: Vec<chunkwise_io::Chunked<'_>> = prepared.iter().map(Prepared::chunked).collect();
+    let chunks: Vec<Spanned<'_>> = spanned
+        .iter()
+        .zip(&ids)
+        .map(|((spans, structure), id)| Spanned {
+            spans,
+            structure: structure.as_ref(),
+            options: ChunkOptions {
+                doc_id: id.as_deref(),
+                paged,
+            },
+        })
+        .collect();
     let shape = shape(splitter);
     let batches = run(py, true, "building the Arrow columns", || {
-        chunkwise_io::arrow::batches(&texts, &chunks, shape, large)
+        chunkwise_io::arrow::batches(&texts, &chunks, shape, large, one)
     })?
     .map_err(|e| arrow_error(Error::Building(e)))?;
     capsule(py, batches)

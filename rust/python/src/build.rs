@@ -26,6 +26,16 @@ pub(crate) fn split(
     Prepared::split(splitter, text, options, stop)
 }
 
+/// The spans of `text` and their description (`Splitter::spans_until`) behind the test hook.
+pub(crate) fn spans(
+    splitter: &Splitter,
+    text: &str,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<(Vec<chunkwise_core::Span>, Option<Description>), chunkwise_core::ChunkError> {
+    chunkwise_core::panic::tripwire::check(text);
+    splitter.spans_until(text, Some(stop))
+}
+
 /// [`Prepared::semantic`] behind the test hook.
 pub(crate) fn semantic(
     splitter: &Splitter,

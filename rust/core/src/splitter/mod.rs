@@ -764,32 +764,32 @@ impl Splitter {
         self.levels.name(level).as_str()
     }
 
-    /// The `str` (code point) offsets of `spans` of `text`. In characters a span's size is its length, so only the
-    /// text between a chunk's end and the next one's start is counted (whitespace, or the overlap counted back),
-    /// not the text again: a pass over a large text reads it from memory, where the split read it block by block
-    /// in the cache.
+    /// The `str` (code point) offsets of `spans` of `text` (see [`Splitter::char_span_iter`]).
     pub fn char_spans(&self, text: &str, spans: &[Span]) -> Vec<(usize, usize)> {
-        if self.unit != Unit::Chars {
-            return crate::offsets::char_spans(text, spans);
-        }
+        self.char_span_iter(text, spans).collect()
+    }
+
+    /// The `str` (code point) offsets of `spans` of `text`, one span at a time. In characters a span's size is its
+    /// length, so only the text between a chunk's end and the next one's start is counted (whitespace, or the
+    /// overlap counted back), not the text again: a pass over a large text reads it from memory, where the split
+    /// read it block by block in the cache.
+    pub(crate) fn char_span_iter<'a>(&self, text: &'a str, spans: &'a [Span]) -> CharSpans<'a> {
         let ascii = text.is_ascii();
-        let mut cursor = crate::offsets::CharCursor::new(text, ascii);
-        // Of a large text only a line around each chunk's end is read, long after the split read it: asked for a
-        // few chunks ahead, the lines come from memory together rather than one after the other.
-        let ahead = if ascii { 0 } else { 8 };
-        spans
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                if let Some(next) = spans.get(i + ahead).filter(|_| ahead > 0) {
-                    prefetch_index::prefetch_index(text.as_bytes(), next.end);
-                }
-                let start = cursor.to_char(s.start);
-                let end = start + s.size;
-                cursor.set(s.end, end);
-                (start, end)
-            })
-            .collect()
+        let counted = if self.unit == Unit::Chars {
+            None
+        } else {
+            Some(crate::offsets::CharCursor::new(text, ascii))
+        };
+        CharSpans {
+            text,
+            spans,
+            next: 0,
+            starts: crate::offsets::CharCursor::new(text, ascii),
+            ends: counted,
+            // Of a large text only a line around each chunk's end is read, long after the split read it: asked for
+            // a few chunks ahead, the lines come from memory together rather than one after the other.
+            ahead: if ascii { 0 } else { 8 },
+        }
     }
 
     /// The size of `text` in the splitter's unit.
@@ -818,6 +818,41 @@ impl Splitter {
         .mode(self.mode)
         .structure(structure, self.levels.eager())
         .view(view)
+    }
+}
+
+/// The `str` offsets of spans, one at a time: see [`Splitter::char_span_iter`].
+#[derive(Debug)]
+pub(crate) struct CharSpans<'a> {
+    text: &'a str,
+    spans: &'a [Span],
+    next: usize,
+    starts: crate::offsets::CharCursor<'a>,
+    /// A second cursor for the ends, in a unit other than characters (where a span's size is not its length).
+    ends: Option<crate::offsets::CharCursor<'a>>,
+    ahead: usize,
+}
+
+impl Iterator for CharSpans<'_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let s = self.spans.get(self.next)?;
+        self.next += 1;
+        if let Some(ends) = &mut self.ends {
+            return Some((self.starts.to_char(s.start), ends.to_char(s.end)));
+        }
+        if let Some(ahead) = self
+            .spans
+            .get(self.next - 1 + self.ahead)
+            .filter(|_| self.ahead > 0)
+        {
+            prefetch_index::prefetch_index(self.text.as_bytes(), ahead.end);
+        }
+        let start = self.starts.to_char(s.start);
+        let end = start + s.size;
+        self.starts.set(s.end, end);
+        Some((start, end))
     }
 }
 

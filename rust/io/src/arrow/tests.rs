@@ -3,7 +3,7 @@ use arrow_array::types::Int64Type;
 use arrow_array::Array;
 
 use super::*;
-use crate::tests::{chunked, chunks, shape, splitter, MARKDOWN, PLAIN};
+use crate::tests::{chunks, shape, spanned, spans, splitter, MARKDOWN, PLAIN};
 use chunkwise_core::Strategy;
 
 fn names(batch: &RecordBatch) -> Vec<&str> {
@@ -84,8 +84,9 @@ fn the_columns_depend_on_the_chunker_only() {
         // With and without chunks: the same schema.
         for texts in [vec![text], vec![""], vec![]] {
             let all: Vec<_> = texts.iter().map(|t| chunks(&splitter, t)).collect();
-            let views: Vec<_> = all.iter().map(chunked).collect();
-            let batches = batches(&texts, &views, shape(&splitter), false).expect("batches");
+            let spans: Vec<_> = texts.iter().map(|t| spans(&splitter, t)).collect();
+            let views: Vec<_> = spans.iter().map(spanned).collect();
+            let batches = batches(&texts, &views, shape(&splitter), false, false).expect("batches");
             assert_eq!(batches.len(), 1);
             let batch = &batches[0];
             let expected: Vec<&str> = BASE
@@ -116,8 +117,9 @@ fn ids_link_the_chunks_of_each_text_and_rows_number_the_texts() {
     let splitter = splitter(Strategy::Recursive, 24);
     let texts = [PLAIN, "", MARKDOWN];
     let all: Vec<_> = texts.iter().map(|t| chunks(&splitter, t)).collect();
-    let views: Vec<_> = all.iter().map(chunked).collect();
-    let batch = &batches(&texts, &views, shape(&splitter), false).expect("batches")[0];
+    let spans: Vec<_> = texts.iter().map(|t| spans(&splitter, t)).collect();
+    let views: Vec<_> = spans.iter().map(spanned).collect();
+    let batch = &batches(&texts, &views, shape(&splitter), false, false).expect("batches")[0];
     let column = |name: &str| {
         batch
             .column_by_name(name)
@@ -162,9 +164,19 @@ fn large_strings_when_asked_and_batches_of_whole_texts() {
     let big = PLAIN.repeat(5000);
     let texts = [big.as_str(), big.as_str(), PLAIN];
     let all: Vec<_> = texts.iter().map(|t| chunks(&splitter, t)).collect();
-    let views: Vec<_> = all.iter().map(chunked).collect();
-    let got = batches(&texts, &views, shape(&splitter), true).expect("batches");
+    let spans: Vec<_> = texts.iter().map(|t| spans(&splitter, t)).collect();
+    let views: Vec<_> = spans.iter().map(spanned).collect();
+    let got = batches(&texts, &views, shape(&splitter), true, false).expect("batches");
     assert!(got.len() > 1, "about a megabyte of text a batch");
+    // Asked for one batch: the same rows, in one.
+    let one = batches(&texts, &views, shape(&splitter), true, true).expect("batches");
+    assert_eq!(one.len(), 1);
+    let mut at = 0;
+    for batch in &got {
+        assert_eq!(&one[0].slice(at, batch.num_rows()), batch);
+        at += batch.num_rows();
+    }
+    assert_eq!(at, one[0].num_rows());
     for batch in &got {
         assert_eq!(
             batch
@@ -186,8 +198,9 @@ fn the_description_columns_are_the_parquet_rows_own() {
     // One builder for both outputs: the same title paths, types and code keys.
     let splitter = splitter(Strategy::Markdown, 60);
     let all = [chunks(&splitter, MARKDOWN)];
-    let views: Vec<_> = all.iter().map(chunked).collect();
-    let batch = &batches(&[MARKDOWN], &views, shape(&splitter), false).expect("batches")[0];
+    let spans = [spans(&splitter, MARKDOWN)];
+    let views: Vec<_> = spans.iter().map(spanned).collect();
+    let batch = &batches(&[MARKDOWN], &views, shape(&splitter), false, false).expect("batches")[0];
     let types = batch
         .column_by_name("chunk_type")
         .unwrap()

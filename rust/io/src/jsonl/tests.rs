@@ -384,9 +384,15 @@ fn the_lines_and_the_arrow_rows_carry_the_records_keys_with_equal_values() {
         };
         let splitter = splitter(strategy, 40);
         let lines = lines_of(&Lines::new(vec![key::METADATA]), strategy, 40, text);
-        let chunks = chunks(&splitter, text);
-        let batch = &crate::arrow::batches(&[text], &[chunked(&chunks)], shape(&splitter), false)
-            .expect("batches")[0];
+        let spans = crate::tests::spans(&splitter, text);
+        let batch = &crate::arrow::batches(
+            &[text],
+            &[crate::tests::spanned(&spans)],
+            shape(&splitter),
+            false,
+            false,
+        )
+        .expect("batches")[0];
         let arrow_keys: Vec<&str> = COLUMNS
             .iter()
             .filter(|c| c.role == Role::Metadata && c.formats.has(Formats::ARROW))

@@ -1,0 +1,152 @@
+"""Peak memory of chunking one huge document in one Arrow batch: chunk_arrow, or a Polars expression over it.
+
+    python benches/arrow_huge_peak.py [--mb 500] [--unit chars|tokens] [--via arrow|polars|polars-own] [--json]
+
+Run it in a fresh process (test_bench_arrow.py's test_arrow_huge_row does). The document is en.txt and zh.txt of the
+corpus (tests/data when ../shared/corpus is absent), 1 MB slices of each in turn, repeated to ``--mb`` MB of UTF-8,
+built in one buffer and handed to Arrow without a copy (a ``string`` array of one row, or a Polars Series of one
+row). The chunker is RecursiveChunker(512), in characters or in cl100k_base tokens. The peak is measured as
+memory_peak.py does: VmHWM, reset right before the call, minus the RSS just before (the input is already there).
+
+* ``input_bytes``: the document's UTF-8 bytes.
+* ``output_bytes``: the Arrow output's buffers, each counted once (``embedding_text`` shares ``text``'s); for
+  ``--via polars``, the result's as Polars holds them (string views, exported without a copy).
+* ``over``: peak increase - output_bytes: what the call holds beyond its input and its output.
+* ``over_per_chunk``: ``over`` / chunks, in bytes.
+
+``--via polars-own``: Polars' own share, the same ``map_batches`` with a function that returns zeros (no chunking):
+what Polars holds around any batch function on that column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from arrowlib import TESTS_DATA  # noqa: E402
+from benchlib import corpus_dir  # noqa: E402
+from memory_peak import peak_bytes, reset_peak, rss_bytes, trim_heap  # noqa: E402
+
+SLICE = 1_000_000
+
+
+def document(nbytes: int) -> bytearray:
+    """``nbytes`` (about: whole characters) of en.txt and zh.txt, in one allocation."""
+    folder = corpus_dir()
+    if not (folder / "en.txt").is_file():
+        folder = TESTS_DATA
+    parts = []
+    for name in ("en.txt", "zh.txt"):
+        raw = (folder / name).read_bytes()[:SLICE]
+        parts.append(raw.decode("utf-8", "ignore").encode("utf-8") + b"\n\n")
+    unit = b"".join(parts)
+    out = bytearray(nbytes)
+    for at in range(0, nbytes, len(unit)):
+        piece = unit[: nbytes - at]
+        out[at : at + len(piece)] = piece
+    # The last piece may end inside a character.
+    end = len(bytes(out[-8:]).decode("utf-8", "ignore").encode("utf-8"))
+    del out[nbytes - 8 + end :]
+    return out
+
+
+def output_bytes(table: Any) -> int:
+    """The bytes of a table's buffers, each counted once."""
+    seen: dict = {}
+    for column in table.columns:
+        for chunk in column.chunks:
+            for b in chunk.buffers():
+                if b is not None:
+                    seen[b.address] = max(seen.get(b.address, 0), b.size)
+    return sum(seen.values())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mb", type=float, default=500)
+    ap.add_argument("--unit", choices=("chars", "tokens"), default="chars")
+    ap.add_argument("--via", choices=("arrow", "polars", "polars-own"), default="arrow")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+
+    import pyarrow as pa
+
+    import chunkwise
+    from chunkwise.arrow import chunk_arrow
+
+    data = document(int(args.mb * 1e6))
+    offsets = pa.array([0, len(data)], pa.int32()).buffers()[1]
+    array = pa.Array.from_buffers(pa.string(), 1, [None, offsets, pa.py_buffer(data)])
+    tokenizer = chunkwise.Tokenizer.tiktoken("cl100k_base") if args.unit == "tokens" else None
+    chunker = chunkwise.RecursiveChunker(512, tokenizer=tokenizer)
+    chunk_arrow(pa.array(["warm up. " * 200, "\u4e2d\u6587\u3002" * 200]), chunker)
+    if args.via != "arrow":
+        import polars as pl
+
+        import chunkwise.polars  # noqa: F401
+
+        def call() -> Any:
+            if args.via == "polars-own":
+                zeros = pl.col("text").map_batches(lambda s: pl.Series([0] * len(s)), return_dtype=pl.Int64)
+                return frame.select(zeros)
+            return frame.select(pl.col("text").chunkwise.chunk(chunker).alias("chunks"))
+
+        frame = pl.DataFrame({"text": ["warm up. " * 200]})
+        call()
+        frame = pl.DataFrame({"text": pl.from_arrow(array)})
+        del array
+    else:
+        def call() -> Any:
+            return chunk_arrow(array, chunker)
+    gc.collect()
+    trim_heap()
+    before = rss_bytes()
+    reset = reset_peak()
+    t0 = time.perf_counter()
+    out = call()
+    secs = time.perf_counter() - t0
+    peak = peak_bytes()
+    if args.via == "polars-own":
+        chunks = 0
+        out = pa.table({"zeros": pa.array([0], pa.int64())})
+    elif args.via == "polars":
+        chunks = out["chunks"].list.len().sum()
+        # Polars' own layout (string views), each buffer once.
+        out = out.to_arrow(compat_level=pl.CompatLevel.newest())
+    else:
+        chunks = out.num_rows
+    output = output_bytes(out)
+    result = {
+        "mb": args.mb,
+        "unit": args.unit,
+        "via": args.via,
+        "input_bytes": len(data),
+        "output_bytes": output,
+        "chunks": int(chunks),
+        "peak_increase": peak - before,
+        "over": peak - before - output,
+        "over_per_chunk": round((peak - before - output) / max(1, chunks), 1),
+        "seconds": round(secs, 2),
+        "hwm_reset": reset,
+    }
+    if args.json:
+        print(json.dumps(result))
+        return
+    mib = 1 / 2**20
+    print(f"one document of {len(data) * mib:.0f} MiB, {args.unit}, via {args.via}: {chunks} chunks, output "
+          f"{output * mib:.0f} MiB, {secs:.1f} s")
+    print(f"  peak +{(peak - before) * mib:.0f} MiB = output + {result['over'] * mib:.0f} MiB "
+          f"({result['over_per_chunk']} bytes a chunk)")
+    if not reset:
+        print("  (peak could not be reset: the numbers are upper bounds)")
+
+
+if __name__ == "__main__":
+    main()
