@@ -45,12 +45,14 @@ impl = importlib.import_module(IMPL_NAME)
 IS_CHUNKWISE = IMPL_NAME == "chunkwise.langchain"
 chunkwise_only = pytest.mark.skipif(not IS_CHUNKWISE, reason=f"a chunkwise extra; CHUNKWISE_LC_IMPL={IMPL_NAME}")
 
-_SCALE = {"slow": 10}.get(os.environ.get("HYPOTHESIS_PROFILE", "ci"), 1)
+# The ci profile (the default, every run of the suite) draws 60% of the examples: these eight differential tests
+# took 2.5 of CI's minutes at full count. The dev profile draws them all, slow ten times as many.
+_SCALE = {"slow": 10.0, "dev": 1.0}.get(os.environ.get("HYPOTHESIS_PROFILE", "ci"), 0.6)
 
 
 def examples(n: int) -> settings:
-    """``n`` hypothesis examples in the ci and dev profiles, ten times as many in slow."""
-    return settings(max_examples=n * _SCALE)
+    """``n`` hypothesis examples in the dev profile, 60% of them in ci, ten times as many in slow."""
+    return settings(max_examples=max(1, int(n * _SCALE)))
 
 
 @pytest.fixture(autouse=True, scope="module")
