@@ -1,6 +1,8 @@
-"""Peak memory of chunking one huge document in one Arrow batch: chunk_arrow, or a Polars expression over it.
+"""Peak memory of chunking one huge document in one Arrow batch: chunk_arrow, a Polars expression over it, or an
+engine's adapter (Ray Data, Daft, Spark).
 
     python benches/arrow_huge_peak.py [--mb 500] [--unit chars|tokens] [--via arrow|polars|polars-own] [--json]
+    python benches/arrow_huge_peak.py --via ray|daft|spark|spark-sql [--mb 500] [--own] [--conf key=value ...] [--json]
 
 Run it in a fresh process (test_bench_arrow.py's test_arrow_huge_row does). The document is en.txt and zh.txt of the
 corpus (tests/data when ../shared/corpus is absent), 1 MB slices of each in turn, repeated to ``--mb`` MB of UTF-8,
@@ -16,6 +18,11 @@ memory_peak.py does: VmHWM, reset right before the call, minus the RSS just befo
 
 ``--via polars-own``: Polars' own share, the same ``map_batches`` with a function that returns zeros (no chunking):
 what Polars holds around any batch function on that column.
+
+``--via ray|daft|spark|spark-sql``: the document in a Parquet file of one row, through ``chunkwise.ray.
+chunk_dataset``, ``chunkwise.daft.chunks``, ``chunkwise.spark.chunk_dataframe`` or the table function of
+``chunkwise.spark.register`` (from SQL), to Parquet; the peak of the whole process tree and of its busiest worker,
+and whether the chunks equal ``chunker.spans()``: see engine_huge.py. ``--conf``: Spark settings (repeatable).
 """
 
 from __future__ import annotations
@@ -68,13 +75,45 @@ def output_bytes(table: Any) -> int:
     return sum(seen.values())
 
 
+ENGINES = ("ray", "daft", "spark", "spark-sql")
+
+
+def engine_main(args: Any) -> None:
+    from engine_huge import run
+
+    result = run(args, document, output_bytes)
+    if args.json:
+        print(json.dumps(result))
+        return
+    mib = 1 / 2**20
+    if not result["completed"]:
+        done = f"FAILED after {result['seconds']} s: {result['error']}"
+    elif args.own:
+        done = f"completed in {result['seconds']} s, no chunking (--own)"
+    else:
+        done = f"completed in {result['seconds']} s, {result['chunks']} chunks, equal to spans(): {result['equal']}"
+    print(f"one document of {result['input_bytes'] * mib:.0f} MiB, {args.unit}, via {args.via}: {done}")
+    print(f"  {result['processes']} processes: tree peak +{result['tree_peak_increase'] * mib:.0f} MiB (PSS) = "
+          f"output {result['output_bytes'] * mib:.0f} MiB + {result['over'] * mib:.0f} MiB; busiest worker "
+          f"({result['worker']}) +{result['worker_peak_increase'] * mib:.0f} MiB, driver "
+          f"+{result['driver_peak_increase'] * mib:.0f} MiB (RSS)" + ("; ABORTED" if result["aborted"] else ""))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", type=float, default=500)
     ap.add_argument("--unit", choices=("chars", "tokens"), default="chars")
-    ap.add_argument("--via", choices=("arrow", "polars", "polars-own"), default="arrow")
+    ap.add_argument("--via", choices=("arrow", "polars", "polars-own") + ENGINES, default="arrow")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--conf", action="append", default=[], help="with --via spark: a Spark setting, key=value")
+    ap.add_argument("--limit-gb", type=float, default=12, help="with an engine: kill the tree above this (PSS)")
+    ap.add_argument("--own", action="store_true", help="with an engine: a batch function returning one number")
+    ap.add_argument("--dictionary", action="store_true", help="with an engine: the input file dictionary-encoded")
+    ap.add_argument("--tmp", default=None, help="with an engine: where the Parquet files go")
     args = ap.parse_args()
+    if args.via in ENGINES:
+        engine_main(args)
+        return
 
     import pyarrow as pa
 
