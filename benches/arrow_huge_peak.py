@@ -1,7 +1,7 @@
 """Peak memory of chunking one huge document in one Arrow batch: chunk_arrow, a Polars expression over it, or an
 engine's adapter (Ray Data, Daft, Spark).
 
-    python benches/arrow_huge_peak.py [--mb 500] [--unit chars|tokens] [--via arrow|polars|polars-own] [--json]
+    python benches/arrow_huge_peak.py [--mb 500] [--unit chars|tokens] [--via arrow|polars|polars-own] [--json] [--check]
     python benches/arrow_huge_peak.py --via ray|daft|spark|spark-sql [--mb 500] [--own] [--conf key=value ...] [--json]
 
 Run it in a fresh process (test_bench_arrow.py's test_arrow_huge_row does). The document is en.txt and zh.txt of the
@@ -15,6 +15,9 @@ memory_peak.py does: VmHWM, reset right before the call, minus the RSS just befo
   ``--via polars``, the result's as Polars holds them (string views, exported without a copy).
 * ``over``: peak increase - output_bytes: what the call holds beyond its input and its output.
 * ``over_per_chunk``: ``over`` / chunks, in bytes.
+
+``--check``: after the measure, the chunks must equal ``chunker.spans()`` on the document, offsets and texts (exit 1
+if not): tests/io/test_arrow_memory.py runs this script so.
 
 ``--via polars-own``: Polars' own share, the same ``map_batches`` with a function that returns zeros (no chunking):
 what Polars holds around any batch function on that column.
@@ -75,6 +78,21 @@ def output_bytes(table: Any) -> int:
     return sum(seen.values())
 
 
+def check(data: bytearray, chunker: Any, table: Any) -> None:
+    """Exit 1 unless ``table``'s chunks are ``chunker.spans()`` of the document: the same offsets and texts."""
+    text = data.decode()
+    spans = chunker.spans(text)
+    starts = table.column("start").to_numpy()
+    ends = table.column("end").to_numpy()
+    if table.num_rows != len(spans):
+        sys.exit(f"{table.num_rows} chunks, chunker.spans() gives {len(spans)}")
+    if not ((starts == spans[:, 0]).all() and (ends == spans[:, 1]).all()):
+        sys.exit("offsets differ from chunker.spans()")
+    texts = table.column("text").to_pylist()
+    if not all(t == text[a:b] for t, a, b in zip(texts, starts.tolist(), ends.tolist())):
+        sys.exit("a chunk's text differs from the document's at its offsets")
+
+
 ENGINES = ("ray", "daft", "spark", "spark-sql")
 
 
@@ -105,6 +123,7 @@ def main() -> None:
     ap.add_argument("--unit", choices=("chars", "tokens"), default="chars")
     ap.add_argument("--via", choices=("arrow", "polars", "polars-own") + ENGINES, default="arrow")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--check", action="store_true", help="the chunks must equal chunker.spans() (exit 1 if not)")
     ap.add_argument("--conf", action="append", default=[], help="with --via spark: a Spark setting, key=value")
     ap.add_argument("--limit-gb", type=float, default=12, help="with an engine: kill the tree above this (PSS)")
     ap.add_argument("--own", action="store_true", help="with an engine: a batch function returning one number")
@@ -157,10 +176,14 @@ def main() -> None:
         out = pa.table({"zeros": pa.array([0], pa.int64())})
     elif args.via == "polars":
         chunks = out["chunks"].list.len().sum()
+        if args.check:
+            check(data, chunker, out.explode("chunks").unnest("chunks").to_arrow())
         # Polars' own layout (string views), each buffer once.
         out = out.to_arrow(compat_level=pl.CompatLevel.newest())
     else:
         chunks = out.num_rows
+        if args.check:
+            check(data, chunker, out)
     output = output_bytes(out)
     result = {
         "mb": args.mb,
