@@ -21,6 +21,7 @@ mod paths;
 use std::cell::RefCell;
 use std::ops::Range;
 
+use rayon::prelude::*;
 use tree_sitter::{Node, Parser};
 
 use kinds::Kinds;
@@ -109,40 +110,91 @@ pub const NOT_CODE: &str =
 /// The note of a chunk that overlaps an error region.
 pub const SYNTAX_ERROR: &str = "syntax error in this chunk: cut at lines around it";
 
+/// A text longer than twice this (in bytes) is parsed in segments of at least this many bytes, each cut before a
+/// top-level definition (see [`segment_starts`]): segments are parsed on rayon's threads, a few at a time, and each
+/// tree is walked and dropped in order, so the memory held is a few segments' trees (tree-sitter's is 30 to 40 times
+/// its text) rather than the whole file's (2 MB of Python held an 80 MB tree), and a long file's parse uses every
+/// core. The structure is the same as the whole file's (tested).
+pub const SEGMENT_BYTES: usize = 256 * 1024;
+
 /// Parses `text` as `syntax` (`None`: no known language) and returns its structure.
 pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
+    parse_in_segments(text, syntax, SEGMENT_BYTES).0
+}
+
+/// [`parse`], a text over twice `segment` bytes in segments of at least `segment` bytes; and how many segments
+/// were parsed.
+fn parse_in_segments(
+    text: &str,
+    syntax: Option<&'static Syntax>,
+    segment: usize,
+) -> (Structure, usize) {
+    let mut segments = 0;
     let mut s = Structure::default();
     let mut code = Code {
         language: syntax,
         ..Code::default()
     };
-    let tree = syntax.and_then(|syn| {
-        with_parser(syn, |parser| {
-            if guard::not_code(parser, text) {
-                code.fallback = Some(NOT_CODE);
-                return None;
-            }
-            let tree = parser.parse(text, None);
-            if tree.is_none() {
-                // (Only a parse that was stopped returns none, and none is; a parser keeps a stopped parse to
-                // resume.)
-                parser.reset();
-            }
-            tree
-        })
-    });
-    match (syntax, &tree) {
-        (Some(syn), Some(tree)) => Walk {
+    let parsed = syntax.and_then(|syn| {
+        if with_parser(syn, |parser| Some(guard::not_code(parser, text)))? {
+            code.fallback = Some(NOT_CODE);
+            return None;
+        }
+        let lines = Lines::new(text);
+        let ranges = segment_ranges(text, syn, segment);
+        // Each parse on the thread's own parser (no parser is held while another thread may run a parse here).
+        let parse = |range: Range<usize>| {
+            with_parser(syn, |parser| parse_range(parser, text, &lines, range))
+        };
+        let mut walk = Walk {
             text,
             kinds: Kinds::get(syn),
             kind_ids: Vec::new(),
-            lines: Lines::new(text),
+            lines: &lines,
             s: &mut s,
             code: &mut code,
+            segmented: None,
+        };
+        // As many segments at once as rayon has threads, parsed in parallel and walked in order: at most that many
+        // trees are held. A segment other than the last whose text has an error may have been cut inside a string,
+        // a comment or brackets: the text from its start is parsed whole instead (once: a file with an error near
+        // its start is not parsed again and again).
+        let window = rayon::current_num_threads().max(1);
+        for first in (0..ranges.len()).step_by(window) {
+            let batch = &ranges[first..(first + window).min(ranges.len())];
+            let trees: Vec<Option<tree_sitter::Tree>> = if batch.len() == 1 {
+                vec![parse(batch[0].clone())]
+            } else {
+                batch.par_iter().map(|r| parse(r.clone())).collect()
+            };
+            for (i, tree) in (first..).zip(trees) {
+                let mut tree = tree?;
+                let rest = i + 1 < ranges.len() && tree.root_node().has_error();
+                if rest {
+                    drop(tree);
+                    tree = parse(ranges[i].start..text.len())?;
+                }
+                if i == 0 && !rest && ranges.len() > 1 {
+                    walk.segmented = Some(tree.root_node().start_position().row);
+                }
+                walk.run(tree.root_node());
+                segments += 1;
+                if rest {
+                    return Some(());
+                }
+            }
         }
-        .run(tree.root_node()),
-        // A grammar that cannot be loaded (an ABI mismatch, which the tests rule out): lines only.
-        _ => code.language = None,
+        Some(())
+    });
+    if parsed.is_none() {
+        // No grammar (an ABI mismatch, which the tests rule out), no code (the guard) or a stopped parse: lines
+        // only, and nothing a segment's walk recorded.
+        let fallback = code.fallback;
+        s = Structure::default();
+        code = Code {
+            fallback,
+            ..Code::default()
+        };
     }
     code.symbols
         .sort_by_key(|y| (y.range.start, std::cmp::Reverse(y.range.end)));
@@ -154,7 +206,98 @@ pub fn parse(text: &str, syntax: Option<&'static Syntax>) -> Structure {
         .sort_by_key(|b| (b.range.start, std::cmp::Reverse(b.range.end)));
     s.code = Some(Box::new(code));
     s.finish(text);
-    s
+    (s, segments)
+}
+
+/// The tree of `text[range]` alone, its nodes at their places in `text` (`None`: the parse was stopped).
+fn parse_range(
+    parser: &mut Parser,
+    text: &str,
+    lines: &Lines,
+    range: Range<usize>,
+) -> Option<tree_sitter::Tree> {
+    let whole = range.start == 0 && range.end == text.len();
+    if !whole {
+        let point = |pos: usize| {
+            let row = lines.starts.partition_point(|&a| a <= pos) - 1;
+            tree_sitter::Point::new(row, pos - lines.starts[row])
+        };
+        let included = tree_sitter::Range {
+            start_byte: range.start,
+            end_byte: range.end,
+            start_point: point(range.start),
+            end_point: point(range.end),
+        };
+        parser.set_included_ranges(&[included]).ok()?;
+    }
+    let tree = parser.parse(text, None);
+    if !whole {
+        // (Resetting to the whole text cannot fail.)
+        let _ = parser.set_included_ranges(&[]);
+    }
+    if tree.is_none() {
+        // (Only a parse that was stopped returns none, and none is; a parser keeps a stopped parse to resume.)
+        parser.reset();
+    }
+    tree
+}
+
+/// The segments `text` is parsed in: from each cut to the next, each cut at a [`segment_starts`] place at least
+/// `segment` bytes past the one before and before the text's last `segment` bytes. One range for a text of at most
+/// twice `segment` bytes.
+fn segment_ranges(text: &str, syntax: &Syntax, segment: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    if text.len() > segment.saturating_mul(2) {
+        for to in segment_starts(text, syntax) {
+            if to >= from + segment && to + segment <= text.len() {
+                out.push(from..to);
+                from = to;
+            }
+        }
+    }
+    out.push(from..text.len());
+    out
+}
+
+/// What a line must start with, at its first byte, to start a segment of a text of `syntax` (after a blank line):
+/// words that only a new top-level definition starts with. Languages not listed are parsed whole.
+fn segment_openers(syntax: &Syntax) -> &'static [&'static [u8]] {
+    match syntax.name {
+        "python" => &[b"def ", b"class ", b"async def ", b"@"],
+        "rust" => &[
+            b"fn ", b"pub ", b"impl ", b"impl<", b"struct ", b"enum ", b"trait ", b"mod ", b"#[",
+        ],
+        "go" => &[b"func ", b"type "],
+        "javascript" | "typescript" | "tsx" => {
+            &[b"function ", b"export ", b"class ", b"async function "]
+        }
+        _ => &[],
+    }
+}
+
+/// The line starts of `text` where a segment may start: a line that follows a blank line (only spaces and tabs, or
+/// nothing) and starts with one of the language's [`segment_openers`]. No comment right above it can be parted from
+/// it (comments go with the node below them only when no blank line is between), and a cut inside a string, a
+/// comment or brackets leaves the segment before it with an error, which [`parse_in_segments`] does not take.
+fn segment_starts(text: &str, syntax: &Syntax) -> Vec<usize> {
+    let openers = segment_openers(syntax);
+    if openers.is_empty() {
+        return Vec::new();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut line = 0;
+    let mut blank = false;
+    for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+        let row = &bytes[line..end];
+        if blank && openers.iter().any(|o| row.starts_with(o)) {
+            out.push(line);
+        }
+        blank = row.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
+        line = end + 1;
+    }
+    out
 }
 
 thread_local! {
@@ -261,9 +404,13 @@ struct Walk<'a> {
     kinds: &'static Kinds,
     /// The grammar's id of each of [`Code::kinds`] (a node's kind name costs a UTF-8 check; its id, nothing).
     kind_ids: Vec<u16>,
-    lines: Lines,
+    lines: &'a Lines,
     s: &'a mut Structure,
     code: &'a mut Code,
+    /// When the text is parsed in segments: the row the whole text's root starts on (the first segment's). A
+    /// segment's root then stands for the whole text's: its first row is that one, and its nodes have siblings in
+    /// the other segments.
+    segmented: Option<usize>,
 }
 
 impl Walk<'_> {
@@ -294,15 +441,19 @@ impl Walk<'_> {
                 children.reverse();
             }
             body_children(holder, self.kinds, &mut cursor, &mut stack, &mut children);
+            // A segment's root stands for the whole text's (see `segmented`): a text of many lines, whose nodes
+            // are never alone.
+            let segment_root = self.segmented.filter(|_| holder.id() == root.id());
             // No cut on the owner's first line (it would part the owner's start from the comments that go with
             // it, or a string's quotes from its content), and none inside a line of a holder of many lines.
-            let first_row = owner.start_position().row;
+            let first_row = segment_root.unwrap_or(owner.start_position().row);
             let last = owner.end_position();
-            let one_line = last.row == first_row || last.row == first_row + 1 && last.column == 0;
+            let one_line = segment_root.is_none()
+                && (last.row == first_row || last.row == first_row + 1 && last.column == 0);
             self.group(&children, &mut pieces);
             // A node alone in its holder has no sibling to be cut from: its children take its level (a chain of
             // wrappers, as in a minified bundle's `(()=>{var e={...}})()`, would use up the levels that cut).
-            let next = if pieces.len() == 1 {
+            let next = if pieces.len() == 1 && segment_root.is_none() {
                 depth
             } else {
                 depth.saturating_add(1)

@@ -252,3 +252,101 @@ fn long_prose_is_not_parsed_and_long_code_is() {
         assert_eq!(s.code.unwrap().language.map(|l| l.name), Some("python"));
     }
 }
+
+/// The code files of the tests (and the corpus's code.py when it is beside the repository), with their languages.
+fn code_files() -> Vec<(String, &'static str)> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let files = [
+        ("tests/data/code.py", "python"),
+        ("../shared/corpus/code.py", "python"),
+        ("tests/data/code/itoa_lib.rs", "rust"),
+        ("tests/data/code/task_queue.go", "go"),
+        ("tests/data/code/event_store.ts", "typescript"),
+        ("tests/data/code/KanbanBoard.tsx", "tsx"),
+        ("tests/data/code/nbagg_mpl.js", "javascript"),
+    ];
+    files
+        .iter()
+        .filter_map(|(path, language)| {
+            let text = std::fs::read_to_string(format!("{root}/{path}")).ok()?;
+            Some((text, *language))
+        })
+        .collect()
+}
+
+/// A structure's description with its pieces' kinds numbered in name order (the walk numbers them in the order it
+/// meets them, which segments change; the names are what chunks report).
+fn described(s: &Structure) -> String {
+    let mut s = s.clone();
+    if let Some(code) = s.code.as_mut() {
+        let mut names = code.kinds.clone();
+        names.sort();
+        for p in &mut code.pieces {
+            let name = &code.kinds[usize::from(p.kind)];
+            p.kind = u16::try_from(names.binary_search(name).unwrap()).unwrap();
+        }
+        code.kinds = names;
+    }
+    format!("{s:?}")
+}
+
+/// Asserts two structures' descriptions are equal, showing where they part.
+fn assert_same(got: &str, want: &str, what: &str) {
+    if got != want {
+        let at = got
+            .bytes()
+            .zip(want.bytes())
+            .position(|(a, b)| a != b)
+            .unwrap_or(got.len().min(want.len()));
+        let from = at.saturating_sub(300);
+        panic!(
+            "{what}: differs at {at}\n got: {}\nwant: {}",
+            &got[from..(at + 200).min(got.len())],
+            &want[from..(at + 200).min(want.len())]
+        );
+    }
+}
+
+#[test]
+fn a_text_parsed_in_segments_has_the_structure_of_the_whole() {
+    let files = code_files();
+    assert!(files.len() >= 6, "the tests' code files are missing");
+    for (text, language) in &files {
+        let syntax = Syntax::named(language).ok();
+        let (whole, one) = parse_in_segments(text, syntax, usize::MAX);
+        assert_eq!(one, 1);
+        let whole = described(&whole);
+        // A segment at every place one may start, and segments of a few KB.
+        for segment in [1, 2_000, 20_000] {
+            let (parts, n) = parse_in_segments(text, syntax, segment);
+            assert_same(
+                &described(&parts),
+                &whole,
+                &format!("{language}, segments of {segment} bytes"),
+            );
+            let starts = segment_starts(text, syntax.unwrap()).len();
+            if starts > 3 && (segment == 1 || text.len() > 10 * segment) {
+                assert!(n > 2, "{language}: {n} segments of {segment} bytes");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_segment_with_an_error_is_not_cut_and_the_rest_is_parsed_whole() {
+    let python = Syntax::named("python").ok();
+    // A triple-quoted string holding a line that starts a segment, then a real syntax error.
+    let text = format!(
+        "{}x = \"\"\"\n\ndef not_a_function():\n\"\"\"\n\n{}def broken(:\n    pass\n\n{}",
+        PY.repeat(40),
+        PY.repeat(40),
+        PY.repeat(40)
+    );
+    let (whole, _) = parse_in_segments(&text, python, usize::MAX);
+    let (parts, n) = parse_in_segments(&text, python, 1);
+    assert_same(&described(&parts), &described(&whole), "python with errors");
+    assert!(n > 10, "{n}");
+    let mut parser = Parser::new();
+    parser.set_language(&python.unwrap().language()).unwrap();
+    assert!(parser.parse(&text, None).unwrap().root_node().has_error());
+}
