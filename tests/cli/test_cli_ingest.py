@@ -97,3 +97,22 @@ def test_skip_boilerplate(tmp_path: Path, capsys) -> None:
     kept = by_id(snapshot(skipped)).values()
     assert len(kept) == len(rows) - len(alone) and not any(r["text"].strip() == footer for r in kept)
     assert main(["ingest", str(docs), "--into", skipped, *EMBED, "--skip-boilerplate", "--no-boilerplate"]) == 2
+
+
+def test_a_run_into_a_locked_store_is_a_clear_error(tmp_path: Path, capsys, store_uri: Callable[..., str]) -> None:
+    from chunkwise.ingest import open_store
+
+    docs = make_tree(tmp_path)
+    into = store_uri("index")
+    held = open_store(into)
+    try:
+        assert main(["ingest", str(docs), "--into", into, *EMBED, "--lock-timeout", "0"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("chunkwise: error: into: ") and "another run is writing to table 'chunks'" in err
+        assert "Traceback" not in err and len(err.splitlines()) == 1
+    finally:
+        held.close()
+    for bad in ("-1", "nan", "inf"):
+        assert main(["ingest", str(docs), "--into", into, *EMBED, "--lock-timeout", bad]) == 2
+        assert "--lock-timeout must be a number of seconds >= 0" in capsys.readouterr().err
+    assert main(["ingest", str(docs), "--into", into, *EMBED, "--lock-timeout", "0"]) == 0

@@ -21,7 +21,7 @@ from .boilerplate import LineCounts, edge_keys, is_boilerplate, page_furniture
 from .cache import EmbeddingCache, text_key
 from .documents import Document, Reported, decode, doc_id_of, given_roots, read_bytes
 from .embedding import Embedder, embedder_from_spec, model_identity
-from .stores import COMPARED, Replacement, Store, open_store, rows_table
+from .stores import COMPARED, LOCK_TIMEOUT, Replacement, Store, check_lock_timeout, open_store, rows_table
 
 __all__ = ["IngestReport", "ingest", "query"]
 
@@ -108,6 +108,7 @@ def ingest(
     log: Optional[TextIO] = None,
     boilerplate: bool = True,
     skip_boilerplate: bool = False,
+    lock_timeout: float = LOCK_TIMEOUT,
 ) -> IngestReport:
     """Keeps the store ``into`` in sync with the files under ``paths``: chunks each file (``chunker``, by default
     :class:`chunkwise.AutoChunker` as ``chunkwise chunk --strategy auto``), embeds each chunk's ``embedding_text``
@@ -134,7 +135,13 @@ def ingest(
     copyright footer), or of a paged document's running heads and feet, get ``"boilerplate": true`` in their metadata
     (see :mod:`chunkwise.ingest.boilerplate`); with ``skip_boilerplate`` they are left out of the store. A document's
     share of the tree's boilerplate is part of its fingerprint, so a run that changes which of its lines are
-    boilerplate redoes it (its texts unchanged, nothing is embedded again)."""
+    boilerplate redoes it (its texts unchanged, nothing is embedded again).
+
+    One run at a time writes to a table: a run holds the table's lock from the moment it opens the store to its
+    end (a lock file in the folder of a LanceDB or Qdrant store, an advisory lock in PostgreSQL; the operating system
+    or the server drops it with a killed run). A run that finds it held waits up to ``lock_timeout`` seconds (10 by
+    default: the session of a run just killed may still be ending) and then raises :class:`chunkwise.ChunkingError`
+    naming the store and the table, before it reads or embeds anything. :func:`query` takes no lock."""
     for name, flag in (("boilerplate", boilerplate), ("skip_boilerplate", skip_boilerplate)):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
@@ -152,8 +159,9 @@ def ingest(
         chunker = auto.AutoChunker()
     elif not callable(getattr(chunker, "chunk", None)):
         raise TypeError(f"chunker must be a chunkwise chunker (with .chunk), got {type(chunker).__name__}")
+    timeout = check_lock_timeout(lock_timeout)
     embed_fn, model = _resolve_embed(embed, embed_id)
-    store = open_store(into, table)  # fails first: nothing read, nothing embedded
+    store = open_store(into, table, lock_timeout=timeout)  # fails first: nothing read, nothing embedded
     own_cache = not isinstance(cache, EmbeddingCache)
     vectors = cache if isinstance(cache, EmbeddingCache) or cache is None else EmbeddingCache(cache)
     try:
