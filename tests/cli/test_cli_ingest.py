@@ -80,9 +80,8 @@ def test_sizes_in_tokens(tmp_path: Path, capsys) -> None:
 
 
 def test_skip_boilerplate(tmp_path: Path, capsys) -> None:
-    """A footer every file of a folder ends with: where it is a chunk of its own it is flagged by default, and left
-    out with --skip-boilerplate (where the chunker packed it with the file's last paragraph, the chunk is content);
-    the two boilerplate flags exclude each other."""
+    """A footer every file of a folder ends with: cut apart from each file's last paragraph, a chunk of its own,
+    flagged by default and left out with --skip-boilerplate; the two boilerplate flags exclude each other."""
     footer = "Copyright 2026 Example Corp. All rights reserved.\nPrivacy | Terms | Contact us"
     docs = make_tree(tmp_path)
     for path in sorted(p for p in docs.rglob("*") if p.is_file()):
@@ -92,7 +91,8 @@ def test_skip_boilerplate(tmp_path: Path, capsys) -> None:
     rows = by_id(snapshot(flagged)).values()
     alone = [r for r in rows if r["text"].strip() == footer]
     marked = [r for r in rows if json.loads(r["metadata"]).get("boilerplate")]
-    assert alone and marked == alone and f", {len(alone)} boilerplate;" in capsys.readouterr().err
+    assert len(alone) == 7 and marked == alone and ", 7 boilerplate;" in capsys.readouterr().err
+    assert not any("Privacy | Terms" in r["text"] for r in rows if r not in alone)
     assert main(["ingest", str(docs), "--into", skipped, *EMBED, "--skip-boilerplate"]) == 0
     kept = by_id(snapshot(skipped)).values()
     assert len(kept) == len(rows) - len(alone) and not any(r["text"].strip() == footer for r in kept)

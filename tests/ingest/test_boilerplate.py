@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pickle
 
-from chunkwise.ingest.boilerplate import DOC_EDGE, LineCounts, edge_keys, is_boilerplate, line_keys, page_furniture
+from chunkwise.ingest.boilerplate import (DOC_EDGE, LineCounts, boilerplate_runs, edge_keys, is_boilerplate, line_keys,
+                                          page_furniture)
 
 FOOTER = "© 2026 Example Corp. All rights reserved.\nPrivacy | Terms | Contact"
 
@@ -81,3 +82,18 @@ def test_the_counts_pickle() -> None:
     counts.add(line_keys(FOOTER))
     again = pickle.loads(pickle.dumps(counts))
     assert again.documents == 1 and again.counts == counts.counts
+
+
+def test_the_runs_of_boilerplate_lines_where_they_were_counted() -> None:
+    common = line_keys(FOOTER + "\nHome | Docs")
+    body = "\n".join(f"line {chr(97 + i % 26)}{chr(97 + i // 26)} of the body" for i in range(3 * DOC_EDGE))
+    text = f"Home | Docs\r\n\n{body}\nHome | Docs\n{body}\n\n{FOOTER.replace(chr(10), chr(10) + '---' + chr(10))}\n\n"
+    runs = boilerplate_runs(text, common)
+    # The head, and the footer whole (a line of symbols between its lines); not the same line in the middle.
+    assert [text[a:b] for a, b in runs] == ["Home | Docs", FOOTER.replace("\n", "\n---\n")]
+    assert boilerplate_runs(text, frozenset()) == [] and boilerplate_runs("", common) == []
+    pages = [f"ACME Report\nbody {w}\nPage {i}" for i, w in enumerate("abcd")]
+    paged = "\f".join(pages)
+    runs = boilerplate_runs(paged, frozenset(), page_furniture(pages), paged=True)
+    assert [paged[a:b] for a, b in runs] == ["ACME Report"] + [f"Page {i}\fACME Report" for i in range(3)] + ["Page 3"]
+    assert boilerplate_runs(paged, frozenset(), page_furniture(pages)) == []  # not read as paged: no page edges
