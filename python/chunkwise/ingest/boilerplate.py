@@ -50,11 +50,33 @@ def line_keys(text: str) -> FrozenSet[int]:
 
 def edge_keys(text: str) -> FrozenSet[int]:
     """The keys of the first and last :data:`DOC_EDGE` lines of ``text`` that carry something: the lines a document
-    counts for in :class:`LineCounts`."""
-    keys = _core.line_keys(text)
-    if len(keys) > 2 * DOC_EDGE:
-        keys = keys[:DOC_EDGE] + keys[-DOC_EDGE:]
-    return frozenset(keys)
+    counts for in :class:`LineCounts`. Only the head and the foot are read (a run reads every document of the tree,
+    changed or not, and its middle would be most of the cost): a window at each end, cut at a line break, grown
+    until it holds :data:`DOC_EDGE` such lines or the whole text."""
+    return frozenset(_edge(text, head=True) + _edge(text, head=False))
+
+
+#: The line breaks, as ``str.splitlines`` and the keys read them.
+_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+#: The window of :func:`edge_keys` at first, in characters (grown fourfold while too few lines carry something).
+_WINDOW = 8192
+
+
+def _edge(text: str, head: bool) -> List[int]:
+    size = _WINDOW
+    while True:
+        if size >= len(text):
+            keys = _core.line_keys(text)
+        elif head:
+            piece = text[:size]
+            keys = _core.line_keys(piece[: max(piece.rfind(c) for c in _BREAKS) + 1])  # whole lines only
+        else:
+            piece = text[-size:]
+            cuts = [i for i in (piece.find(c) for c in _BREAKS) if i >= 0]
+            keys = _core.line_keys(piece[min(cuts) + 1 :]) if cuts else []
+        if len(keys) >= DOC_EDGE or size >= len(text):
+            return keys[:DOC_EDGE] if head else keys[-DOC_EDGE:]
+        size *= 4
 
 
 def _threshold(total: int) -> int:
@@ -147,9 +169,6 @@ class _Lines:
             if self.key(i) is not None:
                 tail.append(i)
         return head + tail
-
-
-_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 def boilerplate_runs(text: str, tree: FrozenSet[int], pages: FrozenSet[int] = frozenset(),
