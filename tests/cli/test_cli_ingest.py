@@ -80,9 +80,8 @@ def test_sizes_in_tokens(tmp_path: Path, capsys) -> None:
 
 
 def test_skip_boilerplate(tmp_path: Path, capsys) -> None:
-    """A footer every file of a folder ends with: where it is a chunk of its own it is flagged by default, and left
-    out with --skip-boilerplate (where the chunker packed it with the file's last paragraph, the chunk is content);
-    the two boilerplate flags exclude each other."""
+    """A footer every file of a folder ends with: cut apart from each file's last paragraph, a chunk of its own,
+    flagged by default and left out with --skip-boilerplate; the two boilerplate flags exclude each other."""
     footer = "Copyright 2026 Example Corp. All rights reserved.\nPrivacy | Terms | Contact us"
     docs = make_tree(tmp_path)
     for path in sorted(p for p in docs.rglob("*") if p.is_file()):
@@ -92,8 +91,28 @@ def test_skip_boilerplate(tmp_path: Path, capsys) -> None:
     rows = by_id(snapshot(flagged)).values()
     alone = [r for r in rows if r["text"].strip() == footer]
     marked = [r for r in rows if json.loads(r["metadata"]).get("boilerplate")]
-    assert alone and marked == alone and f", {len(alone)} boilerplate;" in capsys.readouterr().err
+    assert len(alone) == 7 and marked == alone and ", 7 boilerplate;" in capsys.readouterr().err
+    assert not any("Privacy | Terms" in r["text"] for r in rows if r not in alone)
     assert main(["ingest", str(docs), "--into", skipped, *EMBED, "--skip-boilerplate"]) == 0
     kept = by_id(snapshot(skipped)).values()
     assert len(kept) == len(rows) - len(alone) and not any(r["text"].strip() == footer for r in kept)
     assert main(["ingest", str(docs), "--into", skipped, *EMBED, "--skip-boilerplate", "--no-boilerplate"]) == 2
+
+
+def test_a_run_into_a_locked_store_is_a_clear_error(tmp_path: Path, capsys, store_uri: Callable[..., str]) -> None:
+    from chunkwise.ingest import open_store
+
+    docs = make_tree(tmp_path)
+    into = store_uri("index")
+    held = open_store(into)
+    try:
+        assert main(["ingest", str(docs), "--into", into, *EMBED, "--lock-timeout", "0"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("chunkwise: error: into: ") and "another run is writing to table 'chunks'" in err
+        assert "Traceback" not in err and len(err.splitlines()) == 1
+    finally:
+        held.close()
+    for bad in ("-1", "nan", "inf"):
+        assert main(["ingest", str(docs), "--into", into, *EMBED, "--lock-timeout", bad]) == 2
+        assert "--lock-timeout must be a number of seconds >= 0" in capsys.readouterr().err
+    assert main(["ingest", str(docs), "--into", into, *EMBED, "--lock-timeout", "0"]) == 0

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pickle
 
-from chunkwise.ingest.boilerplate import DOC_EDGE, LineCounts, edge_keys, is_boilerplate, line_keys, page_furniture
+from chunkwise.ingest.boilerplate import (DOC_EDGE, LineCounts, boilerplate_runs, edge_keys, is_boilerplate, line_keys,
+                                          page_furniture)
 
 FOOTER = "© 2026 Example Corp. All rights reserved.\nPrivacy | Terms | Contact"
 
@@ -81,3 +82,42 @@ def test_the_counts_pickle() -> None:
     counts.add(line_keys(FOOTER))
     again = pickle.loads(pickle.dumps(counts))
     assert again.documents == 1 and again.counts == counts.counts
+
+
+def test_the_runs_of_boilerplate_lines_where_they_were_counted() -> None:
+    common = line_keys(FOOTER + "\nHome | Docs")
+    body = "\n".join(f"line {chr(97 + i % 26)}{chr(97 + i // 26)} of the body" for i in range(3 * DOC_EDGE))
+    text = f"Home | Docs\r\n\n{body}\nHome | Docs\n{body}\n\n{FOOTER.replace(chr(10), chr(10) + '---' + chr(10))}\n\n"
+    runs = boilerplate_runs(text, common)
+    # The head, and the footer whole (a line of symbols between its lines); not the same line in the middle.
+    assert [text[a:b] for a, b in runs] == ["Home | Docs", FOOTER.replace("\n", "\n---\n")]
+    assert boilerplate_runs(text, frozenset()) == [] and boilerplate_runs("", common) == []
+    pages = [f"ACME Report\nbody {w}\nPage {i}" for i, w in enumerate("abcd")]
+    paged = "\f".join(pages)
+    runs = boilerplate_runs(paged, frozenset(), page_furniture(pages), paged=True)
+    assert [paged[a:b] for a, b in runs] == ["ACME Report"] + [f"Page {i}\fACME Report" for i in range(3)] + ["Page 3"]
+    assert boilerplate_runs(paged, frozenset(), page_furniture(pages)) == []  # not read as paged: no page edges
+
+
+def test_edge_keys_read_only_the_ends_and_find_what_the_whole_text_holds(monkeypatch) -> None:
+    """edge_keys reads a window at each end, cut at a line break and grown until it holds DOC_EDGE lines: the same
+    keys as the first and last DOC_EDGE of the whole text's, whatever the line breaks and the window."""
+    import random
+
+    from chunkwise import _core
+    from chunkwise.ingest import boilerplate
+
+    def whole(text: str) -> frozenset:
+        keys = _core.line_keys(text)
+        return frozenset(keys[:DOC_EDGE] + keys[-DOC_EDGE:] if len(keys) > 2 * DOC_EDGE else keys)
+
+    rng = random.Random(35)
+    parts = ["a", "Z", "7", " ", "é", "字", "-", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\n\n"]
+    texts = ["", "one line", FOOTER * 50]
+    for _ in range(300):
+        texts.append("".join(rng.choice(parts) for _ in range(rng.randint(0, 300))))
+        texts.append("".join(rng.choice(parts) * rng.randint(1, 500) for _ in range(rng.randint(0, 10))))
+    for window in (1, 7, 64, 8192):
+        monkeypatch.setattr(boilerplate, "_WINDOW", window)
+        for text in texts:
+            assert edge_keys(text) == whole(text), (window, text[:60])

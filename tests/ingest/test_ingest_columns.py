@@ -65,8 +65,8 @@ def test_a_store_with_the_abstract_methods_only_gets_every_row(tmp_path: Path, m
     docs = make_tree(tmp_path)
     plain = _Plain()
     real = run_module.open_store
-    monkeypatch.setattr(run_module, "open_store",
-                        lambda into, table, write=True: plain if into == "plain://" else real(into, table, write))
+    monkeypatch.setattr(run_module, "open_store", lambda into, table, write=True, **kw:
+                        plain if into == "plain://" else real(into, table, write, **kw))
     monkeypatch.setattr(run_module, "SLICE_ROWS", 7)  # many slices, each kept by the base class until the commit
     report = ingest(docs, "plain://", HashEmbedder())
     ingest(docs, str(tmp_path / "lance"), HashEmbedder())

@@ -40,8 +40,8 @@ def test_vectors_read_back_are_the_ones_written(docs: Path, store_uri: Callable[
 
 
 def test_a_qdrant_store_is_one_run_at_a_time(docs: Path, tmp_path: Path) -> None:
-    """Qdrant's local mode locks its folder: a second run is refused, naming the store, before it embeds anything;
-    and a collection that is not chunkwise's is refused too."""
+    """A second run is refused, naming the store, before it embeds anything: by the run lock, and by Qdrant's own
+    lock of its folder for any other client; and a collection that is not chunkwise's is refused too."""
     pytest.importorskip("qdrant_client")
     from qdrant_client import QdrantClient, models
 
@@ -50,8 +50,11 @@ def test_a_qdrant_store_is_one_run_at_a_time(docs: Path, tmp_path: Path) -> None
     held = open_store(into)
     try:
         embed = HashEmbedder()
+        with pytest.raises(ChunkingError, match="another run is writing") as info:
+            ingest(docs, into, embed, lock_timeout=0)
+        assert repr(into) in str(info.value) and embed.texts == []
         with pytest.raises(ChunkingError, match="cannot open") as info:
-            ingest(docs, into, embed)
+            ingest(docs, into, embed, table="other", lock_timeout=0)
         assert repr(into) in str(info.value) and embed.texts == []
     finally:
         held.close()

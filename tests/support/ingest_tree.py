@@ -118,3 +118,15 @@ def killed_run(docs: str, store: str, started: Any, batch_files: int) -> None:
     run.BATCH_FILES = batch_files
     started.set()
     ingest(docs, store, HashEmbedder())
+
+
+def holding_run(store: str, started: Any) -> None:
+    """A run that has opened ``store`` to write (so holds its run lock) and goes no further: killed by the test."""
+    import time
+
+    from chunkwise.ingest import open_store
+
+    held = open_store(store)
+    started.set()
+    time.sleep(600)
+    held.close()

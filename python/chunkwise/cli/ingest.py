@@ -66,6 +66,9 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--skip-boilerplate", action="store_true",
                    help="leave out the chunks made only of lines that half of the files share (navigation, footers) "
                    "or of a paged file's running heads and feet; without it they are flagged (boilerplate in metadata)")
+    p.add_argument("--lock-timeout", type=float, default=None, metavar="SECONDS",
+                   help="how long to wait for another run writing to the same table to end, then fail (default 10; "
+                   "0 fails at once)")
     p.add_argument("--no-boilerplate", action="store_true",
                    help="do not look for boilerplate: no first pass over every file, no flags")
     p.set_defaults(func=command)
@@ -74,12 +77,16 @@ def add_parser(commands: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     from .. import AutoChunker
     from ..ingest import ingest
+    from ..ingest.stores import LOCK_TIMEOUT
     from .options import UsageError, parse_tokenizer
 
     if args.size < 1:
         raise UsageError(f"--size must be at least 1, got {args.size}")
     if args.batch_size < 1:
         raise UsageError(f"--batch-size must be at least 1, got {args.batch_size}")
+    lock_timeout = LOCK_TIMEOUT if args.lock_timeout is None else args.lock_timeout
+    if not (lock_timeout >= 0 and lock_timeout != float("inf")):
+        raise UsageError(f"--lock-timeout must be a number of seconds >= 0, got {args.lock_timeout}")
     if args.skip_boilerplate and args.no_boilerplate:
         raise UsageError("--skip-boilerplate and --no-boilerplate exclude each other")
     if "-" in args.paths:
@@ -91,7 +98,7 @@ def command(args: argparse.Namespace) -> int:
                         cache=args.cache, embed_id=args.embed_id, include=args.include, exclude=args.exclude,
                         hidden=args.hidden, follow_links=args.follow_links, encoding=args.encoding,
                         batch_size=args.batch_size, log=sys.stderr, boilerplate=not args.no_boilerplate,
-                        skip_boilerplate=args.skip_boilerplate)
+                        skip_boilerplate=args.skip_boilerplate, lock_timeout=lock_timeout)
     except (ChunkingError, ImportError, TypeError, ValueError, LookupError) as exc:
         print(f"chunkwise: error: {exc}", file=sys.stderr)
         return 1

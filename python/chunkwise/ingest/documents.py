@@ -57,8 +57,11 @@ class Document:
     text: Optional[str] = None
     pages: Optional[List[str]] = None
     markdown: bool = False
-    #: its lines that are the tree's boilerplate, and the ids of its chunks made of nothing else
+    #: its lines that are the tree's boilerplate, its running heads and feet (a paged document's), the ids of its
+    #: chunks cut from its runs of boilerplate lines, and the ids of its chunks flagged
     boilerplate: FrozenSet[int] = frozenset()
+    furniture: FrozenSet[int] = frozenset()
+    cut: AbstractSet[str] = frozenset()
     flagged: AbstractSet[str] = frozenset()
 
 

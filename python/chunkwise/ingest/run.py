@@ -13,15 +13,16 @@ from typing import AbstractSet, Any, Callable, Dict, FrozenSet, List, Optional, 
 import numpy as np
 
 from .. import auto
-from ..chunkers import BaseChunker
+from ..chunk import Chunk
+from ..chunkers import PAGE_BREAK, BaseChunker, CodeChunker, TableChunker, _SectionChunker, join_pages
 from .. import _core
 from .._core import ChunkingError, __version__
 from ..cli.files import UNREADABLE, Filter, walk
-from .boilerplate import LineCounts, edge_keys, is_boilerplate, page_furniture
+from .boilerplate import LineCounts, boilerplate_runs, edge_keys, is_boilerplate, page_furniture
 from .cache import EmbeddingCache, text_key
 from .documents import Document, Reported, decode, doc_id_of, given_roots, read_bytes
 from .embedding import Embedder, embedder_from_spec, model_identity
-from .stores import COMPARED, Replacement, Store, open_store, rows_table
+from .stores import COMPARED, LOCK_TIMEOUT, Replacement, Store, check_lock_timeout, open_store, rows_table
 
 __all__ = ["IngestReport", "ingest", "query"]
 
@@ -108,6 +109,7 @@ def ingest(
     log: Optional[TextIO] = None,
     boilerplate: bool = True,
     skip_boilerplate: bool = False,
+    lock_timeout: float = LOCK_TIMEOUT,
 ) -> IngestReport:
     """Keeps the store ``into`` in sync with the files under ``paths``: chunks each file (``chunker``, by default
     :class:`chunkwise.AutoChunker` as ``chunkwise chunk --strategy auto``), embeds each chunk's ``embedding_text``
@@ -132,9 +134,16 @@ def ingest(
 
     ``boilerplate``: chunks made only of lines that half of the run's documents share (a site's navigation, a
     copyright footer), or of a paged document's running heads and feet, get ``"boilerplate": true`` in their metadata
-    (see :mod:`chunkwise.ingest.boilerplate`); with ``skip_boilerplate`` they are left out of the store. A document's
-    share of the tree's boilerplate is part of its fingerprint, so a run that changes which of its lines are
-    boilerplate redoes it (its texts unchanged, nothing is embedded again)."""
+    (see :mod:`chunkwise.ingest.boilerplate`); with ``skip_boilerplate`` they are left out of the store. A document
+    is cut at its runs of such lines before it is chunked, so that no chunk holds both boilerplate and content. A
+    document's share of the tree's boilerplate is part of its fingerprint, so a run that changes which of its lines
+    are boilerplate redoes it (only the chunks whose text changed are embedded again).
+
+    One run at a time writes to a table: a run holds the table's lock from the moment it opens the store to its
+    end (a lock file in the folder of a LanceDB or Qdrant store, an advisory lock in PostgreSQL; the operating system
+    or the server drops it with a killed run). A run that finds it held waits up to ``lock_timeout`` seconds (10 by
+    default: the session of a run just killed may still be ending) and then raises :class:`chunkwise.ChunkingError`
+    naming the store and the table, before it reads or embeds anything. :func:`query` takes no lock."""
     for name, flag in (("boilerplate", boilerplate), ("skip_boilerplate", skip_boilerplate)):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
@@ -152,8 +161,9 @@ def ingest(
         chunker = auto.AutoChunker()
     elif not callable(getattr(chunker, "chunk", None)):
         raise TypeError(f"chunker must be a chunkwise chunker (with .chunk), got {type(chunker).__name__}")
+    timeout = check_lock_timeout(lock_timeout)
     embed_fn, model = _resolve_embed(embed, embed_id)
-    store = open_store(into, table)  # fails first: nothing read, nothing embedded
+    store = open_store(into, table, lock_timeout=timeout)  # fails first: nothing read, nothing embedded
     own_cache = not isinstance(cache, EmbeddingCache)
     vectors = cache if isinstance(cache, EmbeddingCache) or cache is None else EmbeddingCache(cache)
     try:
@@ -187,7 +197,7 @@ class _Run:
         self.report = IngestReport(skipped=problems.items)
         self.model = embedder.model
         self.config = (f"chunkwise {__version__}\n{_chunker_identity(chunker)}\n{encoding}\n{self.model}\n"
-                       f"boilerplate={boilerplate} skip={skip_boilerplate}\n")
+                       f"boilerplate={boilerplate} (runs cut apart) skip={skip_boilerplate}\n")
         self.manifest = store.documents()
 
     def close(self) -> None:
@@ -299,7 +309,7 @@ class _Run:
         ``chunk_batch``, in parallel; a loaded document (HTML, PDF, DOCX) on its own. Should the batch fail, each
         document on its own, so that a document at fault costs only itself."""
         out: List[Optional[List[Any]]] = [None] * len(docs)
-        plain = [i for i, d in enumerate(docs) if d.pages is None and not d.markdown]
+        plain = [i for i, d in enumerate(docs) if d.pages is None and not d.markdown and not self.cuts(d)]
         batch = getattr(self.chunker, "chunk_batch", None)
         if batch is not None and len(plain) > 1:
             try:
@@ -313,12 +323,19 @@ class _Run:
                 out[i] = self.chunks(doc)
         return out
 
+    def cuts(self, doc: Document) -> bool:
+        """Whether the document may have runs of boilerplate lines to cut apart (see :meth:`cut_chunks`)."""
+        return self.boilerplate and bool(doc.boilerplate or doc.furniture) and _cuttable(self.chunker)
+
     def chunks(self, doc: Document) -> Optional[List[Any]]:
         meta = {"source": doc.doc_id}
         try:
+            if self.cuts(doc):
+                cut = self.cut_chunks(doc, meta)
+                if cut is not None:
+                    return cut
             if doc.markdown and isinstance(self.chunker, auto.AutoChunker):
-                choice = auto.Choice("markdown", f"file name {doc.path.suffix.lower()}: read as Markdown")
-                return self.chunker._chunk_as(choice, doc.text or "", dict(meta), doc.pages)
+                return self.chunker._chunk_as(self.markdown(doc), doc.text or "", dict(meta), doc.pages)
             if doc.pages is not None:
                 return list(self.chunker.chunk(metadata=meta, pages=doc.pages))
             return list(self.chunker.chunk(doc.text, meta))
@@ -326,9 +343,88 @@ class _Run:
             self.problems.add(("failed", "chunking error"), doc.path, exc)
             return None
 
+    @staticmethod
+    def markdown(doc: Document) -> "auto.Choice":
+        return auto.Choice("markdown", f"file name {doc.path.suffix.lower()}: read as Markdown")
+
+    def cut_chunks(self, doc: Document, meta: Dict[str, Any]) -> Optional[List[Any]]:
+        """The chunks of a document with runs of boilerplate lines (:func:`.boilerplate_runs`), so that none mixes
+        boilerplate with content: the pieces between the runs, and each run, chunked apart by the document's
+        chunker (an AutoChunker's choice made once, for the whole document), their offsets and page numbers shifted
+        back to the document, their ids made over the whole document (as its chunker makes them: by text and
+        occurrence), the ids of the runs' chunks kept in ``doc.cut``. In a document of sections (Markdown, provisions,
+        code) only a run at its head or foot is cut apart: a piece chunked apart has no heading above it, and a run
+        between a heading and its text would take the title path from the text's chunks. None (chunked whole) for a
+        document without such a run, and for a table (a header row shared by a tree's tables is their header)."""
+        chunker = self.chunker
+        text = join_pages(doc.pages) if doc.pages is not None else doc.text or ""
+        if isinstance(chunker, auto.AutoChunker):
+            choice = self.markdown(doc) if doc.markdown else chunker._choice(text, meta)
+            if choice.strategy == "table":
+                return None
+            sections = choice.strategy != "prose"
+        else:
+            sections = isinstance(chunker, (_SectionChunker, CodeChunker))
+        runs = boilerplate_runs(text, doc.boilerplate, doc.furniture, doc.pages is not None)
+        if sections and runs:  # the first run, if nothing is above it, and the last, if nothing is below
+            head = [runs[0]] if not _core.line_keys(text[: runs[0][0]]) else []
+            foot = [runs[-1]] if not _core.line_keys(text[runs[-1][1] :]) else []
+            runs = head + [r for r in foot if r not in head]
+        if not runs:
+            return None
+        numbered = PAGE_BREAK in text  # its chunks get page numbers, counted from the piece's first page
+
+        def chunk_piece(piece: str) -> List[Any]:
+            pages = piece.split(PAGE_BREAK) if numbered else None
+            if isinstance(chunker, auto.AutoChunker):
+                return chunker._chunk_as(choice, piece, dict(meta), pages)
+            if pages is not None:
+                return list(chunker.chunk(metadata=dict(meta), pages=pages))
+            return list(chunker.chunk(piece, dict(meta)))
+
+        pieces: List[Tuple[int, int, bool]] = []
+        at = 0
+        for start, end in runs:
+            if start > at:
+                pieces.append((at, start, False))
+            pieces.append((start, end, True))
+            at = end
+        if at < len(text):
+            pieces.append((at, len(text), False))
+        made: List[Tuple[Any, int, int, bool]] = []  # a piece's chunk, the piece's offset and pages before it
+        pages_before = counted = 0
+        for start, end, boilerplate in pieces:
+            piece = text[start:end]
+            if not piece.strip():
+                continue  # whitespace between two runs: no chunk of it, as a chunker makes none
+            if numbered:
+                pages_before += text.count(PAGE_BREAK, counted, start)
+                counted = start
+            made.extend((c, start, pages_before, boilerplate) for c in chunk_piece(piece))
+        ids = _core.level_ids(text, [c.text for c, _, _, _ in made], meta, 0)
+        out: List[Any] = []
+        cut = set()
+        for i, (c, offset, before, boilerplate) in enumerate(made):
+            metadata = c.metadata
+            if before and "page_start" in metadata:
+                metadata = {**metadata, "page_start": metadata["page_start"] + before,
+                            "page_end": metadata["page_end"] + before}
+            out.append(Chunk(c.text, c.start + offset, c.end + offset, index=i, size=c.size, level=c.level,
+                             metadata=metadata, context=c.context, id=ids[i], prev_id=ids[i - 1] if i else None,
+                             next_id=ids[i + 1] if i + 1 < len(ids) else None, token_count=c.token_count,
+                             context_sep=c.context_sep, embedding_text=c.embedding_text))
+            if boilerplate:
+                cut.add(ids[i])
+        doc.cut = cut
+        return out
+
     def prepare(self, docs: List[Document]) -> Tuple[List[Document], List[Tuple[Document, List[Any]]]]:
         """The batch decoded and chunked: each document with its chunks (those that failed left out, reported)."""
         decoded = [doc for doc in docs if decode(doc, self.encoding, self.problems)]
+        if self.boilerplate:
+            for doc in decoded:
+                if doc.pages is not None:
+                    doc.furniture = page_furniture(doc.pages)
         todo = [(doc, chunks) for doc, chunks in zip(decoded, self.chunk_all(decoded)) if chunks is not None]
         if self.boilerplate:
             todo = [(doc, self.flag_boilerplate(doc, chunks)) for doc, chunks in todo]
@@ -340,14 +436,13 @@ class _Run:
         return docs, todo
 
     def flag_boilerplate(self, doc: Document, chunks: List[Any]) -> List[Any]:
-        """The chunks made of boilerplate lines only (the tree's, and a paged document's running heads and feet)
-        are flagged (their ids in ``doc.flagged``), or left out with ``skip_boilerplate``."""
-        lines = doc.boilerplate
-        if doc.pages is not None:
-            lines = lines | page_furniture(doc.pages)
+        """The chunks cut from runs of boilerplate lines (see :meth:`cut_chunks`), and any other made of boilerplate
+        lines only (the tree's, and a paged document's running heads and feet), are flagged (their ids in
+        ``doc.flagged``), or left out with ``skip_boilerplate``."""
+        lines = doc.boilerplate | doc.furniture
         if not lines:
             return chunks
-        flagged = {c.id for c in chunks if is_boilerplate(c.text, lines)}
+        flagged = {c.id for c in chunks if c.id in doc.cut or is_boilerplate(c.text, lines)}
         self.report.chunks_boilerplate += len(flagged)
         if self.skip_boilerplate:
             return [c for c in chunks if c.id not in flagged]
@@ -507,6 +602,15 @@ class _Run:
     @staticmethod
     def same(old: Optional[Dict[str, Any]], new: Dict[str, Any]) -> bool:
         return old is not None and all(old[c] == new[c] for c in COMPARED)
+
+
+def _cuttable(chunker: Any) -> bool:
+    """Whether the run may chunk a document in pieces (see :meth:`_Run.cut_chunks`): chunkwise's chunkers of one
+    strategy but tables, and AutoChunker. Another chunker (a hierarchy, whose levels link its chunks; the caller's
+    own) gets the document whole, and only its chunks made of boilerplate lines alone are flagged."""
+    if isinstance(chunker, auto.AutoChunker):
+        return True
+    return isinstance(chunker, BaseChunker) and not isinstance(chunker, TableChunker)
 
 
 def _threadable(chunker: Any) -> bool:

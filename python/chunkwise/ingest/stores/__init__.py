@@ -11,19 +11,34 @@ small module: a subclass of :class:`Store` and a line in :data:`SCHEMES`.
 A run hands the rows over as Arrow tables, in slices (:meth:`Store.add_rows`), then each document's stale ids and
 manifest entry (:meth:`Store.commit_documents`); the base class turns those into :meth:`Store.replace_documents`,
 so a store needs only the abstract methods, and may override these two to write the tables as they come.
+
+One run at a time writes to a table: a store opened to write holds the table's run lock until it is closed
+(:meth:`Store.lock`, the waiting and the error; each store says only how it takes and releases its lock,
+:meth:`Store.try_lock` and :meth:`Store.unlock`, a store in a local folder with :class:`FileLock`). The lock is one
+the operating system or the server drops with the process or the connection that holds it, so a killed run never
+leaves a stale one. A store opened to read (``chunkwise query``) takes no lock.
 """
 
 from __future__ import annotations
 
 import abc
 import importlib
+import math
+import os
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..._core import ChunkingError
 
-__all__ = ["Replacement", "SCHEMES", "Store", "open_store", "redact", "rows_table", "schema", "split_uri"]
+__all__ = ["FileLock", "LOCK_TIMEOUT", "Replacement", "SCHEMES", "Store", "open_store", "redact", "rows_table",
+           "schema", "split_uri"]
+
+#: Seconds a run waits for another run's lock on its table before it gives up (``lock_timeout``).
+LOCK_TIMEOUT = 10.0
+#: Seconds between two tries of a lock held by another run.
+_LOCK_POLL = 0.1
 
 #: The columns of a chunk row, in order; ``vector`` last.
 COLUMNS = ("id", "doc_id", "text", "embedding_text", "start", "end", "index", "title_path", "metadata", "model",
@@ -84,6 +99,47 @@ class Store(abc.ABC):
     """A vector store a run keeps in sync with a tree of documents."""
 
     uri: str
+    table: str
+    #: The run lock of a store in a local folder (None: the store locks otherwise, or not at all).
+    file_lock: Optional["FileLock"] = None
+
+    def lock(self, timeout: float) -> None:
+        """Takes the run lock of this store's table, trying again for up to ``timeout`` seconds while another run
+        holds it; then raises :class:`chunkwise.ChunkingError` naming the URI and the table. A store calls it when
+        opened to write, before it reads what the table holds."""
+        deadline = time.monotonic() + timeout
+        while not self.try_lock():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ChunkingError(
+                    f"into: {self.uri!r}: another run is writing to table {self.table!r} (it holds {self.lock_name()}"
+                    f"{self.lock_holder()}; waited {timeout:g} s): one run at a time writes to a table, try again "
+                    "when it is done, or give lock_timeout (--lock-timeout) to wait longer")
+            time.sleep(min(_LOCK_POLL, left))
+
+    def try_lock(self) -> bool:
+        """Takes the table's run lock if no one holds it, without waiting: whether it did. The default takes
+        :attr:`file_lock` (a store in a local folder sets it); a store without one is not guarded."""
+        if self.file_lock is None:
+            return True
+        try:
+            return self.file_lock.acquire()
+        except OSError as exc:
+            raise ChunkingError(f"into: cannot write to {self.uri!r}: cannot lock {self.file_lock.path!r}: "
+                                f"{exc.strerror or exc}") from None
+
+    def unlock(self) -> None:
+        """Releases the run lock, if held (:meth:`close` calls it)."""
+        if self.file_lock is not None:
+            self.file_lock.release()
+
+    def lock_name(self) -> str:
+        """What the run lock is, as an error shows it."""
+        return f"the lock file {self.file_lock.path!r}" if self.file_lock is not None else "its run lock"
+
+    def lock_holder(self) -> str:
+        """Who holds the lock, if known (``", process 123"``), as an error shows it."""
+        return self.file_lock.holder() if self.file_lock is not None else ""
 
     @abc.abstractmethod
     def documents(self) -> Dict[str, Optional[Tuple[str, str]]]:
@@ -180,12 +236,81 @@ def split_uri(uri: str) -> Tuple[str, str]:
     return scheme, rest
 
 
-def open_store(uri: str, table: str = "chunks", write: bool = True) -> Store:
+def check_lock_timeout(lock_timeout: Any) -> float:
+    """``lock_timeout`` as seconds, or a ValueError naming it."""
+    if isinstance(lock_timeout, bool) or not isinstance(lock_timeout, (int, float)) or not (
+            math.isfinite(lock_timeout) and lock_timeout >= 0):
+        raise ValueError(f"lock_timeout must be a number of seconds >= 0, got {lock_timeout!r}")
+    return float(lock_timeout)
+
+
+def open_store(uri: str, table: str = "chunks", write: bool = True, lock_timeout: float = LOCK_TIMEOUT) -> Store:
     """The store ``uri`` names, its chunks in ``table`` (and its manifest beside them). With ``write``, checks now
-    that the store can be written, so that a run fails before it reads or embeds anything."""
+    that the store can be written, so that a run fails before it reads or embeds anything, and holds the table's run
+    lock until :meth:`Store.close` (waiting up to ``lock_timeout`` seconds for another run's)."""
     if not isinstance(table, str) or not table or not table.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"table must be a name of letters, digits, '_' and '-', got {table!r}")
+    timeout = check_lock_timeout(lock_timeout)
     scheme, rest = split_uri(uri)
     module = importlib.import_module(SCHEMES[scheme])
-    store: Store = module.open(uri, rest, table, write)
+    store: Store = module.open(uri, rest, table, write, timeout if write else None)
     return store
+
+
+class FileLock:
+    """An exclusive lock on a file in a store's folder (``flock``; ``msvcrt.locking`` on Windows): the operating
+    system releases it when the process that holds it ends, however it ends, so a run killed with ``kill -9`` leaves
+    no stale lock. The holder writes its process id into the file, for the error of a run that finds it held."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd: Optional[int] = None
+
+    def acquire(self) -> bool:
+        """Takes the lock if no one holds it (the file made if need be): whether it did."""
+        if self._fd is not None:
+            return True
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            if not _lock_file(fd):
+                os.close(fd)
+                return False
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # closing the file releases its lock
+
+    def holder(self) -> str:
+        """The process id the holder wrote, as an error shows it ("" if unknown)."""
+        try:
+            with open(self.path, encoding="ascii") as f:
+                pid = f.read(32).strip()
+        except (OSError, ValueError):
+            return ""
+        return f", process {pid}" if pid.isdigit() else ""
+
+
+def _lock_file(fd: int) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined,unused-ignore]
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True

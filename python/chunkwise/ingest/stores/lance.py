@@ -1,6 +1,8 @@
 """LanceDB, embedded: ``lance://./index`` or a folder. The chunks in a table (``chunks`` unless ``table=``), the
 manifest in ``<table>_manifest``. Each LanceDB write is one atomic commit (a new version of the table), so a killed
-run leaves each table as it was before or after a write, never in between."""
+run leaves each table as it was before or after a write, never in between. A run holds the lock of its table, the
+file ``<table>.lock`` in the folder (:class:`~chunkwise.ingest.stores.FileLock`); a store that is not a local folder
+(object storage) cannot be locked so, and is not guarded."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..._core import ChunkingError
-from . import COLUMNS, Replacement, Store, rows_table
+from . import COLUMNS, FileLock, Replacement, Store, rows_table
 
 #: How many values one ``IN (...)`` filter lists.
 _IN = 500
@@ -31,18 +33,18 @@ def _in(column: str, values: Sequence[str]) -> Iterator[str]:
         yield f"{column} IN ({', '.join(_quote(v) for v in values[i : i + _IN])})"
 
 
-def open(uri: str, path: str, table: str, write: bool) -> "LanceStore":
+def open(uri: str, path: str, table: str, write: bool, lock_timeout: Optional[float] = None) -> "LanceStore":
     try:
         import lancedb  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         del lancedb
     except ImportError:
         raise ChunkingError(f"into: {uri!r}: LanceDB stores need lancedb: pip install 'chunkwise[ingest]'") from None
-    return LanceStore(uri, path, table, write)
+    return LanceStore(uri, path, table, write, lock_timeout)
 
 
 class LanceStore(Store):
-    def __init__(self, uri: str, path: str, table: str, write: bool) -> None:
+    def __init__(self, uri: str, path: str, table: str, write: bool, lock_timeout: Optional[float] = None) -> None:
         import lancedb
 
         self.uri, self.path, self.table = uri, path, table
@@ -50,21 +52,40 @@ class LanceStore(Store):
         self._created: set = set()  # the tables this run created (see close)
         self.manifest_table = f"{table}_manifest"
         local = "://" not in path
+        self.file_lock = FileLock(os.path.join(path, f"{table}.lock")) if local and write else None
         if local and write:
             self._check_writable()
+            if lock_timeout is not None:
+                self.lock(lock_timeout)  # before the tables are read: another run's writes are done
         elif local and not os.path.isdir(path):
             raise ChunkingError(f"into: {uri!r}: no such store (no folder {path!r})")
         try:
+            self._open(lancedb)
+        except BaseException:
+            self.unlock()
+            raise
+
+    def _open(self, lancedb: Any) -> None:
+        uri, path, table = self.uri, self.path, self.table
+        try:
             self._db = lancedb.connect(path)
             names = set(self._db.list_tables().tables)
-            self._chunks = self._db.open_table(table) if table in names else None
-            self._manifest = self._db.open_table(self.manifest_table) if self.manifest_table in names else None
+            self._chunks = self._open_table(table) if table in names else None
+            self._manifest = self._open_table(self.manifest_table) if self.manifest_table in names else None
         except Exception as exc:
             raise ChunkingError(f"into: cannot open {uri!r}: {exc}") from None
         if self._chunks is not None:
             missing = set(COLUMNS) - set(self._chunks.schema.names)
             if missing:
                 raise ChunkingError(f"into: {uri!r}: table {table!r} is not a chunkwise table (no {sorted(missing)})")
+
+    def _open_table(self, name: str) -> Any:
+        """The table ``name``, or None for the folder of a table that a run killed while it created it left without
+        a first version (a run creates it again: it holds the lock, so no other run is creating it now)."""
+        folder = os.path.join(self.path, f"{name}.lance", "_versions")
+        if "://" not in self.path and not (os.path.isdir(folder) and os.listdir(folder)):
+            return None
+        return self._db.open_table(name)
 
     def _check_writable(self) -> None:
         """A folder that cannot be created or written fails here, before the run reads or embeds anything."""
@@ -227,16 +248,19 @@ class LanceStore(Store):
         manifest always (a few rows: read whole by every run), the chunks when the table was there before the run.
         A chunks table the run created holds its own writes only, files of a slice of rows each; merging them would
         rewrite all it wrote (a fifth of a first ingestion's time), and the next run that writes to it does. Each
-        step is an atomic commit; one that fails leaves the store as it was, and the run has done its work."""
-        if not self._wrote:
-            return
-        for table in (self._chunks, self._manifest):
-            if table is not None and (table is self._manifest or table.name not in self._created):
-                try:
-                    table.optimize()
-                except Exception:
-                    pass
-        self._wrote = False
+        step is an atomic commit; one that fails leaves the store as it was, and the run has done its work. Then the
+        run lock goes."""
+        try:
+            if self._wrote:
+                for table in (self._chunks, self._manifest):
+                    if table is not None and (table is self._manifest or table.name not in self._created):
+                        try:
+                            table.optimize()
+                        except Exception:
+                            pass
+        finally:
+            self._wrote = False
+            self.unlock()
 
     def query(self, vector: Any, k: int) -> List[Dict[str, Any]]:
         if self._chunks is None:

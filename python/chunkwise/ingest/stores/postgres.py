@@ -9,6 +9,11 @@ UPDATE``), their stale ids deleted, their manifest entries upserted, then ``COMM
 killed at any moment (the server rolls back the transaction of a connection that dies) leaves each document as it
 was before or after its replacement, never in between; and the next run redoes a document whose entry is stale.
 
+A run holds the table's run lock, a session-level advisory lock keyed by the database, the schema and the table
+(``pg_try_advisory_lock``), from its first statement to its end: the server releases it when the session ends, so a
+killed run (its connection cut) leaves no stale lock, though its session may still be finishing its statement
+when the next run starts, which then waits for it (``lock_timeout``). ``chunkwise query`` takes no lock.
+
 Errors (a server that cannot be reached, a role or database that does not exist, no permission to create the
 extension or write the tables) raise :class:`chunkwise.ChunkingError` naming the URI without its password, from
 :func:`~chunkwise.ingest.open_store`: before a run reads or embeds anything.
@@ -16,6 +21,7 @@ extension or write the tables) raise :class:`chunkwise.ChunkingError` naming the
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -50,7 +56,7 @@ def _password(uri: str) -> Optional[str]:
     return found if found and len(found) >= 3 else None
 
 
-def open(uri: str, rest: str, table: str, write: bool) -> "PostgresStore":
+def open(uri: str, rest: str, table: str, write: bool, lock_timeout: Optional[float] = None) -> "PostgresStore":
     del rest  # libpq reads the whole URI
     try:
         import pgvector.psycopg
@@ -63,11 +69,11 @@ def open(uri: str, rest: str, table: str, write: bool) -> "PostgresStore":
     if len(table.encode()) > _MAX_TABLE:
         raise ValueError(f"table must be at most {_MAX_TABLE} bytes for PostgreSQL (its manifest is "
                          f"<table>_manifest, and PostgreSQL names are at most 63), got {table!r}")
-    return PostgresStore(uri, table, write)
+    return PostgresStore(uri, table, write, lock_timeout)
 
 
 class PostgresStore(Store):
-    def __init__(self, uri: str, table: str, write: bool) -> None:
+    def __init__(self, uri: str, table: str, write: bool, lock_timeout: Optional[float] = None) -> None:
         import psycopg
         from psycopg import sql
         from psycopg.conninfo import conninfo_to_dict
@@ -79,6 +85,8 @@ class PostgresStore(Store):
         self._dim: Optional[int] = None
         self._wrote = False
         self._has_chunks = self._has_manifest = False
+        self._run_key: Optional[int] = None  # the run lock's key, while this session holds it
+        self._schema = ""
         try:
             options = conninfo_to_dict(uri)
             timeout: Dict[str, Any] = {} if "connect_timeout" in options else {"connect_timeout": _CONNECT_TIMEOUT}
@@ -86,10 +94,57 @@ class PostgresStore(Store):
         except Exception as exc:
             raise ChunkingError(f"into: cannot connect to {self.uri!r}: {self._text(exc)}") from None
         try:
+            if write and lock_timeout is not None:
+                self.lock(lock_timeout)  # before the tables are read: another run's writes are done
             self._setup(write)
         except BaseException:
             self._conn.close()
             raise
+
+    def _key(self) -> int:
+        """The run lock's key: 64 bits of the hash of the schema and the table (advisory locks are per database)."""
+        try:
+            self._schema = self._one("SELECT coalesce(current_schema(), '')")
+        except Exception as exc:
+            raise self._fail("read its schema", exc) from None
+        digest = hashlib.sha256(f"chunkwise run\0{self._schema}\0{self.table}".encode()).digest()
+        return int.from_bytes(digest[:8], "little", signed=True)
+
+    def try_lock(self) -> bool:
+        if self._run_key is not None:
+            return True
+        key = self._key()
+        try:
+            held = bool(self._one("SELECT pg_try_advisory_lock(%s)", [key]))
+        except Exception as exc:
+            raise self._fail("take its run lock", exc) from None
+        if held:
+            self._run_key = key
+        return held
+
+    def unlock(self) -> None:
+        key, self._run_key = self._run_key, None
+        if key is not None and not self._conn.closed:
+            try:
+                self._conn.execute("SELECT pg_advisory_unlock(%s)", [key])
+            except Exception:
+                pass  # the session's end releases it: close() follows
+
+    def lock_name(self) -> str:
+        where = f"{self._schema}.{self.table}" if self._schema else self.table
+        return f"the advisory lock of {where} (pg_try_advisory_lock)"
+
+    def lock_holder(self) -> str:
+        """The server process of the session that holds the lock (``pg_stat_activity.pid``), if it can be seen."""
+        key = self._key() & 0xFFFFFFFFFFFFFFFF
+        try:
+            pid = self._conn.execute(
+                "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s::bigint::oid "
+                "AND objid = %s::bigint::oid AND objsubid = 1 AND database = (SELECT oid FROM pg_database WHERE "
+                "datname = current_database())", [key >> 32, key & 0xFFFFFFFF]).fetchone()
+        except Exception:
+            return ""
+        return f", server process {pid[0]}" if pid else ""
 
     def _text(self, exc: BaseException) -> str:
         """An error's message on one line, never with the password in it."""
@@ -343,4 +398,5 @@ class PostgresStore(Store):
             pass
         finally:
             self._wrote = False
+            self.unlock()
             self._conn.close()

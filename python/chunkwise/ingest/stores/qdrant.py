@@ -1,7 +1,9 @@
 """Qdrant in local mode (``QdrantClient(path=...)``, no server): ``qdrant://./index``. The chunks in a collection
 (``chunks`` unless ``table=``), the manifest in ``<table>_manifest``. Local mode keeps each collection in a SQLite file
-and commits each point on its own, so a killed run leaves every point written or not, never half; it also locks the
-folder, so a second client (another run) is refused while one has it open.
+and commits each point on its own, so a killed run leaves every point written or not, never half. A run holds the lock
+of its table, the file ``<table>.lock`` in the folder (:class:`~chunkwise.ingest.stores.FileLock`), before it opens
+the client; local mode also locks the folder itself, so any other client (a ``chunkwise query`` too) is refused while
+a run has it open.
 
 Qdrant's point ids are unsigned ints or UUIDs: a point's id is the UUID 5 of the chunk id (of the document id for a
 manifest entry), and the chunk id itself is in the payload with the other columns. A cosine collection keeps its
@@ -20,7 +22,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..._core import ChunkingError
-from . import COLUMNS, Replacement, Store
+from . import COLUMNS, FileLock, Replacement, Store
 
 #: Points per upsert request, ids per delete request and documents per filter.
 _BATCH = 256
@@ -46,7 +48,7 @@ def _decode(text: str) -> np.ndarray:
     return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
 
 
-def open(uri: str, path: str, table: str, write: bool) -> "QdrantStore":
+def open(uri: str, path: str, table: str, write: bool, lock_timeout: Optional[float] = None) -> "QdrantStore":
     try:
         import qdrant_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
@@ -54,24 +56,35 @@ def open(uri: str, path: str, table: str, write: bool) -> "QdrantStore":
     except ImportError:
         raise ChunkingError(f"into: {uri!r}: Qdrant stores need qdrant-client: pip install 'chunkwise[qdrant]'") \
             from None
-    return QdrantStore(uri, path, table, write)
+    return QdrantStore(uri, path, table, write, lock_timeout)
 
 
 class QdrantStore(Store):
-    def __init__(self, uri: str, path: str, table: str, write: bool) -> None:
-        from qdrant_client import QdrantClient, models
-
+    def __init__(self, uri: str, path: str, table: str, write: bool, lock_timeout: Optional[float] = None) -> None:
         self.uri, self.path, self.table = uri, path, table
         self.manifest_table = f"{table}_manifest"
-        self._models = models
         if not path:
             raise ChunkingError(f"into: {uri!r}: no folder after qdrant:// (qdrant://./index)")
+        self.file_lock = FileLock(os.path.join(path, f"{table}.lock")) if write else None
         if write:
             self._check_writable()
+            if lock_timeout is not None:
+                self.lock(lock_timeout)
         elif not os.path.isdir(path):
             raise ChunkingError(f"into: {uri!r}: no such store (no folder {path!r})")
         try:
-            self._client = QdrantClient(path=path)
+            self._open()
+        except BaseException:
+            self.unlock()
+            raise
+
+    def _open(self) -> None:
+        from qdrant_client import QdrantClient, models
+
+        uri, table = self.uri, self.table
+        self._models = models
+        try:
+            self._client = QdrantClient(path=self.path)
         except RuntimeError as exc:  # the folder's lock: another client (another run) has it open
             raise ChunkingError(f"into: cannot open {uri!r}: {exc}") from None
         except Exception as exc:
@@ -231,5 +244,8 @@ class QdrantStore(Store):
         return rows
 
     def close(self) -> None:
-        """Releases the folder's lock: another run can open the store."""
-        self._client.close()
+        """Releases the folder's lock and the run lock: another run can open the store."""
+        try:
+            self._client.close()
+        finally:
+            self.unlock()
