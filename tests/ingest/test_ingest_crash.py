@@ -85,8 +85,12 @@ def test_a_table_killed_while_it_was_created_is_created_again(tmp_path: Path) ->
     clean = tmp_path / "clean"
     ingest(str(docs), str(clean), HashEmbedder())
     for name in ("chunks", "chunks_manifest"):
-        into = tmp_path / name
-        (into / f"{name}.lance").mkdir(parents=True)
-        assert snapshot(into) == ([], [])
-        ingest(str(docs), str(into), HashEmbedder())
-        assert snapshot(into) == snapshot(clean)
+        # The table's folder alone, or with the temporary file of its first version (a kill during that write).
+        for temporary in ("", "18446744073709551614.manifest#1"):
+            into = tmp_path / f"{name}{temporary[-2:]}"
+            (into / f"{name}.lance" / "_versions").mkdir(parents=True)
+            if temporary:
+                (into / f"{name}.lance" / "_versions" / temporary).write_bytes(b"\0" * 100)
+            assert snapshot(into) == ([], [])
+            ingest(str(docs), str(into), HashEmbedder())
+            assert snapshot(into) == snapshot(clean)

@@ -81,9 +81,12 @@ class LanceStore(Store):
 
     def _open_table(self, name: str) -> Any:
         """The table ``name``, or None for the folder of a table that a run killed while it created it left without
-        a first version (a run creates it again: it holds the lock, so no other run is creating it now)."""
+        a first version: no version file, or only the temporary one LanceDB writes it as (``1.manifest#1``). A run
+        creates it again: it holds the lock, so no other run is creating it now."""
         folder = os.path.join(self.path, f"{name}.lance", "_versions")
-        if "://" not in self.path and not (os.path.isdir(folder) and os.listdir(folder)):
+        if "://" not in self.path and not (
+            os.path.isdir(folder) and any(n.endswith(".manifest") for n in os.listdir(folder))
+        ):
             return None
         return self._db.open_table(name)
 
