@@ -318,3 +318,169 @@ fn the_count_without_an_encoding_is_encode_fasts_length() {
     }
     assert!(kinds >= 6);
 }
+
+/// The Unigrams a new piece is counted for without the pipeline: the one trained here (NFKC and a space collapse),
+/// its variants (prepended first or never, not split, no collapse, falling back to bytes with and without its byte
+/// tokens), and the XLM-R-like one of the Python tests (a precompiled table) when CHUNKWISE_UNIGRAM_JSON names it or
+/// the temporary directory holds its cache.
+fn unigrams() -> Vec<(String, String)> {
+    let base: serde_json::Value = serde_json::from_str(&tokenizers()[2].1).unwrap();
+    let variant = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut config = base.clone();
+        edit(&mut config);
+        (name.to_owned(), config.to_string())
+    };
+    let mut out = vec![
+        variant("trained", &|_| {}),
+        variant("prepended first, not split", &|c| {
+            c["pre_tokenizer"]["prepend_scheme"] = "first".into();
+            c["pre_tokenizer"]["split"] = false.into();
+        }),
+        variant("never prepended, no collapse", &|c| {
+            c["pre_tokenizer"]["prepend_scheme"] = "never".into();
+            c["normalizer"] = serde_json::json!({"type": "NFKC"});
+        }),
+        variant("byte fallback without byte tokens", &|c| {
+            c["model"]["byte_fallback"] = true.into();
+        }),
+        variant("byte fallback", &|c| {
+            c["model"]["byte_fallback"] = true.into();
+            let vocab = c["model"]["vocab"].as_array_mut().unwrap();
+            vocab.extend((0..=255).map(|b| serde_json::json!([format!("<0x{b:02X}>"), -30.0])));
+        }),
+    ];
+    let cached = std::env::var("CHUNKWISE_UNIGRAM_JSON").ok().or_else(|| {
+        std::fs::read_dir(std::env::temp_dir())
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("chunkwise-unigram-") && n.ends_with(".json"))
+            })
+            .map(|p| p.to_string_lossy().into_owned())
+    });
+    if let Some(path) = cached {
+        out.push((
+            "XLM-R-like".to_owned(),
+            std::fs::read_to_string(path).unwrap(),
+        ));
+    }
+    out
+}
+
+/// Words of the scripts and characters a Unigram's count treats apart: CJK, kana, Hangul, accents, digits,
+/// punctuation, emoji, letters no vocabulary holds (one unknown token a run), "▁", combining marks, and long runs,
+/// with and without a space before, from a fixed seed.
+fn unigram_words(n: usize) -> Vec<String> {
+    let parts = [
+        "a",
+        "e",
+        "n",
+        "th",
+        "ing",
+        "The",
+        "x",
+        "中",
+        "文",
+        "的",
+        "人",
+        "日",
+        "本",
+        "語",
+        "の",
+        "は",
+        "カ",
+        "タ",
+        "ー",
+        "한",
+        "국",
+        "é",
+        "ü",
+        "ñ",
+        "ç",
+        "Ω",
+        "ж",
+        "0",
+        "1",
+        "42",
+        "2026",
+        ".",
+        ",",
+        "!",
+        "'",
+        "-",
+        "(",
+        "“",
+        "」",
+        "。",
+        "🙂",
+        "🚀",
+        "👍",
+        "\u{10330}",
+        "\u{A500}",
+        "\u{13000}",
+        "\u{E000}",
+        "▁",
+        "\u{301}",
+        "ﬁ",
+        "①",
+        "ｶ",
+        "  ",
+        " ",
+    ];
+    let runs = ["a", "中", "🙂", "\u{10330}", "ab", "の", "0"];
+    let mut state: u64 = 0x1234_5678_9ABC_DEF1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as usize
+    };
+    (0..n)
+        .map(|i| {
+            let mut word = String::new();
+            if next() % 2 == 0 {
+                word.push(' ');
+            }
+            if i % 40 == 0 {
+                word.push_str(&runs[next() % runs.len()].repeat(20 + next() % 120));
+                return word;
+            }
+            for _ in 0..1 + next() % 10 {
+                // Mostly the letters and CJK of the first part of the list.
+                let k = if next() % 4 == 0 { parts.len() } else { 46 };
+                word.push_str(parts[next() % k]);
+            }
+            word
+        })
+        .collect()
+}
+
+#[test]
+fn a_unigram_counts_new_pieces_as_the_tokenizer() {
+    let mut texts: Vec<String> = unigram_words(6000);
+    for (_, text) in common::corpus(60_000) {
+        for word in text.split(' ').filter(|w| !w.is_empty()) {
+            texts.push(word.to_owned());
+            texts.push(format!(" {word}"));
+        }
+    }
+    texts.sort_unstable();
+    texts.dedup();
+    assert!(texts.len() > 10_000, "{}", texts.len());
+    for (name, json) in unigrams() {
+        let counter = TokenCounter::from_hf_json(&json, false).unwrap();
+        let tok = Tokenizer::from_str(&json).unwrap();
+        let mut tokens = 0;
+        for text in &texts {
+            let own = tok
+                .encode_fast(text.as_str(), false)
+                .map_or_else(|_| text.chars().count(), |e| e.len());
+            assert_eq!(counter.count_direct(text), own, "{name}: {text:?}");
+            tokens += own;
+        }
+        assert!(tokens > 50_000, "{name}: only {tokens} tokens compared");
+    }
+}

@@ -17,6 +17,7 @@
 use serde_json::Value;
 use tokenizers::{Model, OffsetReferential, OffsetType, PreTokenizer, Tokenizer};
 
+use super::unigram::Unigram;
 use super::wordpiece::Words;
 
 /// A tokenizer.json's tokenizer, and whether its count may skip the `Encoding`.
@@ -25,6 +26,8 @@ pub(super) struct HfCounter {
     direct: bool,
     /// WordPiece's count of plain ASCII words without the pipeline, where the tokenizer allows it.
     words: Option<Words>,
+    /// A Unigram's count of text its normalizer keeps as it is, without the pipeline, where the tokenizer allows it.
+    unigram: Option<Unigram>,
 }
 
 impl HfCounter {
@@ -34,7 +37,17 @@ impl HfCounter {
             && tok.get_padding().is_none()
             && adds_nothing(&config["post_processor"]);
         let words = if direct { Words::of(config) } else { None };
-        Self { tok, direct, words }
+        let unigram = if direct {
+            Unigram::of(&tok, config)
+        } else {
+            None
+        };
+        Self {
+            tok,
+            direct,
+            words,
+            unigram,
+        }
     }
 
     pub(super) fn tokenizer(&self) -> &Tokenizer {
@@ -50,6 +63,13 @@ impl HfCounter {
             return Ok(n);
         }
         let tok = &self.tok;
+        if let Some(n) = self
+            .unigram
+            .as_ref()
+            .and_then(|u| u.count(text, tok.get_normalizer()))
+        {
+            return Ok(n);
+        }
         let mut pretokenized = tok
             .get_added_vocabulary()
             .extract_and_normalize(tok.get_normalizer(), text);

@@ -29,6 +29,7 @@ mod hf_count;
 mod memo;
 mod normalized;
 mod pieces;
+mod unigram;
 mod window;
 mod wordpiece;
 

@@ -1,0 +1,628 @@
+//! A SentencePiece Unigram's count of a text without the tokenizer's pipeline (XLM-R's and its kin).
+//!
+//! Through `tokenizers`, a piece new to the memo goes through the added-vocabulary split, the normalizer (a
+//! precompiled table over grapheme clusters, then a regex collapsing runs of spaces), Metaspace (spaces to "▁", one
+//! prepended, a split before each "▁"), each step building `NormalizedString`s with their alignments, then the
+//! Unigram's Viterbi, which makes a `String` of every candidate token it looks up: about 10 us a piece. For a text
+//! whose characters the normalizer keeps as they are, [`Unigram::count`] builds the text the model sees itself (the
+//! spaces collapsed, "▁" for each, one prepended, cut before each "▁") and runs a Viterbi of its own over a trie of
+//! the vocabulary that takes the same path as `tokenizers`' `Unigram::encode_optimized`: the same f64 sums, the same
+//! tie-breaking (a later candidate replaces a node's best only when strictly better), the unknown token's score and
+//! its handling of characters no single-character token holds, runs of unknown tokens fused into one, and their
+//! bytes counted when the model falls back to bytes. Other text is left to the tokenizer.
+//!
+//! Which characters are kept is asked of the tokenizer's own normalizer, one character at a time, lazily by blocks
+//! of 256 code points. Because the precompiled table replaces whole grapheme clusters, only characters that always
+//! form a cluster of their own next to each other are used (not combining marks, joiners, regional indicators,
+//! Hangul jamo, prepended marks); whitespace other than the ASCII space, and "▁" itself, are never kept.
+//!
+//! Exactness is tested against `tokenizers` on the corpus and generated words (`tests/hf_count.rs`) and by the token
+//! fuzz of the Python tests.
+
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+use tokenizers::pre_tokenizers::metaspace::PrependScheme;
+use tokenizers::{
+    ModelWrapper, NormalizedString, Normalizer, NormalizerWrapper, PreTokenizerWrapper, Tokenizer,
+};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// What Metaspace puts for a space, and cuts before.
+const MARK: char = '\u{2581}';
+const MARK_UTF8: &[u8] = "\u{2581}".as_bytes();
+/// `tokenizers`' penalty of the unknown token: its score is the vocabulary's lowest score minus this.
+const UNK_PENALTY: f64 = 10.0;
+/// No node, no token.
+const NONE: u32 = u32::MAX;
+/// Characters past this are never kept (the BMP, the SMP's emoji, CJK extensions B to F).
+const LAST_LOOKED_AT: u32 = 0x2FFFF;
+
+/// The vocabulary as a trie of bytes: the root's children in a table, the other edges in one hash map keyed by
+/// `node << 8 | byte`, and the token each node ends, if any.
+struct Trie {
+    root: [u32; 256],
+    edges: FxHashMap<u64, u32>,
+    /// Per node: the id of the token it ends, or [`NONE`].
+    ends: Vec<u32>,
+}
+
+impl Trie {
+    /// The trie of `tokens` (id = position). A token held twice ends at the id of its last copy, as the model's own
+    /// token-to-id map has it.
+    fn new<'a>(tokens: impl Iterator<Item = &'a str>) -> Self {
+        let mut trie = Self {
+            root: [NONE; 256],
+            edges: FxHashMap::default(),
+            ends: vec![NONE],
+        };
+        for (id, token) in tokens.enumerate() {
+            let Some((&first, rest)) = token.as_bytes().split_first() else {
+                continue;
+            };
+            let mut node = trie.root[usize::from(first)];
+            if node == NONE {
+                node = trie.ends.len() as u32;
+                trie.ends.push(NONE);
+                trie.root[usize::from(first)] = node;
+            }
+            for &b in rest {
+                let next = trie.ends.len() as u32;
+                node = *trie
+                    .edges
+                    .entry(u64::from(node) << 8 | u64::from(b))
+                    .or_insert_with(|| {
+                        trie.ends.push(NONE);
+                        next
+                    });
+            }
+            trie.ends[node as usize] = id as u32;
+        }
+        trie
+    }
+
+    /// Calls `f(length, id)` for each token that `bytes` starts with, shortest first.
+    #[inline]
+    fn prefixes(&self, bytes: &[u8], mut f: impl FnMut(usize, u32)) {
+        let Some((&first, rest)) = bytes.split_first() else {
+            return;
+        };
+        let mut node = self.root[usize::from(first)];
+        if node == NONE {
+            return;
+        }
+        if self.ends[node as usize] != NONE {
+            f(1, self.ends[node as usize]);
+        }
+        for (i, &b) in rest.iter().enumerate() {
+            match self.edges.get(&(u64::from(node) << 8 | u64::from(b))) {
+                Some(&next) => node = next,
+                None => return,
+            }
+            if self.ends[node as usize] != NONE {
+                f(i + 2, self.ends[node as usize]);
+            }
+        }
+    }
+
+    /// Whether `bytes` is a token.
+    fn holds(&self, bytes: &[u8]) -> bool {
+        let mut found = false;
+        self.prefixes(bytes, |len, _| found = len == bytes.len());
+        found
+    }
+}
+
+/// The characters the normalizer keeps as they are, in texts of such characters (see the module's text).
+struct Kept {
+    ascii: [bool; 128],
+    /// Bit sets of 256 code points each, up to [`LAST_LOOKED_AT`], each filled the first time it is asked.
+    blocks: Box<[OnceLock<[u64; 4]>]>,
+    /// The normalizer works on grapheme clusters (it has a precompiled table).
+    clusters: bool,
+}
+
+impl Kept {
+    fn new(normalizer: Option<&NormalizerWrapper>, clusters: bool) -> Self {
+        let mut ascii = [false; 128];
+        for (b, kept) in ascii.iter_mut().enumerate() {
+            *kept = b == usize::from(b' ') || keeps(normalizer, clusters, char::from(b as u8));
+        }
+        Self {
+            ascii,
+            blocks: (0..=LAST_LOOKED_AT >> 8).map(|_| OnceLock::new()).collect(),
+            clusters,
+        }
+    }
+
+    /// Whether every character of `text` is kept (the ASCII space included).
+    fn all(&self, text: &str, normalizer: Option<&NormalizerWrapper>) -> bool {
+        if text.is_ascii() {
+            return text.bytes().all(|b| self.ascii[usize::from(b)]);
+        }
+        text.chars().all(|c| {
+            let c = c as u32;
+            if c < 128 {
+                return self.ascii[c as usize];
+            }
+            let Some(block) = self.blocks.get(c as usize >> 8) else {
+                return false;
+            };
+            let bits = block.get_or_init(|| {
+                let mut bits = [0u64; 4];
+                for low in 0..256u32 {
+                    let kept = char::from_u32(c & !0xFF | low)
+                        .is_some_and(|k| keeps(normalizer, self.clusters, k));
+                    if kept {
+                        bits[low as usize >> 6] |= 1 << (low & 63);
+                    }
+                }
+                bits
+            });
+            bits[(c as usize >> 6) & 3] >> (c & 63) & 1 == 1
+        })
+    }
+}
+
+/// Whether `c`, a cluster of its own, is left as it is by `normalizer` and reaches the model as it is: not
+/// whitespace (the ASCII space is handled apart), not "▁", and, when the normalizer works on clusters, a character
+/// that forms a cluster of its own next to any such character (tried against one of each kind of those: a letter, a
+/// Hangul LV and LVT syllable, an emoji, an Indic consonant, and itself).
+fn keeps(normalizer: Option<&NormalizerWrapper>, clusters: bool, c: char) -> bool {
+    if c.is_whitespace() || c == MARK {
+        return false;
+    }
+    let mut s = [0u8; 4];
+    let s = c.encode_utf8(&mut s);
+    if normalize(normalizer, s).as_deref() != Some(s) {
+        return false;
+    }
+    !clusters
+        || ['a', '\u{AC00}', '\u{AC01}', '\u{1F642}', '\u{915}', c]
+            .into_iter()
+            .all(|p| {
+                [[p, c], [c, p]]
+                    .iter()
+                    .all(|pair| pair.iter().collect::<String>().graphemes(true).count() == 2)
+            })
+}
+
+/// `text` through the normalizer (as it is without one), `None` on its error.
+fn normalize(normalizer: Option<&NormalizerWrapper>, text: &str) -> Option<String> {
+    let mut normalized = NormalizedString::from(text);
+    if let Some(n) = normalizer {
+        n.normalize(&mut normalized).ok()?;
+    }
+    Some(normalized.get().to_owned())
+}
+
+/// A node of the Viterbi: the best score of a path to this position, where its last token starts ([`NONE`]: no path
+/// yet) and whether that token is the unknown one.
+#[derive(Clone, Copy)]
+struct Node {
+    score: f64,
+    from: u32,
+    unknown: bool,
+}
+
+/// Buffers of one thread's counts: the model's text, where its pre-tokens start, and the Viterbi's nodes.
+#[derive(Default)]
+struct Scratch {
+    text: Vec<u8>,
+    cuts: Vec<usize>,
+    nodes: Vec<Node>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// A Unigram tokenizer counted without its pipeline (see the module's text).
+pub(super) struct Unigram {
+    trie: Trie,
+    /// Per id.
+    scores: Vec<f64>,
+    unk_id: Option<u32>,
+    unk_score: f64,
+    /// Unknown runs not in the vocabulary are counted as their bytes when every byte has its `<0xXX>` token.
+    byte_tokens: Option<[bool; 256]>,
+    /// Metaspace prepends "▁" to a text that does not start with one.
+    prepend: bool,
+    /// Metaspace cuts before each "▁".
+    split: bool,
+    /// The normalizer makes a run of spaces one space.
+    collapse: bool,
+    kept: Kept,
+    /// The added tokens' contents: a text holding one is left to the tokenizer.
+    added: Vec<String>,
+    /// The first bytes of `added`'s contents.
+    added_starts: [bool; 256],
+    /// An added token holds a space (it could match across a run of spaces that the normalizer collapses).
+    added_spaces: bool,
+}
+
+impl Unigram {
+    /// For a tokenizer whose pipeline is one this module builds the model's text for: a Unigram model, Metaspace
+    /// with "▁" alone as the pre-tokenizer, and as the normalizer none, a precompiled table, or a precompiled table
+    /// then a collapse of space runs (`" {2,}"` to `" "`), in a `Sequence` or not (NFKC or NFC in place of the table
+    /// too); `None` for any other.
+    pub(super) fn of(tok: &Tokenizer, config: &Value) -> Option<Self> {
+        let ModelWrapper::Unigram(model) = tok.get_model() else {
+            return None;
+        };
+        let Some(PreTokenizerWrapper::Metaspace(meta)) = tok.get_pre_tokenizer() else {
+            return None;
+        };
+        // A sampling Unigram gives a path of its own each time.
+        if meta.get_replacement() != MARK || model.alpha.is_some_and(|a| a != 0.0) {
+            return None;
+        }
+        let (clusters, collapse) = known_steps(&config["normalizer"])?;
+        let normalizer = tok.get_normalizer();
+        // What the steps do to spaces, as the tokenizer does it.
+        let spaced = " a  b   c ";
+        let expected = if collapse { " a b c " } else { spaced };
+        if normalize(normalizer, spaced).as_deref() != Some(expected) {
+            return None;
+        }
+        let tokens: Vec<&(String, f64)> = model.iter().collect();
+        let unk_id = match &config["model"]["unk_id"] {
+            Value::Null => None,
+            id => Some(u32::try_from(id.as_u64()?).ok()?),
+        };
+        if unk_id.is_some_and(|id| id as usize >= tokens.len()) || tokens.len() >= NONE as usize {
+            return None;
+        }
+        let trie = Trie::new(tokens.iter().map(|(t, _)| t.as_str()));
+        let byte_tokens = model.byte_fallback().then(|| {
+            let mut bytes = [false; 256];
+            for (b, has) in bytes.iter_mut().enumerate() {
+                *has = trie.holds(format!("<0x{b:02X}>").as_bytes());
+            }
+            bytes
+        });
+        let added: Vec<String> = tok
+            .get_added_tokens_decoder()
+            .values()
+            .map(|t| t.content.clone())
+            .collect();
+        if added.iter().any(String::is_empty) {
+            return None;
+        }
+        let mut added_starts = [false; 256];
+        for a in &added {
+            added_starts[usize::from(a.as_bytes()[0])] = true;
+        }
+        Some(Self {
+            trie,
+            scores: tokens.iter().map(|(_, s)| *s).collect(),
+            unk_id,
+            unk_score: model.min_score - UNK_PENALTY,
+            byte_tokens,
+            prepend: meta.get_prepend_scheme() != PrependScheme::Never,
+            split: meta.get_split(),
+            collapse,
+            kept: Kept::new(normalizer, clusters),
+            added_spaces: added.iter().any(|a| a.contains(' ')),
+            added,
+            added_starts,
+        })
+    }
+
+    /// The tokenizer's count of `text` (no special tokens) if every character of it is kept and it holds no added
+    /// token; `None` for any other text, and where the tokenizer would fail (an unknown character without an
+    /// unknown token). `normalizer` is the tokenizer's.
+    pub(super) fn count(
+        &self,
+        text: &str,
+        normalizer: Option<&NormalizerWrapper>,
+    ) -> Option<usize> {
+        if text.is_empty()
+            || text.len() >= NONE as usize
+            || !self.kept.all(text, normalizer)
+            || self.holds_added(text)
+        {
+            return None;
+        }
+        SCRATCH.with(|scratch| {
+            let scratch = &mut *scratch.try_borrow_mut().ok()?;
+            self.model_text(text, scratch);
+            let Scratch { text, cuts, nodes } = scratch;
+            let mut total = 0;
+            for (k, &a) in cuts.iter().enumerate() {
+                let b = cuts.get(k + 1).copied().unwrap_or(text.len());
+                total += self.viterbi(&text[a..b], nodes)?;
+            }
+            Some(total)
+        })
+    }
+
+    fn holds_added(&self, text: &str) -> bool {
+        if self.added_spaces && text.contains("  ") {
+            return true;
+        }
+        text.bytes().any(|b| self.added_starts[usize::from(b)])
+            && self.added.iter().any(|a| text.contains(a.as_str()))
+    }
+
+    /// The text the model sees, as Metaspace gives it (kept characters as they are, spaces collapsed if the
+    /// normalizer does, "▁" for each, one prepended), and where its pre-tokens start.
+    fn model_text(&self, text: &str, scratch: &mut Scratch) {
+        let Scratch {
+            text: out, cuts, ..
+        } = scratch;
+        out.clear();
+        cuts.clear();
+        cuts.push(0);
+        if self.prepend && !text.starts_with(' ') {
+            out.extend_from_slice(MARK_UTF8);
+        }
+        let mut after_space = false;
+        for &b in text.as_bytes() {
+            if b != b' ' {
+                out.push(b);
+                after_space = false;
+                continue;
+            }
+            if !(after_space && self.collapse) {
+                if self.split && !out.is_empty() {
+                    cuts.push(out.len());
+                }
+                out.extend_from_slice(MARK_UTF8);
+            }
+            after_space = true;
+        }
+    }
+
+    /// The model's count of the pre-token `text` (UTF-8), or `None` where it would fail.
+    fn viterbi(&self, text: &[u8], nodes: &mut Vec<Node>) -> Option<usize> {
+        let unset = Node {
+            score: 0.0,
+            from: NONE,
+            unknown: false,
+        };
+        nodes.clear();
+        nodes.resize(text.len() + 1, unset);
+        // A candidate replaces a node's path only if the node has none or the candidate is strictly better: among
+        // equal paths, the first found stays (tokens from earlier starts, then shorter ones).
+        let offer = |nodes: &mut Vec<Node>, end: usize, score: f64, from: usize, unknown: bool| {
+            let node = &mut nodes[end];
+            if node.from == NONE || score > node.score {
+                *node = Node {
+                    score,
+                    from: from as u32,
+                    unknown,
+                };
+            }
+        };
+        let mut at = 0;
+        while at < text.len() {
+            let here = nodes[at].score;
+            let width = utf8_width(text[at]);
+            let mut single = false;
+            self.trie.prefixes(&text[at..], |len, id| {
+                let score = self.scores[id as usize] + here;
+                offer(nodes, at + len, score, at, Some(id) == self.unk_id);
+                single |= len == width;
+            });
+            if !single {
+                // A character no token of its own holds: the unknown token, which the model must have.
+                self.unk_id?;
+                offer(nodes, at + width, self.unk_score + here, at, true);
+            }
+            at += width;
+        }
+        // Back from the end: tokens one each, runs of unknown ones fused into one.
+        let mut count = 0;
+        let mut end = text.len();
+        let mut unknown_end = None;
+        while end > 0 {
+            let node = nodes[end];
+            let from = node.from as usize;
+            if node.unknown {
+                unknown_end.get_or_insert(end);
+            } else {
+                if let Some(e) = unknown_end.take() {
+                    count += self.unknown_run(&text[end..e]);
+                }
+                count += 1;
+            }
+            end = from;
+        }
+        if let Some(e) = unknown_end {
+            count += self.unknown_run(&text[..e]);
+        }
+        Some(count)
+    }
+
+    /// The tokens of a fused run of unknown tokens: one (the run's own token if the vocabulary holds it, else the
+    /// unknown one), or one per byte when the model falls back to bytes and has all of them.
+    fn unknown_run(&self, run: &[u8]) -> usize {
+        match &self.byte_tokens {
+            Some(bytes) if !self.trie.holds(run) && run.iter().all(|&b| bytes[usize::from(b)]) => {
+                run.len()
+            }
+            _ => 1,
+        }
+    }
+}
+
+/// The length of the UTF-8 character whose first byte is `b`.
+fn utf8_width(b: u8) -> usize {
+    match b {
+        0..=0x7F => 1,
+        0x80..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+/// For a normalizer of the steps this module knows, in order (all optional: a precompiled table, NFKC or NFC, then a
+/// collapse of space runs into one space): whether it has the first, and the collapse; `None` for any other.
+fn known_steps(normalizer: &Value) -> Option<(bool, bool)> {
+    let steps: Vec<&Value> = match normalizer["type"].as_str() {
+        None if normalizer.is_null() => Vec::new(),
+        Some("Sequence") => normalizer["normalizers"].as_array()?.iter().collect(),
+        Some(_) => vec![normalizer],
+        None => return None,
+    };
+    let mut steps = steps.into_iter().peekable();
+    // SentencePiece's table, or a Unicode normalization: on characters that are clusters of their own and no
+    // combining marks, both act on each character alone.
+    let table = steps
+        .next_if(|s| matches!(s["type"].as_str(), Some("Precompiled" | "NFKC" | "NFC")))
+        .is_some();
+    let collapse = steps
+        .next_if(|s| {
+            s["type"] == "Replace" && s["pattern"]["Regex"] == " {2,}" && s["content"] == " "
+        })
+        .is_some();
+    steps.next().is_none().then_some((table, collapse))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_known_normalizers() {
+        let json = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+        let table = r#"{"type":"Precompiled","precompiled_charsmap":""}"#;
+        let collapse = r#"{"type":"Replace","pattern":{"Regex":" {2,}"},"content":" "}"#;
+        assert_eq!(known_steps(&Value::Null), Some((false, false)));
+        assert_eq!(known_steps(&json(table)), Some((true, false)));
+        assert_eq!(
+            known_steps(&json(&format!(
+                r#"{{"type":"Sequence","normalizers":[{table},{collapse}]}}"#
+            ))),
+            Some((true, true))
+        );
+        assert_eq!(
+            known_steps(&json(&format!(
+                r#"{{"type":"Sequence","normalizers":[{collapse},{table}]}}"#
+            ))),
+            None
+        );
+        assert_eq!(
+            known_steps(&json(r#"{"type":"NFKC"}"#)),
+            Some((true, false))
+        );
+        assert_eq!(known_steps(&json(r#"{"type":"NFKD"}"#)), None);
+        assert_eq!(known_steps(&json(r#"{"type":"Lowercase"}"#)), None);
+        let to_mark = r#"{"type":"Replace","pattern":{"Regex":" {2,}"},"content":"_"}"#;
+        assert_eq!(known_steps(&json(to_mark)), None);
+    }
+
+    #[test]
+    fn the_trie_finds_every_prefix_token() {
+        let trie = Trie::new(["a", "ab", "abc", "b", "", "ab"].into_iter());
+        let mut found = Vec::new();
+        trie.prefixes(b"abcd", |len, id| found.push((len, id)));
+        assert_eq!(found, [(1, 0), (2, 5), (3, 2)]);
+        assert!(trie.holds(b"abc") && !trie.holds(b"abcd") && !trie.holds(b""));
+    }
+
+    /// A Metaspace Unigram over `vocab` (pieces and scores, JSON), with no normalizer.
+    fn tokenizer(
+        vocab: &str,
+        byte_fallback: bool,
+        prepend: &str,
+        split: bool,
+    ) -> (Tokenizer, Value) {
+        let json = format!(
+            r#"{{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],"normalizer":null,
+            "pre_tokenizer":{{"type":"Metaspace","replacement":"\u2581","prepend_scheme":"{prepend}",
+            "split":{split}}},"post_processor":null,"decoder":null,
+            "model":{{"type":"Unigram","unk_id":0,"vocab":{vocab},"byte_fallback":{byte_fallback}}}}}"#
+        );
+        (json.parse().unwrap(), serde_json::from_str(&json).unwrap())
+    }
+
+    /// "▁ab" scores as "▁a" + "b" (a tie, where the first path found stays) and as "▁" + "a" + "b" less; "<unk>"
+    /// is held twice.
+    const TIES: &str = r#"[["<unk>",0.0],["\u2581a",-1.0],["b",-1.0],["\u2581ab",-2.0],["a",-1.0],
+        ["\u2581",-1.0],["c",-1.5],["cc",-3.0],["ccc",-4.0],["bc",-2.5],["\u2581b",-0.5],["<unk>",-0.25]]"#;
+
+    fn bytes_vocab(bytes: impl Iterator<Item = u8>) -> String {
+        let mut vocab = TIES.strip_suffix(']').unwrap().to_owned();
+        for b in bytes {
+            vocab.push_str(&format!(r#",["<0x{b:02X}>",-9.0]"#));
+        }
+        vocab + "]"
+    }
+
+    #[test]
+    fn counts_what_the_unigram_counts() {
+        let texts = [
+            "ab", " ab", "abab", "a b", "a  b", "  a", "a ", "ababc", "ccc", "cccc", "bcc", "x",
+            "xyz", "axbx", "a🙂b", "🙂🙂", "x y", "<unk>", "a<unk>x", "a\u{301}", "\u{301}",
+            "中文", "ab cc ab",
+        ];
+        let all_bytes = bytes_vocab(0..=255);
+        let some_bytes = bytes_vocab(b'x'..=b'z');
+        let mut fast = 0;
+        for (vocab, byte_fallback) in [
+            (TIES, false),
+            (TIES, true),
+            (&*all_bytes, true),
+            (&*some_bytes, true),
+        ] {
+            for prepend in ["always", "first", "never"] {
+                for split in [true, false] {
+                    let (tok, config) = tokenizer(vocab, byte_fallback, prepend, split);
+                    let unigram =
+                        Unigram::of(&tok, &config).expect("a pipeline counted without it");
+                    for text in texts {
+                        let expected = tok.encode_fast(text, false).unwrap().len();
+                        let what = format!(
+                            "{text:?}, {prepend}, split {split}, byte fallback {byte_fallback}"
+                        );
+                        let n = unigram
+                            .count(text, None)
+                            .unwrap_or_else(|| panic!("{what}: not counted"));
+                        assert_eq!(n, expected, "{what} ({vocab})");
+                        fast += 1;
+                    }
+                }
+            }
+        }
+        assert!(fast > 400);
+    }
+
+    #[test]
+    fn only_metaspace_unigrams() {
+        let (tok, mut config) = tokenizer(TIES, false, "always", true);
+        assert!(Unigram::of(&tok, &config).is_some());
+        config["normalizer"] = serde_json::json!({"type": "Lowercase"});
+        let tok: Tokenizer = config.to_string().parse().unwrap();
+        assert!(Unigram::of(&tok, &config).is_none());
+        config["normalizer"] = Value::Null;
+        config["pre_tokenizer"] = serde_json::json!({"type": "Whitespace"});
+        let tok: Tokenizer = config.to_string().parse().unwrap();
+        assert!(Unigram::of(&tok, &config).is_none());
+    }
+
+    #[test]
+    fn clusters_of_their_own() {
+        assert!(keeps(None, true, 'x'));
+        assert!(keeps(None, true, '中'));
+        assert!(keeps(None, true, '\u{AC00}'));
+        assert!(keeps(None, true, '\u{1F642}'));
+        for c in [
+            '\u{301}',
+            '\u{200D}',
+            '\u{1F1EB}',
+            '\u{1100}',
+            '\u{1161}',
+            '\u{903}',
+            ' ',
+            '\t',
+            MARK,
+        ] {
+            assert!(!keeps(None, true, c), "{c:?}");
+        }
+        assert!(keeps(None, false, '\u{301}'));
+    }
+}
