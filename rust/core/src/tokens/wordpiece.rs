@@ -343,7 +343,7 @@ mod tests {
         r#"{"type":"Lowercase"}"#,
     ];
 
-    fn hf(config: &Value) -> tokenizers::Tokenizer {
+    fn hf(config: &Value) -> Tokenizer {
         config.to_string().parse().unwrap()
     }
 
@@ -426,17 +426,17 @@ mod tests {
     #[test]
     fn leaves_out_what_normalizes_apart() {
         let bert = config(VOCAB, NORMALIZERS[1], "");
-        let words = words(&bert).unwrap();
+        let bert_words = words(&bert).unwrap();
         // Han characters become words of their own; fullwidth space is whitespace once cleaned.
         for other in ["中", "a中", "a\u{3000}"] {
-            assert_eq!(words.count(other), None, "{other:?}");
+            assert_eq!(bert_words.count(other), None, "{other:?}");
         }
         // A kept combining mark could be reordered across characters: no stripping, so the mark stays.
         let lower = config(VOCAB, NORMALIZERS[3], "");
-        let words = super::tests::words(&lower).unwrap();
-        assert_eq!(words.count("e\u{301}"), None);
-        assert_eq!(words.count("İ"), None);
-        assert_eq!(words.count("é"), Some(1));
+        let lower_words = words(&lower).unwrap();
+        assert_eq!(lower_words.count("e\u{301}"), None);
+        assert_eq!(lower_words.count("İ"), None);
+        assert_eq!(lower_words.count("é"), Some(1));
     }
 
     #[test]
