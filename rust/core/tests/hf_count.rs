@@ -256,6 +256,175 @@ fn ascii_words(n: usize) -> Vec<String> {
         .collect()
 }
 
+/// Words of what BERT's normalizer changes a character at a time, 1 to 14 parts (and now and then past WordPiece's
+/// 100 characters), from a fixed seed: kana, voiced and half-width; Latin letters with accents, precomposed and
+/// decomposed; Greek with its sigmas; Cyrillic; Turkish dotted and dotless I; ligatures and other compatibility
+/// characters; Hangul; marks the strip keeps or removes; and a sprinkle of Han, punctuation and controls, which
+/// the count leaves to the tokenizer.
+fn unicode_words(n: usize) -> Vec<String> {
+    let parts = [
+        "か",
+        "が",
+        "き",
+        "ぎ",
+        "ぱ",
+        "ゔ",
+        "ん",
+        "ー",
+        "カ",
+        "ガ",
+        "ヴ",
+        "ヷ",
+        "ｶ",
+        "ｶﾞ",
+        "ﾊﾟ",
+        "ﾞ",
+        "ﾟ",
+        "ｰ",
+        "か\u{3099}",
+        "\u{3099}",
+        "ゝ",
+        "ゞ",
+        "ヽ",
+        "ヾ",
+        "ㇰ",
+        "の",
+        "テ",
+        "キ",
+        "ス",
+        "ト",
+        "é",
+        "e\u{301}",
+        "É",
+        "E\u{301}",
+        "è",
+        "ñ",
+        "n\u{303}",
+        "ö",
+        "Ö",
+        "ø",
+        "å",
+        "Å",
+        "æ",
+        "ç",
+        "ß",
+        "ẞ",
+        "ệ",
+        "e\u{323}\u{302}",
+        "e\u{302}\u{323}",
+        "ǅ",
+        "Ǆ",
+        "ĳ",
+        "ŀ",
+        "ǈ",
+        "\u{301}",
+        "\u{327}",
+        "a",
+        "E",
+        "Σ",
+        "σ",
+        "ς",
+        "Ά",
+        "ά",
+        "ΐ",
+        "ϊ",
+        "ϑ",
+        "ϐ",
+        "\u{345}",
+        "ᾳ",
+        "Ω",
+        "\u{2126}",
+        "\u{212a}",
+        "\u{212b}",
+        "Д",
+        "д",
+        "Ё",
+        "ё",
+        "Й",
+        "й",
+        "Ї",
+        "ѝ",
+        "İ",
+        "ı",
+        "I",
+        "i",
+        "ﬁ",
+        "ﬀ",
+        "ﬃ",
+        "ﬆ",
+        "①",
+        "Ⅻ",
+        "ⅻ",
+        "½",
+        "²",
+        "µ",
+        "ª",
+        "㎏",
+        "㌀",
+        "ｱ",
+        "Ａ",
+        "ａ",
+        "１",
+        "한",
+        "국",
+        "어",
+        "ᄀ",
+        "ᅡ",
+        "\u{302e}",
+        "\u{93f}",
+        "क",
+        "\u{94d}",
+        "ا",
+        "\u{64e}",
+        "א",
+        "\u{5b8}",
+        "\u{ad}",
+        "\u{200b}",
+        "\u{200d}",
+        "\u{1}",
+        "\u{7f}",
+        "\u{fffd}",
+        "中",
+        "日",
+        "。",
+        "・",
+        "-",
+        "'",
+        "\u{3000}",
+        "\u{a0}",
+        "🙂",
+        "𠀋",
+    ];
+    let mut state: u64 = 0x1405_7B7E_F767_814F;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as usize
+    };
+    (0..n)
+        .map(|i| {
+            let len = if i % 100 == 0 {
+                90 + next() % 30
+            } else {
+                1 + next() % 14
+            };
+            // Mostly the first (word) parts; the last ten (Han, punctuation, spaces, emoji) one time in 25.
+            (0..len)
+                .map(|_| {
+                    let r = next();
+                    let k = if r % 25 == 0 {
+                        parts.len() - 1 - r / 25 % 10
+                    } else {
+                        r / 25 % (parts.len() - 10)
+                    };
+                    parts[k]
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Random char-boundary slices of `text`, from a fixed seed.
 fn slices(text: &str, n: usize, max_len: usize) -> Vec<&str> {
     let mut state: u64 = 0x2545_F491_4F6C_DD1D ^ text.len() as u64;
@@ -285,6 +454,24 @@ fn the_count_without_an_encoding_is_encode_fasts_length() {
     let corpus = common::corpus(60_000);
     let generated = generated(3000);
     let words = ascii_words(3000);
+    let unicode = unicode_words(6000);
+    // Every distinct word of every corpus file, in full: between whitespace and punctuation, and also between Han
+    // characters (a run of kana alone is a word to BERT, as Han characters are cut out of it).
+    let full = common::corpus(usize::MAX);
+    let mut distinct = std::collections::BTreeSet::new();
+    for (_, text) in &full {
+        let word_char = |c: char| c.is_alphanumeric() || ('\u{300}'..='\u{36f}').contains(&c);
+        for word in text.split(|c: char| !word_char(c)) {
+            distinct.insert(word);
+            distinct.extend(word.split(|c: char| ('\u{4e00}'..='\u{9fff}').contains(&c)));
+        }
+    }
+    distinct.remove("");
+    assert!(
+        distinct.len() > 5_000,
+        "only {} distinct words",
+        distinct.len()
+    );
     let mut kinds = 0;
     for (name, json) in tokenizers() {
         let counter = TokenCounter::from_hf_json(&json, false).unwrap();
@@ -303,6 +490,8 @@ fn the_count_without_an_encoding_is_encode_fasts_length() {
             );
         }
         texts.extend(words.iter().map(String::as_str));
+        texts.extend(unicode.iter().map(String::as_str));
+        texts.extend(distinct.iter().copied());
         let mut tokens = 0;
         for text in texts {
             // HF's failures count one token per character, in both.

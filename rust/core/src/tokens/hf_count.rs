@@ -24,7 +24,7 @@ use super::wordpiece::Words;
 pub(super) struct HfCounter {
     tok: Tokenizer,
     direct: bool,
-    /// WordPiece's count of plain ASCII words without the pipeline, where the tokenizer allows it.
+    /// WordPiece's count of words without the pipeline, where the tokenizer allows it.
     words: Option<Words>,
     /// A Unigram's count of text its normalizer keeps as it is, without the pipeline, where the tokenizer allows it.
     unigram: Option<Unigram>,
@@ -36,7 +36,11 @@ impl HfCounter {
         let direct = tok.get_truncation().is_none()
             && tok.get_padding().is_none()
             && adds_nothing(&config["post_processor"]);
-        let words = if direct { Words::of(config) } else { None };
+        let words = if direct {
+            Words::of(config, &tok)
+        } else {
+            None
+        };
         let unigram = if direct {
             Unigram::of(&tok, config)
         } else {

@@ -1,34 +1,44 @@
-//! WordPiece's count of a word of ASCII letters and digits, without the tokenizer's pipeline.
+//! WordPiece's count of a word, without the tokenizer's pipeline.
 //!
 //! Through `tokenizers`, a word new to the memo goes through the added-vocabulary split, the normalizer and the
 //! pre-tokenizer, each building `NormalizedString`s with their alignments, then WordPiece, which looks up every
 //! candidate sub-word from the longest down as a new `String` (`"##" + rest`): microseconds a word, most of the
-//! held-out cost of a BERT tokenizer. For a word of ASCII letters and digits the first three steps do nothing but
-//! lowercase it (BERT's normalizer cleans control characters, isolates Han, strips accents and lowercases; its
-//! pre-tokenizer splits on whitespace and punctuation), so [`Words::count`] lowercases it itself and finds
-//! WordPiece's sub-words as the longest prefixes in two tries of the vocabulary's ASCII tokens: the same tokens,
-//! hence the same count. Other text is left to the tokenizer.
+//! held-out cost of a BERT tokenizer. [`Words::count`] does the same work on a word of one pre-token directly: it
+//! normalizes the word a character at a time from a table of what the tokenizer's own normalizer makes of each
+//! character, and finds WordPiece's sub-words as the longest prefixes in two tries of the vocabulary (the tokens a
+//! word starts with, and those after `##`): the same tokens, hence the same count. Other text is left to the
+//! tokenizer.
 //!
-//! Exactness is tested against `tokenizers` on generated words and on the words of the corpus (`tests` below, and
-//! the token fuzz of the Python tests).
+//! Normalizing a character at a time is what the normalizers allowed here do to a whole word, with two exceptions
+//! that the table excludes. BERT's normalizer removes control characters and maps whitespace to a space, puts
+//! spaces around Han characters, and (stripping accents) decomposes (NFD) and removes the nonspacing marks, then
+//! lowercases, each step character by character (`NormalizedString::lowercase` maps each character with
+//! `char::to_lowercase`, without the final sigma's context) but NFD's canonical reordering of combining marks,
+//! which moves a mark of non-zero combining class past its neighbours across characters. A character is in the
+//! table only if what is left of it holds no such mark: then the only characters reordering can move in a word are
+//! nonspacing marks the strip removes, in any order. The table also leaves out every character that is whitespace
+//! or punctuation to the pre-tokenizer, before or after normalizing, and those the normalizer turns into such
+//! (a Han character becomes a word between spaces), so that a word of table characters is one pre-token; and
+//! characters past the Basic Multilingual Plane, to keep the table small. It is filled 256 characters at a time on
+//! first use, by the normalizer and pre-tokenizer themselves.
+//!
+//! Exactness is tested against `tokenizers` on generated words and on the words of the corpus (`tests` below,
+//! `tests/hf_count.rs`, and the token fuzz of the Python tests).
+
+use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
+use tokenizers::{
+    NormalizedString, Normalizer, NormalizerWrapper, OffsetReferential, OffsetType,
+    PreTokenizedString, PreTokenizer, PreTokenizerWrapper, Tokenizer,
+};
+use unicode_normalization_alignments::char::canonical_combining_class;
 
-/// The symbols of a trie's edges: ASCII letters and digits (a word holds nothing else).
-fn symbol(b: u8) -> Option<u32> {
-    match b {
-        b'0'..=b'9' => Some(u32::from(b - b'0')),
-        b'a'..=b'z' => Some(u32::from(b - b'a') + 10),
-        b'A'..=b'Z' => Some(u32::from(b - b'A') + 36),
-        _ => None,
-    }
-}
-
-/// A trie of ASCII tokens: edges in one hash map keyed by `node << 6 | symbol`, the nodes that end a token marked.
-#[derive(Default)]
+/// A trie of tokens over their characters: edges in one hash map keyed by `node << 21 | char`, the nodes that end a
+/// token marked.
 struct Trie {
-    edges: FxHashMap<u32, u32>,
+    edges: FxHashMap<u64, u32>,
     ends: Vec<bool>,
 }
 
@@ -40,33 +50,38 @@ impl Trie {
         }
     }
 
-    /// Adds `token` if it is all letters and digits (no other token can be a part of such a word).
-    fn insert(&mut self, token: &[u8]) {
-        let Some(symbols) = token.iter().map(|&b| symbol(b)).collect::<Option<Vec<_>>>() else {
-            return;
-        };
-        if symbols.is_empty() {
+    /// Adds `token` unless a word cannot hold it: empty, or with whitespace or ASCII punctuation (the pre-tokenizer
+    /// splits at both).
+    fn insert(&mut self, token: &str) {
+        if token.is_empty()
+            || token
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_ascii_punctuation())
+        {
             return;
         }
         let mut node = 0u32;
-        for s in symbols {
+        for c in token.chars() {
             let next = self.ends.len() as u32;
-            node = *self.edges.entry(node << 6 | s).or_insert_with(|| {
-                self.ends.push(false);
-                next
-            });
+            node = *self
+                .edges
+                .entry(u64::from(node) << 21 | u64::from(c))
+                .or_insert_with(|| {
+                    self.ends.push(false);
+                    next
+                });
         }
         self.ends[node as usize] = true;
     }
 
-    /// The end of the longest token that `word[from..]` starts with, if any.
+    /// The end of the longest token that `word[from..]` starts with, if any: WordPiece tries the sub-words from the
+    /// longest down, a character shorter each time.
     #[inline]
-    fn longest(&self, word: &[u8], from: usize) -> Option<usize> {
+    fn longest(&self, word: &[char], from: usize) -> Option<usize> {
         let mut node = 0u32;
         let mut best = None;
-        for (i, &b) in word[from..].iter().enumerate() {
-            let s = symbol(b)?;
-            match self.edges.get(&(node << 6 | s)) {
+        for (i, &c) in word[from..].iter().enumerate() {
+            match self.edges.get(&(u64::from(node) << 21 | u64::from(c))) {
                 Some(&next) => node = next,
                 None => break,
             }
@@ -78,41 +93,164 @@ impl Trie {
     }
 }
 
-/// The ASCII words of a WordPiece tokenizer, counted without it (see the module's text).
+/// A character left out of the table (see the module's text).
+const OUT: u32 = u32::MAX;
+
+/// What the normalizer makes of 256 consecutive characters: for each, [`OUT`] or its characters in `chars`, as
+/// `start << 8 | len`.
+struct Block {
+    spans: Vec<u32>,
+    chars: Vec<char>,
+}
+
+/// The normalizer's output for each character of the Basic Multilingual Plane that a word may hold, worked out by
+/// the tokenizer's own normalizer and pre-tokenizer a block at a time, on first use.
+struct Table {
+    normalizer: Option<NormalizerWrapper>,
+    pre_tokenizer: PreTokenizerWrapper,
+    blocks: Vec<OnceLock<Block>>,
+}
+
+impl Table {
+    fn new(normalizer: Option<NormalizerWrapper>, pre_tokenizer: PreTokenizerWrapper) -> Self {
+        Self {
+            normalizer,
+            pre_tokenizer,
+            blocks: (0..256).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// What the normalizer makes of `c` in a word, or `None` if `c` is left out.
+    #[inline]
+    fn of(&self, c: char) -> Option<&[char]> {
+        let code = c as usize;
+        let block = self
+            .blocks
+            .get(code >> 8)?
+            .get_or_init(|| self.block(code >> 8));
+        let span = block.spans[code & 0xFF];
+        if span == OUT {
+            return None;
+        }
+        let start = (span >> 8) as usize;
+        block.chars.get(start..start + (span & 0xFF) as usize)
+    }
+
+    fn block(&self, index: usize) -> Block {
+        let mut spans = Vec::with_capacity(256);
+        let mut chars = Vec::new();
+        for low in 0..256 {
+            let normalized = u32::try_from(index << 8 | low)
+                .ok()
+                .and_then(char::from_u32)
+                .and_then(|c| self.normalize(c))
+                .filter(|n| n.len() < 256 && chars.len() + n.len() < 1 << 24);
+            spans.push(match normalized {
+                Some(n) => {
+                    let span = (chars.len() as u32) << 8 | n.len() as u32;
+                    chars.extend(n);
+                    span
+                }
+                None => OUT,
+            });
+        }
+        Block { spans, chars }
+    }
+
+    /// The normalizer's output for `c` if a word may hold `c` (see the module's text).
+    fn normalize(&self, c: char) -> Option<Vec<char>> {
+        // Added tokens are matched in the original text too: `c` itself must not be punctuation or whitespace.
+        if !self.one_word(&c.to_string()) {
+            return None;
+        }
+        let normalized = match &self.normalizer {
+            None => c.to_string(),
+            Some(normalizer) => {
+                let mut n = NormalizedString::from(c.to_string());
+                normalizer.normalize(&mut n).ok()?;
+                n.get().to_owned()
+            }
+        };
+        let keeps_mark = normalized
+            .chars()
+            .any(|c| canonical_combining_class(c) != 0);
+        // Removed altogether (a control character, a lone nonspacing mark) is fine: the rest of the word decides.
+        (!keeps_mark && (normalized.is_empty() || self.one_word(&normalized)))
+            .then(|| normalized.chars().collect())
+    }
+
+    /// Whether the pre-tokenizer keeps `s` twice over as one pre-token: `s` holds no whitespace (removed) and no
+    /// punctuation (isolated; a single punctuation mark alone would be one pre-token, two are not).
+    fn one_word(&self, s: &str) -> bool {
+        let twice = format!("{s}{s}");
+        let mut pre = PreTokenizedString::from(twice.as_str());
+        if self.pre_tokenizer.pre_tokenize(&mut pre).is_err() {
+            return false;
+        }
+        matches!(
+            pre.get_splits(OffsetReferential::Original, OffsetType::Byte)
+                .as_slice(),
+            [(word, _, _)] if *word == twice
+        )
+    }
+}
+
+/// The longest normalized word [`Words::count`] holds (on the stack); a longer one is left to the tokenizer unless
+/// WordPiece takes no word that long.
+const WORD_CAP: usize = 128;
+
+/// The words of a WordPiece tokenizer, counted without it (see the module's text).
 pub(super) struct Words {
+    /// What the normalizer makes of each character a word may hold.
+    table: Table,
     /// Tokens a word may start with.
     starts: Trie,
     /// Tokens that continue a word, without their prefix (`##`).
     rests: Trie,
-    /// Longer words are one unknown token.
+    /// Longer normalized words are one unknown token.
     max_chars: usize,
-    /// The normalizer lowercases.
-    lowercase: bool,
 }
 
 impl Words {
-    /// For a tokenizer.json whose pipeline leaves an ASCII word to WordPiece as it is, or lowercased: WordPiece with
-    /// its unknown token, BERT's pre-tokenizer, no normalizer or BERT's or a lowercasing one, and no added token a
-    /// word could hold (one of letters and digits only); `None` for any other.
-    pub(super) fn of(config: &Value) -> Option<Self> {
+    /// For a tokenizer.json whose pipeline normalizes a word a character at a time: WordPiece with its unknown
+    /// token, BERT's pre-tokenizer, no normalizer or BERT's or a lowercasing one, and no added token a word could
+    /// hold (one without whitespace or punctuation, as written or normalized); `None` for any other. `tok` is the
+    /// tokenizer `config` describes.
+    pub(super) fn of(config: &Value, tok: &Tokenizer) -> Option<Self> {
         let model = &config["model"];
         if model["type"] != "WordPiece" || config["pre_tokenizer"]["type"] != "BertPreTokenizer" {
             return None;
         }
         let normalizer = &config["normalizer"];
-        let lowercase = match normalizer["type"].as_str() {
-            None if normalizer.is_null() => false,
-            Some("BertNormalizer") => normalizer["lowercase"].as_bool().unwrap_or(true),
-            Some("Lowercase") => true,
-            _ => return None,
+        let known = match normalizer["type"].as_str() {
+            None => normalizer.is_null(),
+            Some(kind) => matches!(kind, "BertNormalizer" | "Lowercase"),
         };
+        if !known {
+            return None;
+        }
+        let table = Table::new(
+            tok.get_normalizer().cloned(),
+            tok.get_pre_tokenizer()?.clone(),
+        );
         let added = config["added_tokens"]
             .as_array()
             .map_or(&[][..], Vec::as_slice);
-        let word_like = |t: &Value| {
-            t["content"]
-                .as_str()
-                .is_some_and(|c| c.bytes().all(|b| b.is_ascii_alphanumeric()))
+        let word_like = |token: &Value| {
+            let Some(content) = token["content"].as_str() else {
+                return true;
+            };
+            if table.one_word(content) {
+                return true;
+            }
+            // Normalized tokens are matched in the normalized text.
+            let mut normalized = NormalizedString::from(content);
+            if let Some(n) = &table.normalizer {
+                if n.normalize(&mut normalized).is_err() {
+                    return true;
+                }
+            }
+            table.one_word(normalized.get())
         };
         if added.iter().any(word_like) {
             return None;
@@ -128,40 +266,39 @@ impl Words {
             .map_or(100, |n| usize::try_from(n).unwrap_or(usize::MAX));
         let (mut starts, mut rests) = (Trie::new(), Trie::new());
         for token in vocab.keys() {
-            starts.insert(token.as_bytes());
+            starts.insert(token);
             if let Some(rest) = token.strip_prefix(prefix) {
-                rests.insert(rest.as_bytes());
+                rests.insert(rest);
             }
         }
         Some(Self {
+            table,
             starts,
             rests,
             max_chars,
-            lowercase,
         })
     }
 
-    /// The tokenizer's count of `text` (no special tokens) if it is one word of ASCII letters and digits; `None`
-    /// for any other text.
+    /// The tokenizer's count of `text` (no special tokens) if it is one word of characters in the table; `None` for
+    /// any other text.
     pub(super) fn count(&self, text: &str) -> Option<usize> {
-        let bytes = text.as_bytes();
-        if bytes.is_empty() || !bytes.iter().all(u8::is_ascii_alphanumeric) {
+        let mut word = ['\0'; WORD_CAP];
+        let mut len = 0;
+        for c in text.chars() {
+            for &n in self.table.of(c)? {
+                if let Some(slot) = word.get_mut(len) {
+                    *slot = n;
+                }
+                len += 1;
+            }
+        }
+        if len == 0 {
             return None;
         }
-        if bytes.len() > self.max_chars {
+        if len > self.max_chars {
             return Some(1);
         }
-        let mut lower = [0u8; 128];
-        let word = if self.lowercase && bytes.len() <= lower.len() {
-            let lower = &mut lower[..bytes.len()];
-            lower.copy_from_slice(bytes);
-            lower.make_ascii_lowercase();
-            &*lower
-        } else if self.lowercase {
-            return None;
-        } else {
-            bytes
-        };
+        let word = word.get(..len)?;
         let mut count = 0;
         let mut from = 0;
         while from < word.len() {
@@ -194,22 +331,33 @@ mod tests {
     }
 
     const VOCAB: &str = r###"{"[UNK]":0,"un":1,"##aff":2,"##able":3,"una":4,"##ff":5,"a":6,"##a":7,"b":8,
-        "##b":9,"hello":10,"h":11,"##ello":12,"x1":13,"##2":14,"é":15}"###;
+        "##b":9,"hello":10,"h":11,"##ello":12,"x1":13,"##2":14,"é":15,"e":16,"##é":17,"##e":18,"か":19,
+        "##か":20,"が":21,"##ﾞ":22,"ｶ":23,"σ":24,"##ς":25,"##σ":26,"i":27,"##i":28,"ﬁ":29,"##\u0307":30,
+        "ᄒ":31,"##ᅡ":32,"##ᆫ":33,"한":34}"###;
 
-    fn hf(config: &Value) -> tokenizers::Tokenizer {
+    const NORMALIZERS: [&str; 5] = [
+        "null",
+        r#"{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true}"#,
+        r#"{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":true,"lowercase":false}"#,
+        r#"{"type":"BertNormalizer","clean_text":false,"handle_chinese_chars":false,"strip_accents":false,"lowercase":true}"#,
+        r#"{"type":"Lowercase"}"#,
+    ];
+
+    fn hf(config: &Value) -> Tokenizer {
         config.to_string().parse().unwrap()
+    }
+
+    fn words(config: &Value) -> Option<Words> {
+        Words::of(config, &hf(config))
     }
 
     #[test]
     fn counts_what_wordpiece_counts() {
-        for normalizer in [
-            "null",
-            r#"{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true}"#,
-            r#"{"type":"Lowercase"}"#,
-        ] {
+        for normalizer in NORMALIZERS {
             let config = config(VOCAB, normalizer, "");
-            let words = Words::of(&config).expect("a WordPiece tokenizer of plain words");
+            let words = words(&config).expect("a WordPiece tokenizer of plain words");
             let tok = hf(&config);
+            let mut native = 0;
             for word in [
                 "unaffable",
                 "unaff",
@@ -229,29 +377,81 @@ mod tests {
                 "aq",
                 "a",
                 "Unaffable",
+                // Accents, precomposed and not, which stripping removes; kana, voiced and half-width.
+                "é",
+                "É",
+                "ée",
+                "e\u{301}e",
+                "e\u{301}\u{323}",
+                "e\u{323}\u{301}",
+                "\u{301}a",
+                "かが",
+                "がか",
+                "ｶﾞ",
+                "ｶｶﾞ",
+                // Sigma: capital, small, final, at the end of a word and inside it.
+                "ΣΣ",
+                "σΣ",
+                "σς",
+                "Σσ",
+                // Dotted capital I (lowercased to i and a combining dot), ligatures, Hangul (decomposed to jamo).
+                "İ",
+                "iİ",
+                "ﬁ",
+                "Ǆ",
+                "한",
+                "한한",
+                "a\u{1}b",
+                "\u{1}",
+                "a\u{ad}b",
+                "éééééééééééé",
+                "éééééééééééééé",
             ] {
                 let expected = tok.encode(word, false).unwrap().len();
-                assert_eq!(
-                    words.count(word),
-                    Some(expected),
-                    "{word:?} with {normalizer}"
-                );
+                if let Some(n) = words.count(word) {
+                    assert_eq!(n, expected, "{word:?} with {normalizer}");
+                    native += 1;
+                }
             }
-            for other in ["", "a b", "é", "a-b", "a\u{1}"] {
-                assert_eq!(words.count(other), None, "{other:?}");
+            assert!(
+                native >= 30,
+                "only {native} words counted natively with {normalizer}"
+            );
+            for other in ["", "a b", "a-b", "a.", "🙂", "a\u{3000}b"] {
+                assert_eq!(words.count(other), None, "{other:?} with {normalizer}");
             }
         }
     }
 
     #[test]
-    fn only_pipelines_that_leave_ascii_words_alone() {
-        assert!(Words::of(&config(VOCAB, r#"{"type":"NFKC"}"#, "")).is_none());
-        let added = r#"{"id":16,"content":"abc","single_word":false,"lstrip":false,"rstrip":false,
-            "normalized":true,"special":false}"#;
-        assert!(Words::of(&config(VOCAB, "null", added)).is_none());
+    fn leaves_out_what_normalizes_apart() {
+        let bert = config(VOCAB, NORMALIZERS[1], "");
+        let bert_words = words(&bert).unwrap();
+        // Han characters become words of their own; fullwidth space is whitespace once cleaned.
+        for other in ["中", "a中", "a\u{3000}"] {
+            assert_eq!(bert_words.count(other), None, "{other:?}");
+        }
+        // A kept combining mark could be reordered across characters: no stripping, so the mark stays.
+        let lower = config(VOCAB, NORMALIZERS[3], "");
+        let lower_words = words(&lower).unwrap();
+        assert_eq!(lower_words.count("e\u{301}"), None);
+        assert_eq!(lower_words.count("İ"), None);
+        assert_eq!(lower_words.count("é"), Some(1));
+    }
+
+    #[test]
+    fn only_pipelines_that_normalize_a_character_at_a_time() {
+        assert!(words(&config(VOCAB, r#"{"type":"NFKC"}"#, "")).is_none());
+        for content in ["abc", "é", "ｶﾞ"] {
+            let added = format!(
+                r#"{{"id":40,"content":"{content}","single_word":false,"lstrip":false,"rstrip":false,
+                "normalized":true,"special":false}}"#
+            );
+            assert!(words(&config(VOCAB, "null", &added)).is_none(), "{content}");
+        }
         let special = r#"{"id":0,"content":"[UNK]","single_word":false,"lstrip":false,"rstrip":false,
             "normalized":false,"special":true}"#;
-        assert!(Words::of(&config(VOCAB, "null", special)).is_some());
-        assert!(Words::of(&config(r#"{"a":0}"#, "null", "")).is_none());
+        assert!(words(&config(VOCAB, "null", special)).is_some());
+        assert!(words(&config(r#"{"a":0}"#, "null", "")).is_none());
     }
 }
