@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import os
+import sys
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -193,6 +195,7 @@ class _Run:
         self.prepared: Optional["Future[Tuple[List[Document], List[Tuple[Document, List[Any]]]]]"] = None
         self.fingerprints: Dict[str, str] = {}  # of the documents read and not yet written
         self.writing: Optional["Future[None]"] = None
+        self.read_all = boilerplate  # the boilerplate pass read and freed every file (see submit)
         self.encoding, self.problems = encoding, problems
         self.report = IngestReport(skipped=problems.items)
         self.model = embedder.model
@@ -282,6 +285,9 @@ class _Run:
         """Chunks ``docs`` (None: no more batches) and writes the batch before them: with a chunker that is safe to
         call from another thread, ``docs`` are decoded and chunked on the chunking thread while this one embeds
         and writes the batch before (the chunking runs without the GIL), one batch ahead at most."""
+        if docs is not None and self.read_all:
+            self.read_all = False
+            _release_memory()  # what the boilerplate pass read every file into: not under the first batch's cut
         if self.chunking is None and docs is not None and _threadable(self.chunker):
             self.chunking = ThreadPoolExecutor(1, thread_name_prefix="chunkwise-ingest-chunking")
         ahead: Optional["Future[Tuple[List[Document], List[Tuple[Document, List[Any]]]]]"] = None
@@ -432,7 +438,7 @@ class _Run:
             doc.data, doc.text, doc.pages = b"", None, None  # the chunks hold what is needed now
         # The core's memory of the cut (a syntax tree: about 40x a file of code) back to the OS now, not after
         # mimalloc's purge delay: the write of this batch and the cut of the next would stack on it.
-        _core._release_memory()
+        _release_memory()
         return docs, todo
 
     def flag_boilerplate(self, doc: Document, chunks: List[Any]) -> List[Any]:
@@ -476,6 +482,7 @@ class _Run:
         self.store.commit_documents(replacements)
         for rep in replacements:
             self.manifest[rep.doc_id] = (rep.fingerprint, rep.model)
+        _release_memory()  # the batch's rows, written
 
     def write_fresh(self, fresh: List[Tuple[Document, List[Any]]]) -> Dict[str, int]:
         """Writes the rows of documents new to the store, ``SLICE_ROWS`` at a time (embedded, then added): the
@@ -546,28 +553,26 @@ class _Run:
     def vectors(self, texts: List[str], reusable: Optional[Dict[str, np.ndarray]] = None) -> np.ndarray:
         """A float32 row per text, ``(len(texts), dim)``: from the store (``reusable``), this run, the cache, else
         the model (each distinct text once)."""
-        order: Dict[str, int] = {}
-        rows = [order.setdefault(t, len(order)) for t in texts]
-        distinct = list(order)
-        known: Dict[int, np.ndarray] = {}
-        missing: List[int] = []
+        distinct = list(dict.fromkeys(texts))
         memo = self.memo
-        for i, text in enumerate(distinct):
-            vector = reusable.get(text) if reusable else None
-            if vector is None:
-                vector = memo.get(text)
-                if vector is not None:
-                    self.report.texts_from_cache += 1
-            if vector is None:
-                missing.append(i)
-            else:
-                known[i] = vector
+        # Comprehensions rather than one loop with branches: this runs for every row of a run.
+        found = [memo.get(t) for t in distinct]
+        if reusable:
+            stored = [reusable.get(t) for t in distinct]
+            self.report.texts_from_cache += sum(1 for s, v in zip(stored, found) if s is None and v is not None)
+            found = [v if s is None else s for s, v in zip(stored, found)]
+            del stored
+        known: Dict[int, np.ndarray] = {i: v for i, v in enumerate(found) if v is not None}
+        missing = [i for i, v in enumerate(found) if v is None]
+        if not reusable:
+            self.report.texts_from_cache += len(known)
+        del found
         keys: Dict[bytes, int] = {}
         if missing and self.cache is not None:
             keys = {text_key(distinct[i]): i for i in missing}
-            found = self.cache.get_many(self.model, keys)
-            self.report.texts_from_cache += len(found)
-            for key, vector in found.items():
+            hits = self.cache.get_many(self.model, keys)
+            self.report.texts_from_cache += len(hits)
+            for key, vector in hits.items():
                 known[keys[key]] = vector
             missing = [i for i in missing if i not in known]
         embedded = self.embedder.matrix([distinct[i] for i in missing]) if missing else None
@@ -579,7 +584,10 @@ class _Run:
             dim = vector.shape[0]
         out = np.empty((len(distinct), dim or 0), dtype=np.float32)
         if embedded is not None:
-            out[missing] = embedded
+            if len(missing) == len(distinct):
+                out[:] = embedded  # a copy: the embedder may hand out a buffer of its own
+            else:
+                out[missing] = embedded
             self.report.texts_embedded += len(missing)
             if self.cache is not None:
                 key_of = {i: k for k, i in keys.items()}
@@ -588,20 +596,51 @@ class _Run:
             out[i] = vector
         if embedded is not None:
             self.remember(distinct, missing, out)
-        return out if len(distinct) == len(texts) else out[rows]
+        if len(distinct) == len(texts):
+            return out
+        row = {t: i for i, t in enumerate(distinct)}
+        return out[[row[t] for t in texts]]
 
     def remember(self, distinct: List[str], missing: List[int], vectors: np.ndarray) -> None:
         """Keeps the vectors just embedded for the rest of the run, up to ``MEMO_BYTES`` (then starts again)."""
-        memo = self.memo
-        for i in missing:
-            memo[distinct[i]] = vectors[i]
-        self.memo_bytes += len(missing) * vectors.shape[1] * 4 + sum(len(distinct[i]) for i in missing)
+        if len(missing) == len(distinct):
+            texts: List[str] = distinct
+            self.memo.update(zip(distinct, vectors))
+        else:
+            texts = [distinct[i] for i in missing]
+            self.memo.update(zip(texts, vectors[missing]))
+        self.memo_bytes += len(texts) * vectors.shape[1] * 4 + sum(map(len, texts))
         if self.memo_bytes > MEMO_BYTES:
             self.memo, self.memo_bytes = {}, 0
 
     @staticmethod
     def same(old: Optional[Dict[str, Any]], new: Dict[str, Any]) -> bool:
         return old is not None and all(old[c] == new[c] for c in COMPARED)
+
+
+#: glibc, once looked up (False: another C library, where there is nothing to trim).
+_libc: Any = None
+
+
+def _release_memory() -> None:
+    """Memory a batch freed back to the OS now: the core's (mimalloc), and glibc's free blocks in the heaps of every
+    thread (``malloc_trim``). The run's threads each allocate from a heap of their own, and glibc keeps what a batch
+    freed resident while the next batch is cut and written, each on its own thread: the peaks stack. This returns
+    what is free and changes no setting of the caller's allocator (the ``chunkwise`` command, in a process of its
+    own, also settles glibc's mmap threshold). It costs a few milliseconds a call, and the pages faulted in again."""
+    global _libc
+    _core._release_memory()
+    if _libc is None:
+        _libc = False
+        if sys.platform.startswith("linux"):
+            try:
+                libc = ctypes.CDLL(None)
+                libc.gnu_get_libc_version  # glibc only
+                _libc = libc
+            except (OSError, AttributeError):
+                pass
+    if _libc:
+        _libc.malloc_trim(0)
 
 
 def _cuttable(chunker: Any) -> bool:
