@@ -35,9 +35,9 @@ def test_the_command_has_glibc_return_freed_file_bytes():
     pytest.importorskip("ctypes")
     script = """
         import sys
-        from chunkwise.cli import _settle_heap
+        from chunkwise._heap import settle
         if sys.argv[1] == "settled":
-            _settle_heap()
+            settle()
         del bytearray(12 << 20)[:]  # a freed big block: glibc raises its mmap threshold past the next ones
         base = rss()
         for _ in range(3):

@@ -9,18 +9,14 @@ decompress, decode), ``outputs`` (JSON lines and Parquet) and ``progress``. Whic
 from __future__ import annotations
 
 import argparse
-import ctypes
 import sys
 from typing import Optional, Sequence
 
+from .. import _heap
 from .._core import __version__
 from .options import UsageError
 
 __all__ = ["main", "run"]
-
-#: glibc's ``M_MMAP_THRESHOLD`` (malloc.h), and the value the command sets it to.
-M_MMAP_THRESHOLD = -3
-MMAP_THRESHOLD = 1 << 20
 
 
 def parser() -> argparse.ArgumentParser:
@@ -52,23 +48,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
 
 
-def _settle_heap() -> None:
-    """Has glibc give every block of 1 MiB or more (a file's bytes, a decompressed file) memory of its own, returned
-    to the OS when the block is freed. By default glibc raises that threshold each time such a block is freed, up to
-    32 MiB; the files of batch after batch then come from the heap, and the freed ones stay resident: a folder of
-    5 MB files held about twice the memory. Only the command does this, in a process of its own; ``main()`` called
-    from a program leaves the program's allocator alone."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None)
-        libc.gnu_get_libc_version  # glibc only: mallopt elsewhere takes other numbers
-        libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-    except (OSError, AttributeError):
-        pass
-
-
 def run(argv: Optional[Sequence[str]] = None) -> int:
     """The ``chunkwise`` command, in a process of its own: :func:`main`, with the process's allocator settled."""
-    _settle_heap()
+    _heap.settle()
     return main(argv)

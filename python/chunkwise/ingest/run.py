@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +15,7 @@ import numpy as np
 from .. import auto
 from ..chunk import Chunk
 from ..chunkers import PAGE_BREAK, BaseChunker, CodeChunker, TableChunker, _SectionChunker, join_pages
-from .. import _core
+from .. import _core, _heap
 from .._core import ChunkingError, __version__
 from ..cli.files import UNREADABLE, Filter, walk
 from .boilerplate import LineCounts, boilerplate_runs, edge_keys, is_boilerplate, page_furniture
@@ -287,7 +285,7 @@ class _Run:
         and writes the batch before (the chunking runs without the GIL), one batch ahead at most."""
         if docs is not None and self.read_all:
             self.read_all = False
-            _release_memory()  # what the boilerplate pass read every file into: not under the first batch's cut
+            _heap.release()  # what the boilerplate pass read every file into: not under the first batch's cut
         if self.chunking is None and docs is not None and _threadable(self.chunker):
             self.chunking = ThreadPoolExecutor(1, thread_name_prefix="chunkwise-ingest-chunking")
         ahead: Optional["Future[Tuple[List[Document], List[Tuple[Document, List[Any]]]]]"] = None
@@ -438,7 +436,7 @@ class _Run:
             doc.data, doc.text, doc.pages = b"", None, None  # the chunks hold what is needed now
         # The core's memory of the cut (a syntax tree: about 40x a file of code) back to the OS now, not after
         # mimalloc's purge delay: the write of this batch and the cut of the next would stack on it.
-        _release_memory()
+        _heap.release()
         return docs, todo
 
     def flag_boilerplate(self, doc: Document, chunks: List[Any]) -> List[Any]:
@@ -482,7 +480,7 @@ class _Run:
         self.store.commit_documents(replacements)
         for rep in replacements:
             self.manifest[rep.doc_id] = (rep.fingerprint, rep.model)
-        _release_memory()  # the batch's rows, written
+        _heap.release()  # the batch's rows, written
 
     def write_fresh(self, fresh: List[Tuple[Document, List[Any]]]) -> Dict[str, int]:
         """Writes the rows of documents new to the store, ``SLICE_ROWS`` at a time (embedded, then added): the
@@ -616,31 +614,6 @@ class _Run:
     @staticmethod
     def same(old: Optional[Dict[str, Any]], new: Dict[str, Any]) -> bool:
         return old is not None and all(old[c] == new[c] for c in COMPARED)
-
-
-#: glibc, once looked up (False: another C library, where there is nothing to trim).
-_libc: Any = None
-
-
-def _release_memory() -> None:
-    """Memory a batch freed back to the OS now: the core's (mimalloc), and glibc's free blocks in the heaps of every
-    thread (``malloc_trim``). The run's threads each allocate from a heap of their own, and glibc keeps what a batch
-    freed resident while the next batch is cut and written, each on its own thread: the peaks stack. This returns
-    what is free and changes no setting of the caller's allocator (the ``chunkwise`` command, in a process of its
-    own, also settles glibc's mmap threshold). It costs a few milliseconds a call, and the pages faulted in again."""
-    global _libc
-    _core._release_memory()
-    if _libc is None:
-        _libc = False
-        if sys.platform.startswith("linux"):
-            try:
-                libc = ctypes.CDLL(None)
-                libc.gnu_get_libc_version  # glibc only
-                _libc = libc
-            except (OSError, AttributeError):
-                pass
-    if _libc:
-        _libc.malloc_trim(0)
 
 
 def _cuttable(chunker: Any) -> bool:
