@@ -671,7 +671,7 @@ mod tests {
         let texts = [
             "ab", " ab", "abab", "a b", "a  b", "  a", "a ", "ababc", "ccc", "cccc", "bcc", "x",
             "xyz", "axbx", "a🙂b", "🙂🙂", "x y", "<unk>", "a<unk>x", "a\u{301}", "\u{301}",
-            "中文", "ab cc ab",
+            "中文", "ab cc ab", "a\nb", "\n", " \t ", "a\u{a0}b", "\r\n",
         ];
         let all_bytes = bytes_vocab(0..=255);
         let some_bytes = bytes_vocab(b'x'..=b'z');
