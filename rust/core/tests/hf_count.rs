@@ -510,15 +510,24 @@ fn the_count_without_an_encoding_is_encode_fasts_length() {
 
 /// The Unigrams a new piece is counted for without the pipeline: the one trained here (NFKC and a space collapse),
 /// its variants (prepended first or never, not split, no collapse, falling back to bytes with and without its byte
-/// tokens), and the XLM-R-like one of the Python tests (a precompiled table) when CHUNKWISE_UNIGRAM_JSON names it or
-/// the temporary directory holds its cache.
+/// tokens, added tokens that are normalized), and the XLM-R-like one of the Python tests (a precompiled table), and
+/// two variants of it, when CHUNKWISE_UNIGRAM_JSON names it or the temporary directory holds its cache.
 fn unigrams() -> Vec<(String, String)> {
-    let base: serde_json::Value = serde_json::from_str(&tokenizers()[2].1).unwrap();
+    let all = tokenizers();
+    let base: serde_json::Value = serde_json::from_str(&all[2].1).unwrap();
     let variant = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
         let mut config = base.clone();
         edit(&mut config);
         (name.to_owned(), config.to_string())
     };
+    // Added tokens the normalizer's replacements can make: "a,b" from "a，b", "hello world" from "hello\nworld".
+    let mut added = Tokenizer::from_str(&all[5].1).unwrap();
+    added
+        .add_tokens(vec![
+            AddedToken::from("a,b", false),
+            AddedToken::from("(x)", false),
+        ])
+        .unwrap();
     let mut out = vec![
         variant("trained", &|_| {}),
         variant("prepended first, not split", &|c| {
@@ -537,6 +546,7 @@ fn unigrams() -> Vec<(String, String)> {
             let vocab = c["model"]["vocab"].as_array_mut().unwrap();
             vocab.extend((0..=255).map(|b| serde_json::json!([format!("<0x{b:02X}>"), -30.0])));
         }),
+        ("added tokens".to_owned(), added.to_string(false).unwrap()),
     ];
     let cached = std::env::var("CHUNKWISE_UNIGRAM_JSON").ok().or_else(|| {
         std::fs::read_dir(std::env::temp_dir())
@@ -551,9 +561,20 @@ fn unigrams() -> Vec<(String, String)> {
             .map(|p| p.to_string_lossy().into_owned())
     });
     if let Some(path) = cached {
+        let json = std::fs::read_to_string(path).unwrap();
+        let mut config: serde_json::Value = serde_json::from_str(&json).unwrap();
+        out.push(("XLM-R-like".to_owned(), json));
+        config["pre_tokenizer"]["prepend_scheme"] = "first".into();
+        config["pre_tokenizer"]["split"] = false.into();
         out.push((
-            "XLM-R-like".to_owned(),
-            std::fs::read_to_string(path).unwrap(),
+            "XLM-R-like, prepended first, not split".to_owned(),
+            config.to_string(),
+        ));
+        config["pre_tokenizer"]["prepend_scheme"] = "never".into();
+        config["normalizer"] = config["normalizer"]["normalizers"][0].clone();
+        out.push((
+            "XLM-R-like, never prepended, no collapse".to_owned(),
+            config.to_string(),
         ));
     }
     out
@@ -618,8 +639,54 @@ fn unigram_words(n: usize) -> Vec<String> {
         "ｶ",
         "  ",
         " ",
+        // What the normalizers replace (a line break or a tab by a space, full-width punctuation by ASCII, some
+        // controls by nothing) or would join to a neighbour.
+        "\n",
+        "\n\n",
+        "\u{a0}",
+        "\u{3000}",
+        "\t",
+        "\r",
+        "\r\n",
+        "，",
+        "（",
+        "）",
+        "：",
+        "；",
+        "！",
+        "？",
+        "Ａ",
+        "\u{200b}",
+        "\u{7}",
+        "\u{1e}",
+        "\u{feff}",
+        "\u{2028}",
+        "\u{85}",
+        "\u{ad}",
+        "™",
+        "…",
+        "ㄱ",
+        "ㅏ",
+        "ﾞ",
+        "\u{309b}",
+        "＜s＞",
+        "<s>",
+        "a,b",
+        "hello",
+        "world",
     ];
-    let runs = ["a", "中", "🙂", "\u{10330}", "ab", "の", "0"];
+    let runs = [
+        "a",
+        "中",
+        "🙂",
+        "\u{10330}",
+        "ab",
+        "の",
+        "0",
+        "\n",
+        "，",
+        "\u{7}",
+    ];
     let mut state: u64 = 0x1234_5678_9ABC_DEF1;
     let mut next = move || {
         state ^= state << 13;
@@ -638,8 +705,12 @@ fn unigram_words(n: usize) -> Vec<String> {
                 return word;
             }
             for _ in 0..1 + next() % 10 {
-                // Mostly the letters and CJK of the first part of the list.
-                let k = if next() % 4 == 0 { parts.len() } else { 46 };
+                // Mostly the letters and CJK of the first part of the list, half the time mixed with the rest.
+                let k = if i % 2 == 0 || next() % 4 == 0 {
+                    parts.len()
+                } else {
+                    46
+                };
                 word.push_str(parts[next() % k]);
             }
             word
@@ -649,16 +720,51 @@ fn unigram_words(n: usize) -> Vec<String> {
 
 #[test]
 fn a_unigram_counts_new_pieces_as_the_tokenizer() {
-    let mut texts: Vec<String> = unigram_words(6000);
+    let mut texts: Vec<String> = unigram_words(12_000);
+    // What the normalizers replace, after or before a word of the corpus: the pieces of real text that hold them.
+    let replaced = [
+        "\n", "\u{a0}", "，", "（", "）", "：", "；", "\n\n", "\u{3000}", " \n", "\t",
+    ];
     for (_, text) in common::corpus(60_000) {
-        for word in text.split(' ').filter(|w| !w.is_empty()) {
+        for (i, word) in text.split(' ').filter(|w| !w.is_empty()).enumerate() {
+            let r = replaced[i % replaced.len()];
             texts.push(word.to_owned());
             texts.push(format!(" {word}"));
+            texts.push(format!("{word}\n"));
+            texts.push(format!(" {word}\n"));
+            texts.push(format!("\u{a0}{word}"));
+            texts.push(format!(" {word}{r}"));
+            texts.push(format!("{r}{word}"));
         }
+        for line in text.split_inclusive('\n') {
+            texts.push(line.to_owned());
+            texts.push(format!(" {line}"));
+        }
+        texts.extend(slices(&text, 1000, 200).into_iter().map(str::to_owned));
     }
+    texts.extend(
+        [
+            "a，b",
+            " a，b",
+            "(x)",
+            "（x）",
+            "hello\nworld",
+            "hello\n\nworld",
+            "hello \n world",
+            "hello\u{a0}world",
+            "hello\u{200b}world",
+            "\u{7}hello",
+            "\u{7}",
+            "\u{7}\u{7} a",
+            "\n",
+            " \n ",
+            "\u{a0}",
+        ]
+        .map(str::to_owned),
+    );
     texts.sort_unstable();
     texts.dedup();
-    assert!(texts.len() > 10_000, "{}", texts.len());
+    assert!(texts.len() > 50_000, "{}", texts.len());
     for (name, json) in unigrams() {
         let counter = TokenCounter::from_hf_json(&json, false).unwrap();
         let tok = Tokenizer::from_str(&json).unwrap();

@@ -26,7 +26,8 @@ pub(super) struct HfCounter {
     direct: bool,
     /// WordPiece's count of words without the pipeline, where the tokenizer allows it.
     words: Option<Words>,
-    /// A Unigram's count of text its normalizer keeps as it is, without the pipeline, where the tokenizer allows it.
+    /// A Unigram's count of text whose characters its normalizer keeps or replaces alone, without the pipeline,
+    /// where the tokenizer allows it.
     unigram: Option<Unigram>,
 }
 

@@ -4,20 +4,28 @@
 //! precompiled table over grapheme clusters, then a regex collapsing runs of spaces), Metaspace (spaces to "▁", one
 //! prepended, a split before each "▁"), each step building `NormalizedString`s with their alignments, then the
 //! Unigram's Viterbi, which makes a `String` of every candidate token it looks up: about 10 us a piece. For a text
-//! whose characters the normalizer keeps as they are, [`Unigram::count`] builds the text the model sees itself (the
-//! spaces collapsed, "▁" for each, one prepended, cut before each "▁") and runs a Viterbi of its own over a trie of
-//! the vocabulary that takes the same path as `tokenizers`' `Unigram::encode_optimized`: the same f64 sums, the same
-//! tie-breaking (a later candidate replaces a node's best only when strictly better), the unknown token's score and
-//! its handling of characters no single-character token holds, runs of unknown tokens fused into one, and their
-//! bytes counted when the model falls back to bytes. Other text is left to the tokenizer.
+//! whose characters each have a known fate (see below), [`Unigram::count`] builds the normalizer's text itself (each
+//! character as it is or replaced), then the text the model sees (the spaces collapsed, "▁" for each, one
+//! prepended, cut before each "▁"), and runs a Viterbi of its own over a trie of the vocabulary that takes the same
+//! path as `tokenizers`' `Unigram::encode_optimized`: the same f64 sums, the same tie-breaking (a later candidate
+//! replaces a node's best only when strictly better), the unknown token's score and its handling of characters no
+//! single-character token holds, runs of unknown tokens fused into one, and their bytes counted when the model falls
+//! back to bytes. Other text is left to the tokenizer.
 //!
-//! Which characters are kept is asked of the tokenizer's own normalizer, one character at a time, lazily by blocks
-//! of 256 code points. Because the precompiled table replaces whole grapheme clusters, only characters that always
-//! form a cluster of their own next to each other are used (not combining marks, joiners, regional indicators,
-//! Hangul jamo, prepended marks); whitespace other than the ASCII space, and "▁" itself, are never kept.
+//! A character's fate is what the tokenizer's own normalizer makes of it alone: kept as it is, or replaced by a
+//! text (a line break or a no-break space by a space, "，" by ",", a control by nothing), asked one character at a
+//! time, lazily by blocks of 256 code points. The normalizer's text is then the characters' texts one after the
+//! other, before the collapse of spaces, which the model's text applies to the whole (the collapse comes after the
+//! table, so it also joins the spaces that replacements made). That holds only where the normalizer treats each
+//! character apart: the precompiled table replaces whole grapheme clusters, and NFKC and NFC compose a character with
+//! the one before it, so a character has a fate only if it, and every character of its replacement but the space,
+//! always forms a cluster of its own next to such characters (not combining marks, joiners, regional indicators,
+//! Hangul jamo, prepended marks, a carriage return before a line feed), which also rules out what NFC composes or
+//! reorders. A replacement holding "▁" (Metaspace would cut there) has no fate either. An added token found in the
+//! text, or in the normalizer's text (as itself or normalized), leaves the text to the tokenizer.
 //!
-//! Exactness is tested against `tokenizers` on the corpus and generated words (`tests/hf_count.rs`) and by the token
-//! fuzz of the Python tests.
+//! Exactness is tested against `tokenizers` on the corpus, on its words next to what the table replaces and on
+//! generated words (`tests/hf_count.rs`), and by the token fuzz of the Python tests.
 
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -37,7 +45,7 @@ const MARK_UTF8: &[u8] = "\u{2581}".as_bytes();
 const UNK_PENALTY: f64 = 10.0;
 /// No node, no token.
 const NONE: u32 = u32::MAX;
-/// Characters past this are never kept (the BMP, the SMP's emoji, CJK extensions B to F).
+/// Characters past this have no fate (the BMP, the SMP's emoji, CJK extensions B to F).
 const LAST_LOOKED_AT: u32 = 0x2FFFF;
 
 /// The vocabulary as a trie of bytes: the root's children in a table, the other edges in one hash map keyed by
@@ -115,78 +123,167 @@ impl Trie {
     }
 }
 
-/// The characters the normalizer keeps as they are, in texts of such characters (see the module's text).
-struct Kept {
-    ascii: [bool; 128],
-    /// Bit sets of 256 code points each, up to [`LAST_LOOKED_AT`], each filled the first time it is asked.
-    blocks: Box<[OnceLock<[u64; 4]>]>,
-    /// The normalizer works on grapheme clusters (it has a precompiled table).
+/// What the normalizer does to one character in a text counted here.
+#[derive(Clone, Copy)]
+enum Fate<'a> {
+    /// It keeps it as it is.
+    Kept,
+    /// It puts this text in its place (possibly empty).
+    Replaced(&'a str),
+    /// The text is left to the tokenizer.
+    Unknown,
+}
+
+/// The fates of 256 code points.
+struct Block {
+    /// A bit per code point kept as it is.
+    kept: [u64; 4],
+    /// A bit per code point replaced.
+    replaced: [u64; 4],
+    /// The replaced code points' low bytes and their replacements, sorted by the former.
+    by: Box<[(u8, Box<str>)]>,
+}
+
+impl Block {
+    fn fate(&self, low: u8) -> Fate<'_> {
+        let bit = |set: &[u64; 4]| set[usize::from(low >> 6)] >> (low & 63) & 1 == 1;
+        if bit(&self.kept) {
+            Fate::Kept
+        } else if bit(&self.replaced) {
+            let i = self.by.binary_search_by_key(&low, |(l, _)| *l).ok();
+            i.map_or(Fate::Unknown, |i| Fate::Replaced(&self.by[i].1))
+        } else {
+            Fate::Unknown
+        }
+    }
+}
+
+/// What the normalizer makes of each character, in texts whose characters all have a known fate (see the module's
+/// text).
+struct Fates {
+    /// Per ASCII byte: kept as it is (the space always is).
+    ascii_kept: [bool; 128],
+    /// Blocks of 256 code points each, up to [`LAST_LOOKED_AT`], each filled the first time it is asked.
+    blocks: Box<[OnceLock<Block>]>,
+    /// The normalizer works on grapheme clusters or composes characters (a precompiled table, NFKC, NFC).
     clusters: bool,
 }
 
-impl Kept {
+impl Fates {
     fn new(normalizer: Option<&NormalizerWrapper>, clusters: bool) -> Self {
-        let mut ascii = [false; 128];
-        for (b, kept) in ascii.iter_mut().enumerate() {
-            *kept = b == usize::from(b' ') || keeps(normalizer, clusters, char::from(b as u8));
+        let mut ascii_kept = [false; 128];
+        for (b, kept) in ascii_kept.iter_mut().enumerate() {
+            *kept = b == usize::from(b' ')
+                || matches!(fate(normalizer, clusters, char::from(b as u8)), Some(None));
         }
         Self {
-            ascii,
+            ascii_kept,
             blocks: (0..=LAST_LOOKED_AT >> 8).map(|_| OnceLock::new()).collect(),
             clusters,
         }
     }
 
-    /// Whether every character of `text` is kept (the ASCII space included).
-    fn all(&self, text: &str, normalizer: Option<&NormalizerWrapper>) -> bool {
-        if text.is_ascii() {
-            return text.bytes().all(|b| self.ascii[usize::from(b)]);
+    fn of(&self, c: char, normalizer: Option<&NormalizerWrapper>) -> Fate<'_> {
+        if c == ' ' {
+            return Fate::Kept;
         }
-        text.chars().all(|c| {
-            let c = c as u32;
-            if c < 128 {
-                return self.ascii[c as usize];
-            }
-            let Some(block) = self.blocks.get(c as usize >> 8) else {
-                return false;
+        let c = c as u32;
+        let Some(block) = self.blocks.get(c as usize >> 8) else {
+            return Fate::Unknown;
+        };
+        let block = block.get_or_init(|| {
+            let mut block = Block {
+                kept: [0; 4],
+                replaced: [0; 4],
+                by: Box::default(),
             };
-            let bits = block.get_or_init(|| {
-                let mut bits = [0u64; 4];
-                for low in 0..256u32 {
-                    let kept = char::from_u32(c & !0xFF | low)
-                        .is_some_and(|k| keeps(normalizer, self.clusters, k));
-                    if kept {
-                        bits[low as usize >> 6] |= 1 << (low & 63);
+            let mut by = Vec::new();
+            for low in 0..=255u8 {
+                let Some(k) = char::from_u32(c & !0xFF | u32::from(low)) else {
+                    continue;
+                };
+                let set = match fate(normalizer, self.clusters, k) {
+                    None => continue,
+                    Some(None) => &mut block.kept,
+                    Some(Some(into)) => {
+                        by.push((low, into.into_boxed_str()));
+                        &mut block.replaced
                     }
+                };
+                set[usize::from(low >> 6)] |= 1 << (low & 63);
+            }
+            block.by = by.into_boxed_slice();
+            block
+        });
+        block.fate((c & 0xFF) as u8)
+    }
+
+    /// The normalizer's text of `text`, before its collapse of spaces: `Some(false)` if it is `text` itself,
+    /// `Some(true)` if it differs and is now in `out`, `None` if a character's fate is unknown.
+    fn apply(
+        &self,
+        text: &str,
+        normalizer: Option<&NormalizerWrapper>,
+        out: &mut String,
+    ) -> Option<bool> {
+        if text.is_ascii() && text.bytes().all(|b| self.ascii_kept[usize::from(b)]) {
+            return Some(false);
+        }
+        // Copied into `out` lazily, from the first replaced character on; `copied`: how far `text` is copied.
+        let mut copied = None;
+        for (i, c) in text.char_indices() {
+            match self.of(c, normalizer) {
+                Fate::Kept => {}
+                Fate::Unknown => return None,
+                Fate::Replaced(into) => {
+                    let from = copied.unwrap_or_else(|| {
+                        out.clear();
+                        0
+                    });
+                    out.push_str(&text[from..i]);
+                    out.push_str(into);
+                    copied = Some(i + c.len_utf8());
                 }
-                bits
-            });
-            bits[(c as usize >> 6) & 3] >> (c & 63) & 1 == 1
-        })
+            }
+        }
+        let Some(from) = copied else {
+            return Some(false);
+        };
+        out.push_str(&text[from..]);
+        Some(true)
     }
 }
 
-/// Whether `c`, a cluster of its own, is left as it is by `normalizer` and reaches the model as it is: not
-/// whitespace (the ASCII space is handled apart), not "▁", and, when the normalizer works on clusters, a character
-/// that forms a cluster of its own next to any such character (tried against one of each kind of those: a letter, a
-/// Hangul LV and LVT syllable, an emoji, an Indic consonant, and itself).
-fn keeps(normalizer: Option<&NormalizerWrapper>, clusters: bool, c: char) -> bool {
-    if c.is_whitespace() || c == MARK {
-        return false;
-    }
+/// The fate of `c` as a cluster of its own: `Some(None)` if `normalizer` keeps it as it is, `Some(Some(text))` if it
+/// replaces it by `text`, `None` if a text holding it is left to the tokenizer: when the normalizer fails on it,
+/// when the text it gives holds "▁" (Metaspace would cut there), and, for a normalizer working on clusters or
+/// composing characters, when `c` or a character of its text other than the space could join a neighbour (a cluster
+/// of two, or a composition across them: see [`alone`]).
+fn fate(normalizer: Option<&NormalizerWrapper>, clusters: bool, c: char) -> Option<Option<String>> {
     let mut s = [0u8; 4];
     let s = c.encode_utf8(&mut s);
-    if normalize(normalizer, s).as_deref() != Some(s) {
-        return false;
+    let into = normalize(normalizer, s)?;
+    if into.contains(MARK) {
+        return None;
     }
-    !clusters
-        || ['a', '\u{AC00}', '\u{AC01}', '\u{1F642}', '\u{915}', c]
-            .into_iter()
-            .all(|p| {
-                [[p, c], [c, p]]
-                    .iter()
-                    .all(|pair| pair.iter().collect::<String>().graphemes(true).count() == 2)
-            })
+    if clusters && !(alone(c) && into.chars().all(|d| d == ' ' || alone(d))) {
+        return None;
+    }
+    Some((into != *s).then_some(into))
+}
+
+/// Whether `c` forms a cluster of its own next to any such character (tried against one of each kind of those: a
+/// letter, a Hangul LV and LVT syllable, an emoji, an Indic consonant, a line feed, and itself). Such a character is
+/// no combining mark, joiner, regional indicator, Hangul jamo, prepended mark or carriage return, which are also
+/// the characters NFC and NFKC compose with the one before, or reorder.
+fn alone(c: char) -> bool {
+    ['a', '\u{AC00}', '\u{AC01}', '\u{1F642}', '\u{915}', '\n', c]
+        .into_iter()
+        .all(|p| {
+            [[p, c], [c, p]]
+                .iter()
+                .all(|pair| pair.iter().collect::<String>().graphemes(true).count() == 2)
+        })
 }
 
 /// `text` through the normalizer (as it is without one), `None` on its error.
@@ -207,9 +304,11 @@ struct Node {
     unknown: bool,
 }
 
-/// Buffers of one thread's counts: the model's text, where its pre-tokens start, and the Viterbi's nodes.
+/// Buffers of one thread's counts: the normalizer's text (when it is not the text counted), the model's text, where
+/// its pre-tokens start, and the Viterbi's nodes.
 #[derive(Default)]
 struct Scratch {
+    normalized: String,
     text: Vec<u8>,
     cuts: Vec<usize>,
     nodes: Vec<Node>,
@@ -234,8 +333,9 @@ pub(super) struct Unigram {
     split: bool,
     /// The normalizer makes a run of spaces one space.
     collapse: bool,
-    kept: Kept,
-    /// The added tokens' contents: a text holding one is left to the tokenizer.
+    fates: Fates,
+    /// The added tokens' contents, and what the normalizer makes of them: a text holding one, before or after the
+    /// normalizer, is left to the tokenizer.
     added: Vec<String>,
     /// The first bytes of `added`'s contents.
     added_starts: [bool; 256],
@@ -283,14 +383,16 @@ impl Unigram {
             }
             bytes
         });
-        let added: Vec<String> = tok
-            .get_added_tokens_decoder()
-            .values()
-            .map(|t| t.content.clone())
-            .collect();
+        let mut added = Vec::new();
+        for token in tok.get_added_tokens_decoder().values() {
+            added.push(token.content.clone());
+            added.push(normalize(normalizer, &token.content)?);
+        }
         if added.iter().any(String::is_empty) {
             return None;
         }
+        added.sort_unstable();
+        added.dedup();
         let mut added_starts = [false; 256];
         for a in &added {
             added_starts[usize::from(a.as_bytes()[0])] = true;
@@ -304,32 +406,46 @@ impl Unigram {
             prepend: meta.get_prepend_scheme() != PrependScheme::Never,
             split: meta.get_split(),
             collapse,
-            kept: Kept::new(normalizer, clusters),
+            fates: Fates::new(normalizer, clusters),
             added_spaces: added.iter().any(|a| a.contains(' ')),
             added,
             added_starts,
         })
     }
 
-    /// The tokenizer's count of `text` (no special tokens) if every character of it is kept and it holds no added
-    /// token; `None` for any other text, and where the tokenizer would fail (an unknown character without an
-    /// unknown token). `normalizer` is the tokenizer's.
+    /// The tokenizer's count of `text` (no special tokens) if the fate of every character of it is known and it
+    /// holds no added token, before or after the normalizer; `None` for any other text, and where the tokenizer
+    /// would fail (an unknown character without an unknown token). `normalizer` is the tokenizer's.
     pub(super) fn count(
         &self,
         text: &str,
         normalizer: Option<&NormalizerWrapper>,
     ) -> Option<usize> {
-        if text.is_empty()
-            || text.len() >= NONE as usize
-            || !self.kept.all(text, normalizer)
-            || self.holds_added(text)
-        {
+        if text.is_empty() || self.holds_added(text) {
             return None;
         }
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.try_borrow_mut().ok()?;
-            self.model_text(text, scratch);
-            let Scratch { text, cuts, nodes } = scratch;
+            let Scratch {
+                normalized,
+                text: model,
+                cuts,
+                nodes,
+            } = scratch;
+            let normalized = match self.fates.apply(text, normalizer, normalized)? {
+                false => text,
+                true if self.holds_added(normalized) => return None,
+                true => normalized.as_str(),
+            };
+            // The tokenizer drops a text the normalizer empties: no pre-token, no token.
+            if normalized.is_empty() {
+                return Some(0);
+            }
+            self.model_text(normalized, model, cuts);
+            if model.len() >= NONE as usize {
+                return None;
+            }
+            let (text, nodes) = (&*model, nodes);
             let mut total = 0;
             for (k, &a) in cuts.iter().enumerate() {
                 let b = cuts.get(k + 1).copied().unwrap_or(text.len());
@@ -347,12 +463,9 @@ impl Unigram {
             && self.added.iter().any(|a| text.contains(a.as_str()))
     }
 
-    /// The text the model sees, as Metaspace gives it (kept characters as they are, spaces collapsed if the
-    /// normalizer does, "▁" for each, one prepended), and where its pre-tokens start.
-    fn model_text(&self, text: &str, scratch: &mut Scratch) {
-        let Scratch {
-            text: out, cuts, ..
-        } = scratch;
+    /// The text the model sees, as Metaspace gives it from the normalizer's text before its collapse of spaces
+    /// (spaces collapsed if the normalizer does, "▁" for each, one prepended), and where its pre-tokens start.
+    fn model_text(&self, text: &str, out: &mut Vec<u8>, cuts: &mut Vec<usize>) {
         out.clear();
         cuts.clear();
         cuts.push(0);
@@ -558,7 +671,7 @@ mod tests {
         let texts = [
             "ab", " ab", "abab", "a b", "a  b", "  a", "a ", "ababc", "ccc", "cccc", "bcc", "x",
             "xyz", "axbx", "a🙂b", "🙂🙂", "x y", "<unk>", "a<unk>x", "a\u{301}", "\u{301}",
-            "中文", "ab cc ab",
+            "中文", "ab cc ab", "a\nb", "\n", " \t ", "a\u{a0}b", "\r\n",
         ];
         let all_bytes = bytes_vocab(0..=255);
         let some_bytes = bytes_vocab(b'x'..=b'z');
@@ -592,6 +705,34 @@ mod tests {
     }
 
     #[test]
+    fn counts_text_the_normalizer_replaces() {
+        let (_, mut config) = tokenizer(TIES, false, "always", true);
+        config["normalizer"] = serde_json::json!({"type": "Sequence", "normalizers": [{"type": "NFKC"},
+            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]});
+        let tok: Tokenizer = config.to_string().parse().unwrap();
+        let unigram = Unigram::of(&tok, &config).unwrap();
+        let normalizer = tok.get_normalizer();
+        // Full-width letters and punctuation, an ideographic space next to spaces, a ligature, line breaks (kept).
+        for text in [
+            "ａｂ",
+            "a，b",
+            "ａ\u{3000} b",
+            "\u{3000}ab",
+            "ab\u{3000}",
+            "\u{3000}",
+            "ﬁ\n\nab",
+            "ab\n",
+        ] {
+            let expected = tok.encode_fast(text, false).unwrap().len();
+            assert_eq!(unigram.count(text, normalizer), Some(expected), "{text:?}");
+        }
+        // What NFKC could join across characters is left to the tokenizer.
+        for text in ["\u{3131}\u{314F}", "a\u{309B}", "e\u{301}"] {
+            assert_eq!(unigram.count(text, normalizer), None, "{text:?}");
+        }
+    }
+
+    #[test]
     fn only_metaspace_unigrams() {
         let (tok, mut config) = tokenizer(TIES, false, "always", true);
         assert!(Unigram::of(&tok, &config).is_some());
@@ -606,10 +747,10 @@ mod tests {
 
     #[test]
     fn clusters_of_their_own() {
-        assert!(keeps(None, true, 'x'));
-        assert!(keeps(None, true, '中'));
-        assert!(keeps(None, true, '\u{AC00}'));
-        assert!(keeps(None, true, '\u{1F642}'));
+        for c in ['x', '中', '\u{AC00}', '\u{1F642}', '\n', '\t', '\u{a0}'] {
+            assert!(alone(c), "{c:?}");
+            assert!(matches!(fate(None, true, c), Some(None)), "{c:?}");
+        }
         for c in [
             '\u{301}',
             '\u{200D}',
@@ -617,12 +758,26 @@ mod tests {
             '\u{1100}',
             '\u{1161}',
             '\u{903}',
-            ' ',
-            '\t',
-            MARK,
+            '\r',
         ] {
-            assert!(!keeps(None, true, c), "{c:?}");
+            assert!(!alone(c), "{c:?}");
+            assert!(fate(None, true, c).is_none(), "{c:?}");
         }
-        assert!(keeps(None, false, '\u{301}'));
+        assert!(matches!(fate(None, false, '\u{301}'), Some(None)));
+        assert!(fate(None, false, MARK).is_none());
+    }
+
+    #[test]
+    fn what_nfkc_makes_of_a_character() {
+        let nfkc: NormalizerWrapper = tokenizers::normalizers::unicode::NFKC.into();
+        let nfkc = Some(&nfkc);
+        assert!(matches!(fate(nfkc, true, 'a'), Some(None)));
+        assert_eq!(fate(nfkc, true, '\u{FF0C}'), Some(Some(",".to_owned())));
+        assert_eq!(fate(nfkc, true, '\u{3000}'), Some(Some(" ".to_owned())));
+        assert_eq!(fate(nfkc, true, '\u{FB01}'), Some(Some("fi".to_owned())));
+        // A compatibility jamo becomes a conjoining one, which NFKC composes with the vowel after it.
+        assert!(fate(nfkc, true, '\u{3131}').is_none());
+        // A spacing voiced mark becomes a space and a combining one.
+        assert!(fate(nfkc, true, '\u{309B}').is_none());
     }
 }
