@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "columns", "detect", "level_ids", "line_keys", "render_elements", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "columns", "detect", "edge_lines", "level_ids", "line_keys", "render_elements", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -268,6 +268,14 @@ def level_ids(text: str, chunks: List[str], metadata: Optional[Dict[str, Any]], 
 def line_keys(text: str) -> List[int]:
     """The key of each line of ``text`` that carries a letter or digit, in order: a stable 64-bit hash of the line
     case folded, its runs of digits as one ``0`` and of whitespace as one space (for boilerplate)."""
+def edge_lines(
+    text: str, edge: int, page_edge: int
+) -> Tuple[List[Tuple[int, int]], List[int], List[bool], List[bool], List[bool]]:
+    """The lines of ``text`` that carry a letter or digit and are among its first or last ``edge`` such lines, or
+    among the first or last ``page_edge`` of a page (pages end at form feeds; 0: no pages), in order, by column: their
+    ``(start, end)`` (the line break left out), keys (as :func:`line_keys`), whether each is at an edge of the text,
+    of its page, and whether the next one listed is the text's next line that carries something. Lines are read as
+    ``str.splitlines`` reads them; without pages only the head and foot of the text are read."""
 def detect(
     text: Union[str, bytes], source: Union[str, PathLike[str], None] = None
 ) -> Tuple[str, str, Optional[str], Optional[str]]:

@@ -14,9 +14,10 @@ boilerplate lines (:func:`boilerplate_runs`: at its head and foot, and at each p
 * Within a paged document: a line among the first or last :data:`EDGE` lines of at least half of its pages, and of
   3 pages at least (:func:`page_furniture`).
 
-The lines are kept as stable 64-bit keys (``chunkwise._core.line_keys``, in Rust: a run reads the lines of every
-document of the tree, changed or not, and this must cost little beside reading it), so a run holds a few bytes per
-distinct line. A document's share of the tree's boilerplate (:func:`LineCounts.digest`) is the same from run to run:
+The lines are read and kept as stable 64-bit keys in Rust (``chunkwise._core.line_keys``, and
+``chunkwise._core.edge_lines`` for the lines at the edges of a text or of its pages: a run reads the heads and feet of
+every document of the tree, changed or not, and this must cost little beside reading it), so a run holds a few bytes
+per distinct line. A document's share of the tree's boilerplate (:func:`LineCounts.digest`) is the same from run to run:
 it is part of the document's fingerprint, so a document whose boilerplate lines change (another page added its
 footer) is redone, and the store still equals a fresh ingestion.
 """
@@ -26,10 +27,9 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import FrozenSet, Iterable, List, Sequence, Tuple
 
 from .. import _core
-from ..chunkers import PAGE_BREAK
 
 __all__ = ["DOC_EDGE", "EDGE", "LineCounts", "boilerplate_runs", "edge_keys", "is_boilerplate", "line_keys",
            "page_furniture"]
@@ -51,32 +51,8 @@ def line_keys(text: str) -> FrozenSet[int]:
 def edge_keys(text: str) -> FrozenSet[int]:
     """The keys of the first and last :data:`DOC_EDGE` lines of ``text`` that carry something: the lines a document
     counts for in :class:`LineCounts`. Only the head and the foot are read (a run reads every document of the tree,
-    changed or not, and its middle would be most of the cost): a window at each end, cut at a line break, grown
-    until it holds :data:`DOC_EDGE` such lines or the whole text."""
-    return frozenset(_edge(text, head=True) + _edge(text, head=False))
-
-
-#: The line breaks, as ``str.splitlines`` and the keys read them.
-_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-#: The window of :func:`edge_keys` at first, in characters (grown fourfold while too few lines carry something).
-_WINDOW = 8192
-
-
-def _edge(text: str, head: bool) -> List[int]:
-    size = _WINDOW
-    while True:
-        if size >= len(text):
-            keys = _core.line_keys(text)
-        elif head:
-            piece = text[:size]
-            keys = _core.line_keys(piece[: max(piece.rfind(c) for c in _BREAKS) + 1])  # whole lines only
-        else:
-            piece = text[-size:]
-            cuts = [i for i in (piece.find(c) for c in _BREAKS) if i >= 0]
-            keys = _core.line_keys(piece[min(cuts) + 1 :]) if cuts else []
-        if len(keys) >= DOC_EDGE or size >= len(text):
-            return keys[:DOC_EDGE] if head else keys[-DOC_EDGE:]
-        size *= 4
+    changed or not, and its middle would be most of the cost)."""
+    return frozenset(_core.edge_lines(text, DOC_EDGE, 0)[1])
 
 
 def _threshold(total: int) -> int:
@@ -90,8 +66,7 @@ def page_furniture(pages: Sequence[str]) -> FrozenSet[int]:
         return frozenset()
     counts: Counter = Counter()
     for page in pages:
-        keys = _core.line_keys(page)
-        counts.update(set(keys[:EDGE] + keys[-EDGE:]))
+        counts.update(set(_core.edge_lines(page, EDGE, 0)[1]))
     need = _threshold(len(pages))
     return frozenset(k for k, n in counts.items() if n >= need)
 
@@ -130,47 +105,6 @@ def is_boilerplate(text: str, lines: FrozenSet[int]) -> bool:
     return bool(keys) and all(k in lines for k in keys)
 
 
-class _Lines:
-    """The lines of a text (as ``str.splitlines`` reads them, as the keys do), each key computed when first asked."""
-
-    def __init__(self, text: str) -> None:
-        self.spans: List[Tuple[int, int]] = []  # each line's (start, end), its line break left out
-        self.page_ends: List[int] = []  # the index of the last line of each page but the last
-        pos = 0
-        for line in text.splitlines(keepends=True):
-            body = len(line) - (2 if line.endswith("\r\n") else 1 if line[-1:] in _BREAKS else 0)
-            self.spans.append((pos, pos + body))
-            if line[body:] == PAGE_BREAK:
-                self.page_ends.append(len(self.spans) - 1)
-            pos += len(line)
-        self.text = text
-        self._keys: Dict[int, Optional[int]] = {}
-
-    def key(self, i: int) -> Optional[int]:
-        """The key of line ``i``, or None for a line that carries nothing."""
-        if i not in self._keys:
-            start, end = self.spans[i]
-            keys = _core.line_keys(self.text[start:end])
-            self._keys[i] = keys[0] if keys else None
-        return self._keys[i]
-
-    def edges(self, first: int, last: int, n: int) -> List[int]:
-        """The first ``n`` and the last ``n`` lines that carry something among lines ``first`` to ``last``."""
-        head: List[int] = []
-        for i in range(first, last + 1):
-            if len(head) == n:
-                break
-            if self.key(i) is not None:
-                head.append(i)
-        tail: List[int] = []
-        for i in range(last, first - 1, -1):
-            if len(tail) == n:
-                break
-            if self.key(i) is not None:
-                tail.append(i)
-        return head + tail
-
-
 def boilerplate_runs(text: str, tree: FrozenSet[int], pages: FrozenSet[int] = frozenset(),
                      paged: bool = False) -> List[Tuple[int, int]]:
     """The runs of boilerplate lines of ``text``, as ``(start, end)`` spans in order: from the start of a run's first
@@ -182,25 +116,16 @@ def boilerplate_runs(text: str, tree: FrozenSet[int], pages: FrozenSet[int] = fr
     is content."""
     if not tree and not (paged and pages):
         return []
-    lines = _Lines(text)
-    if not lines.spans:
-        return []
-    found: set = set()
-    if tree:
-        found.update(i for i in lines.edges(0, len(lines.spans) - 1, DOC_EDGE) if lines.key(i) in tree)
-    if paged and pages:
-        first = 0
-        for last in [*lines.page_ends, len(lines.spans) - 1]:
-            found.update(i for i in lines.edges(first, last, EDGE) if lines.key(i) in pages)
-            first = last + 1
+    spans, keys, at_text, at_page, next_to = _core.edge_lines(text, DOC_EDGE if tree else 0,
+                                                              EDGE if paged and pages else 0)
     runs: List[Tuple[int, int]] = []
-    ordered = sorted(found)
-    k = 0
-    while k < len(ordered):
-        j = k
-        # The next boilerplate line joins the run when nothing between them carries anything.
-        while j + 1 < len(ordered) and all(lines.key(m) is None for m in range(ordered[j] + 1, ordered[j + 1])):
-            j += 1
-        runs.append((lines.spans[ordered[k]][0], lines.spans[ordered[j]][1]))
-        k = j + 1
+    last = -2
+    for i, key in enumerate(keys):
+        if (at_text[i] and key in tree) or (at_page[i] and key in pages):
+            # The next boilerplate line joins the run when nothing between them carries anything.
+            if last == i - 1 and next_to[last]:
+                runs[-1] = (runs[-1][0], spans[i][1])
+            else:
+                runs.append(spans[i])
+            last = i
     return runs

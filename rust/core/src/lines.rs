@@ -6,17 +6,23 @@
 //! letter or digit (blank, `---`, `* * *`) carries nothing and has no key. The key is the XXH3 hash of the
 //! normalized line's UTF-8, with a seed of its own: the same from run to run and machine to machine, so a document's
 //! boilerplate can be part of its fingerprint.
+//!
+//! Lines are read as Python's `str.splitlines` reads them, and [`edge_lines`] reads only the ones the boilerplate
+//! pass asks about: the first and last lines of a text (its middle left unread) or of each of its pages.
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::offsets::CharCursor;
 
 /// The seed of line keys (apart from the seeds of chunk ids).
 const SEED: u64 = 0x6c69_6e65_6b65_7973;
 
-/// The length of the line break at `bytes[i]` (as Python's `str.splitlines` reads line breaks: `\n`, `\r`, `\x0b`,
-/// `\x0c`, `\x1c` to `\x1e`, U+0085, U+2028, U+2029), or 0.
+/// The length of the line break at `bytes[i]` (as Python's `str.splitlines` reads line breaks: `\r\n`, `\n`, `\r`,
+/// `\x0b`, `\x0c`, `\x1c` to `\x1e`, U+0085, U+2028, U+2029), or 0.
 #[inline]
 fn line_break(bytes: &[u8], i: usize) -> usize {
     match bytes[i] {
+        b'\r' if bytes.get(i + 1) == Some(&b'\n') => 2,
         b'\n' | b'\r' | 0x0B | 0x0C | 0x1C..=0x1E => 1,
         0xC2 if bytes.get(i + 1) == Some(&0x85) => 2,
         0xE2 if bytes.get(i + 1) == Some(&0x80)
@@ -24,6 +30,20 @@ fn line_break(bytes: &[u8], i: usize) -> usize {
         {
             3
         }
+        _ => 0,
+    }
+}
+
+/// The length of the line break that ends at `bytes[end]` (the break [`line_break`] reads from its start), or 0.
+#[inline]
+fn break_before(bytes: &[u8], end: usize) -> usize {
+    let before = |n: usize| end.checked_sub(n).map(|i| bytes[i]);
+    match before(1) {
+        Some(b'\n') if before(2) == Some(b'\r') => 2,
+        Some(b'\n' | b'\r' | 0x0B | 0x0C | 0x1C..=0x1E) => 1,
+        // 0xC2 and 0xE2 lead a character, so the bytes before them never change what they are.
+        Some(0x85) if before(2) == Some(0xC2) => 2,
+        Some(0xA8 | 0xA9) if before(2) == Some(0x80) && before(3) == Some(0xE2) => 3,
         _ => 0,
     }
 }
@@ -182,35 +202,254 @@ fn normalize_chars(line: &str, out: &mut Vec<u8>) -> bool {
     carries
 }
 
-/// The key of each line of `text` that carries a letter or digit, in order (a line repeated gives its key again).
-pub fn line_keys(text: &str) -> Vec<u64> {
+/// Reads the line that starts at `text[start]`: its end (where its break starts, or the text's end) and whether it
+/// carries a letter or digit, its normalized form left in `normal`.
+fn read_line(text: &str, start: usize, normal: &mut Vec<u8>) -> (usize, bool) {
     let bytes = text.as_bytes();
-    let mut keys = Vec::new();
-    let mut normal = Vec::with_capacity(256);
-    let mut start = 0;
-    while start <= bytes.len() {
-        let (end, carries) = match ascii_line(bytes, start, &mut normal) {
-            Some(line) => line,
-            None => {
-                let mut end = start;
-                while end < bytes.len() && line_break(bytes, end) == 0 {
-                    end += 1;
-                }
-                // A break is whole characters: `start..end` lies on character boundaries.
-                (end, normalize_chars(&text[start..end], &mut normal))
-            }
-        };
-        if carries {
-            keys.push(xxh3_64_with_seed(&normal, SEED));
+    ascii_line(bytes, start, normal).unwrap_or_else(|| {
+        let mut end = start;
+        while end < bytes.len() && line_break(bytes, end) == 0 {
+            end += 1;
         }
-        start = end
-            + if end < bytes.len() {
-                line_break(bytes, end)
+        // A break is whole characters: `start..end` lies on character boundaries.
+        (end, normalize_chars(&text[start..end], normal))
+    })
+}
+
+/// One line of a text (bytes, its break left out) and its key, when it carries something.
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    start: usize,
+    end: usize,
+    key: Option<u64>,
+}
+
+impl Line {
+    fn read(text: &str, start: usize, normal: &mut Vec<u8>) -> Self {
+        let (end, carries) = read_line(text, start, normal);
+        let key = carries.then(|| xxh3_64_with_seed(normal, SEED));
+        Self { start, end, key }
+    }
+}
+
+/// The lines of a text from its start, as `str.splitlines` reads them (and an empty line after a last break, which
+/// carries nothing).
+struct Lines<'a> {
+    text: &'a str,
+    /// Where the next line starts (past the text's end when every line was read).
+    next: usize,
+    normal: Vec<u8>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str, next: usize) -> Self {
+        Self {
+            text,
+            next,
+            normal: Vec::with_capacity(256),
+        }
+    }
+}
+
+impl Iterator for Lines<'_> {
+    type Item = Line;
+
+    fn next(&mut self) -> Option<Line> {
+        let bytes = self.text.as_bytes();
+        if self.next > bytes.len() {
+            return None;
+        }
+        let line = Line::read(self.text, self.next, &mut self.normal);
+        self.next = line.end
+            + if line.end < bytes.len() {
+                line_break(bytes, line.end)
             } else {
                 1
             };
+        Some(line)
     }
-    keys
+}
+
+/// The lines of a text from its end: the same lines as [`Lines`], last first.
+struct LinesBack<'a> {
+    text: &'a str,
+    /// Where the next line (going back) ends, or `None` when the first line was read.
+    end: Option<usize>,
+    normal: Vec<u8>,
+}
+
+impl Iterator for LinesBack<'_> {
+    type Item = Line;
+
+    fn next(&mut self) -> Option<Line> {
+        let bytes = self.text.as_bytes();
+        let end = self.end?;
+        let mut start = end;
+        while start > 0 && break_before(bytes, start) == 0 {
+            start -= 1;
+        }
+        let line = Line::read(self.text, start, &mut self.normal);
+        debug_assert_eq!(line.end, end);
+        self.end = (start > 0).then(|| start - break_before(bytes, start));
+        Some(line)
+    }
+}
+
+/// The key of each line of `text` that carries a letter or digit, in order (a line repeated gives its key again).
+pub fn line_keys(text: &str) -> Vec<u64> {
+    Lines::new(text, 0).filter_map(|line| line.key).collect()
+}
+
+/// A line of a text that carries a letter or digit and is at an edge of the text or of a page ([`edge_lines`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EdgeLine {
+    /// Where the line starts, in bytes.
+    pub start: usize,
+    /// Where it ends, in bytes (its line break left out).
+    pub end: usize,
+    /// Its key (as [`line_keys`] gives it).
+    pub key: u64,
+    /// Among the first or last `edge` lines of the text that carry something.
+    pub text_edge: bool,
+    /// Among the first or last `page_edge` lines of its page that carry something.
+    pub page_edge: bool,
+    /// Whether the next line listed is the text's next line that carries something (none lies between them);
+    /// false for the last line listed.
+    pub next_to: bool,
+}
+
+/// The lines [`edge_lines`] found, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EdgeLines {
+    /// The lines, in the text's order.
+    pub lines: Vec<EdgeLine>,
+    /// How many of `lines` were read from the text's start: the others were read from its end, and the middle
+    /// between them was not read.
+    pub head: usize,
+}
+
+impl EdgeLines {
+    /// The lines' `(start, end)` as char offsets (Python `str` indices), given the text's length in chars (a
+    /// Python caller knows it): the head's counted from the start, the foot's from the end, never the middle.
+    pub fn char_spans(&self, text: &str, chars: usize) -> Vec<(usize, usize)> {
+        let ascii = chars == text.len();
+        let mut front = CharCursor::new(text, ascii);
+        let mut back = CharCursor::new(text, ascii);
+        back.set(text.len(), chars);
+        self.lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let cursor = if i < self.head { &mut front } else { &mut back };
+                (cursor.to_char(line.start), cursor.to_char(line.end))
+            })
+            .collect()
+    }
+}
+
+/// The lines of `text` that carry a letter or digit and are among its first or last `edge` such lines, or (with
+/// `page_edge` > 0) among the first or last `page_edge` of a page (the pages of a text end at its form feeds), in
+/// order. Without pages only the text's head and foot are read: lines from the start until `edge` of them carry
+/// something, the same from the end, and past the head only as far as the next line that carries something.
+pub fn edge_lines(text: &str, edge: usize, page_edge: usize) -> EdgeLines {
+    if page_edge > 0 {
+        return paged_edge_lines(text, edge, page_edge);
+    }
+    let found = |line: &Line| {
+        line.key.map(|key| EdgeLine {
+            start: line.start,
+            end: line.end,
+            key,
+            text_edge: true,
+            page_edge: false,
+            next_to: true,
+        })
+    };
+    let mut lines = Vec::new();
+    let mut ahead = Lines::new(text, 0);
+    while lines.len() < edge {
+        let Some(line) = ahead.next() else { break };
+        lines.extend(found(&line));
+    }
+    let head = lines.len();
+    let mut foot = Vec::new();
+    if head == edge && edge > 0 {
+        let front = ahead.next;
+        let mut back = LinesBack {
+            text,
+            end: (front <= text.len()).then_some(text.len()),
+            normal: Vec::with_capacity(256),
+        };
+        let mut reached = front;
+        while foot.len() < edge {
+            let Some(line) = back.next().filter(|line| line.start >= front) else {
+                break;
+            };
+            reached = line.start;
+            foot.extend(found(&line));
+        }
+        if reached > front {
+            // The middle was not read: is there a line that carries something before the foot?
+            let between = ahead
+                .take_while(|line| line.start < reached)
+                .any(|line| line.key.is_some());
+            lines[head - 1].next_to = !between;
+        }
+    }
+    lines.extend(foot.into_iter().rev());
+    if let Some(last) = lines.last_mut() {
+        last.next_to = false;
+    }
+    EdgeLines { lines, head }
+}
+
+/// [`edge_lines`] with pages: every line is read.
+fn paged_edge_lines(text: &str, edge: usize, page_edge: usize) -> EdgeLines {
+    // Every line that carries something: its span, its key, its page.
+    let mut all: Vec<(usize, usize, u64, usize)> = Vec::new();
+    let mut page = 0;
+    for line in Lines::new(text, 0) {
+        if let Some(key) = line.key {
+            all.push((line.start, line.end, key, page));
+        }
+        if text.as_bytes().get(line.end) == Some(&0x0C) {
+            page += 1;
+        }
+    }
+    let mut lines: Vec<EdgeLine> = Vec::new();
+    let mut last: Option<usize> = None; // the index in `all` of the last line listed
+    let mut first_of_page = 0;
+    while first_of_page < all.len() {
+        let page = all[first_of_page].3;
+        let count = all[first_of_page..]
+            .iter()
+            .take_while(|line| line.3 == page)
+            .count();
+        for rank in 0..count {
+            let i = first_of_page + rank;
+            let text_edge = i < edge || i + edge >= all.len();
+            let page_edge = rank < page_edge || rank + page_edge >= count;
+            if !(text_edge || page_edge) {
+                continue;
+            }
+            if let (Some(previous), Some(listed)) = (last, lines.last_mut()) {
+                listed.next_to = previous + 1 == i;
+            }
+            let (start, end, key, _) = all[i];
+            lines.push(EdgeLine {
+                start,
+                end,
+                key,
+                text_edge,
+                page_edge,
+                next_to: false,
+            });
+            last = Some(i);
+        }
+        first_of_page += count;
+    }
+    let head = lines.len();
+    EdgeLines { lines, head }
 }
 
 #[cfg(test)]
@@ -312,6 +551,180 @@ mod tests {
             );
             assert!(c.to_lowercase().eq([c]), "{c:?}");
         }
+    }
+
+    fn is_break(c: char) -> bool {
+        matches!(
+            c,
+            '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{1C}'
+                ..='\u{1E}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+        )
+    }
+
+    /// The lines as `str.splitlines` reads them, the plain way: `(start, end, break)` in bytes (and an empty line
+    /// after a last break).
+    fn plain_lines(text: &str) -> Vec<(usize, usize, Option<char>)> {
+        let mut lines = Vec::new();
+        let mut start = 0;
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if is_break(c) {
+                let mut next = i + c.len_utf8();
+                if c == '\r' && chars.peek().map(|&(_, n)| n) == Some('\n') {
+                    chars.next();
+                    next += 1;
+                }
+                lines.push((start, i, Some(c)));
+                start = next;
+            }
+        }
+        lines.push((start, text.len(), None));
+        lines
+    }
+
+    /// [`edge_lines`] the plain way: every line read, each line's place counted among all the text's.
+    fn plain_edge_lines(text: &str, edge: usize, page_edge: usize) -> Vec<EdgeLine> {
+        let mut normal = Vec::new();
+        let mut carrying = Vec::new(); // (start, end, key, page)
+        let mut page = 0;
+        for (start, end, brk) in plain_lines(text) {
+            if normalize_chars(&text[start..end], &mut normal) {
+                carrying.push((start, end, xxh3_64_with_seed(&normal, SEED), page));
+            }
+            page += usize::from(brk == Some('\x0c'));
+        }
+        let n = carrying.len();
+        let mut listed: Vec<(usize, EdgeLine)> = Vec::new();
+        for (i, &(start, end, key, page)) in carrying.iter().enumerate() {
+            let rank = carrying[..i].iter().filter(|l| l.3 == page).count();
+            let count = carrying.iter().filter(|l| l.3 == page).count();
+            let text_edge = i < edge || i + edge >= n;
+            let page_edge = page_edge > 0 && (rank < page_edge || rank + page_edge >= count);
+            if text_edge || page_edge {
+                listed.push((
+                    i,
+                    EdgeLine {
+                        start,
+                        end,
+                        key,
+                        text_edge,
+                        page_edge,
+                        next_to: false,
+                    },
+                ));
+            }
+        }
+        for k in 1..listed.len() {
+            listed[k - 1].1.next_to = listed[k].0 == listed[k - 1].0 + 1;
+        }
+        listed.into_iter().map(|(_, line)| line).collect()
+    }
+
+    fn random_texts(alphabet: &str, count: usize, longest: usize) -> Vec<String> {
+        let alphabet: Vec<char> = alphabet.chars().collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        (0..count)
+            .map(|case| {
+                (0..case % longest)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        alphabet[(state % alphabet.len() as u64) as usize]
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    const TRICKY: &str =
+        "ab9 \n\n\n\r\r\x0b\x0c\x0c\x1c\x1f-é日\u{85}\u{84}\u{2028}\u{2029}\u{2027}";
+
+    #[test]
+    fn lines_from_the_end_are_the_lines_from_the_start() {
+        for text in random_texts(&format!("{TRICKY}\r\n"), 5_000, 30) {
+            let ahead: Vec<(usize, usize, Option<u64>)> = Lines::new(&text, 0)
+                .map(|l| (l.start, l.end, l.key))
+                .collect();
+            let mut back: Vec<(usize, usize, Option<u64>)> = LinesBack {
+                text: &text,
+                end: Some(text.len()),
+                normal: Vec::new(),
+            }
+            .map(|l| (l.start, l.end, l.key))
+            .collect();
+            back.reverse();
+            assert_eq!(ahead, back, "{text:?}");
+            let plain: Vec<(usize, usize)> =
+                plain_lines(&text).iter().map(|l| (l.0, l.1)).collect();
+            assert_eq!(
+                ahead.iter().map(|l| (l.0, l.1)).collect::<Vec<_>>(),
+                plain,
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn edge_lines_are_the_plain_readings() {
+        for text in random_texts(&format!("{TRICKY}\r\n\n\nxyz"), 3_000, 80) {
+            let chars = text.chars().count();
+            for (edge, page_edge) in [
+                (0, 0),
+                (1, 0),
+                (2, 0),
+                (3, 0),
+                (20, 0),
+                (0, 1),
+                (2, 1),
+                (3, 2),
+                (1, 5),
+            ] {
+                let found = edge_lines(&text, edge, page_edge);
+                assert_eq!(
+                    found.lines,
+                    plain_edge_lines(&text, edge, page_edge),
+                    "{text:?} {edge} {page_edge}"
+                );
+                assert!(found.head <= found.lines.len());
+                let spans: Vec<(usize, usize)> = found
+                    .lines
+                    .iter()
+                    .map(|l| {
+                        (
+                            text[..l.start].chars().count(),
+                            text[..l.end].chars().count(),
+                        )
+                    })
+                    .collect();
+                assert_eq!(found.char_spans(&text, chars), spans, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_head_and_foot_of_a_long_text() {
+        let middle = "content\n".repeat(1000);
+        let text = format!("é head\r\n\r\nhead 2\n{middle}\u{2028}foot\u{2029}\nlast");
+        let found = edge_lines(&text, 2, 0);
+        assert_eq!(found.head, 2);
+        let spans = found.char_spans(&text, text.chars().count());
+        let lines: Vec<String> = spans
+            .iter()
+            .map(|&(a, b)| text.chars().skip(a).take(b - a).collect())
+            .collect();
+        assert_eq!(lines, ["é head", "head 2", "foot", "last"]);
+        let next_to: Vec<bool> = found.lines.iter().map(|l| l.next_to).collect();
+        assert_eq!(next_to, [true, false, true, false]); // the middle carries something
+        let blank = text.replace("content", "--");
+        let next_to: Vec<bool> = edge_lines(&blank, 2, 0)
+            .lines
+            .iter()
+            .map(|l| l.next_to)
+            .collect();
+        assert_eq!(next_to, [true, true, true, false]); // nothing between the head and the foot
+        assert_eq!(edge_lines("", 20, 0).lines, []);
+        assert_eq!(edge_lines("a\nb", 0, 0).lines, []);
     }
 
     #[test]

@@ -41,6 +41,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(record::columns, m)?)?;
     m.add_function(wrap_pyfunction!(chunk::level_ids, m)?)?;
     m.add_function(wrap_pyfunction!(lines::line_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(lines::edge_lines, m)?)?;
     m.add_class::<splitter::PySplitter>()?;
     m.add_class::<stream::PyChunkStream>()?;
     m.add_class::<jsonl::JsonLines>()?;
