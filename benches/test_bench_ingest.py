@@ -45,3 +45,22 @@ def test_ingest_end_to_end(benchmark, smoke):
     benchmark.extra_info.update(result, chunk_peak_increase=chunking["chunk_peak_increase"],
                                 chunk_multiple=chunking["chunk_multiple"])
     assert result["chunks"] > 0 and result["documents"] >= 5
+
+
+def test_boilerplate_pass(benchmark, smoke):
+    """The boilerplate pass's line reading over the corpus (boilerplate_run.py: its head and foot keys, its runs, and
+    the same files cut into pages with running heads), in a process of its own."""
+    if not (corpus_dir() / "en.txt").is_file():
+        pytest.skip("corpus not found")
+    benchmark.group = "ingest: the boilerplate pass's line reading"
+    script = SCRIPT.with_name("boilerplate_run.py")
+
+    def run() -> str:
+        out = subprocess.run([sys.executable, str(script), "--rounds", "1" if smoke else "5"], capture_output=True,
+                             text=True, timeout=600)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    printed = benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info["printed"] = printed
+    assert all(case in printed for case in ("edge_keys", "runs", "paged"))
