@@ -14,6 +14,17 @@ use tokenizers::models::unigram::UnigramTrainerBuilder;
 use tokenizers::models::TrainerWrapper;
 use tokenizers::{AddedToken, Tokenizer};
 
+/// A xorshift generator from `seed`: the tests' random words and slices, the same from run to run.
+fn xorshift(seed: u64) -> impl FnMut() -> usize {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as usize
+    }
+}
+
 fn training_texts() -> Vec<String> {
     common::corpus(40_000).into_iter().map(|(_, t)| t).collect()
 }
@@ -202,19 +213,13 @@ fn generated(n: usize) -> Vec<String> {
         "ß",
     ];
     let long = "a".repeat(130);
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     (0..n)
         .map(|_| {
             let len = 1 + next() % 12;
             let mut text = String::new();
             for _ in 0..len {
-                let i = (next() % (parts.len() as u64 + 1)) as usize;
+                let i = next() % (parts.len() + 1);
                 text.push_str(parts.get(i).copied().unwrap_or(&long));
             }
             text
@@ -226,13 +231,7 @@ fn generated(n: usize) -> Vec<String> {
 /// lowercased copy of [`TokenCounter`]'s WordPiece count holds), from a fixed seed.
 fn ascii_words(n: usize) -> Vec<String> {
     let alphabet = b"etaoinshrdlucmfwypvbgkjqxzETAOINSHRDLU0123456789";
-    let mut state: u64 = 0x5851_F42D_4C95_7F2D;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state as usize
-    };
+    let mut next = xorshift(0x5851_F42D_4C95_7F2D);
     (0..n)
         .map(|i| {
             let len = if i % 50 == 0 {
@@ -244,7 +243,7 @@ fn ascii_words(n: usize) -> Vec<String> {
             (0..len)
                 .map(|_| {
                     let r = next();
-                    let k = if r % 8 == 0 {
+                    let k = if r.is_multiple_of(8) {
                         r / 8 % alphabet.len()
                     } else {
                         r / 8 % 26
@@ -395,13 +394,7 @@ fn unicode_words(n: usize) -> Vec<String> {
         "🙂",
         "𠀋",
     ];
-    let mut state: u64 = 0x1405_7B7E_F767_814F;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state as usize
-    };
+    let mut next = xorshift(0x1405_7B7E_F767_814F);
     (0..n)
         .map(|i| {
             let len = if i % 100 == 0 {
@@ -413,7 +406,7 @@ fn unicode_words(n: usize) -> Vec<String> {
             (0..len)
                 .map(|_| {
                     let r = next();
-                    let k = if r % 25 == 0 {
+                    let k = if r.is_multiple_of(25) {
                         parts.len() - 1 - r / 25 % 10
                     } else {
                         r / 25 % (parts.len() - 10)
@@ -427,13 +420,7 @@ fn unicode_words(n: usize) -> Vec<String> {
 
 /// Random char-boundary slices of `text`, from a fixed seed.
 fn slices(text: &str, n: usize, max_len: usize) -> Vec<&str> {
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D ^ text.len() as u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state as usize
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D ^ text.len() as u64);
     let snap = |mut i: usize| {
         while !text.is_char_boundary(i) {
             i -= 1;
@@ -687,17 +674,11 @@ fn unigram_words(n: usize) -> Vec<String> {
         "，",
         "\u{7}",
     ];
-    let mut state: u64 = 0x1234_5678_9ABC_DEF1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state as usize
-    };
+    let mut next = xorshift(0x1234_5678_9ABC_DEF1);
     (0..n)
         .map(|i| {
             let mut word = String::new();
-            if next() % 2 == 0 {
+            if next().is_multiple_of(2) {
                 word.push(' ');
             }
             if i % 40 == 0 {
@@ -706,7 +687,7 @@ fn unigram_words(n: usize) -> Vec<String> {
             }
             for _ in 0..1 + next() % 10 {
                 // Mostly the letters and CJK of the first part of the list, half the time mixed with the rest.
-                let k = if i % 2 == 0 || next() % 4 == 0 {
+                let k = if i % 2 == 0 || next().is_multiple_of(4) {
                     parts.len()
                 } else {
                     46
