@@ -15,13 +15,13 @@ pub(super) const MAX_BYTES_PER_SHARD: usize = 4 << 20;
 pub(super) const SHARDS: usize = 16;
 pub(super) const MAX_ENTRIES_PER_SHARD: usize = 1 << 16;
 
-/// Slots of one per-thread table: 2^15 of 16 bytes, 512 KiB, small enough to stay in a core's cache. An English
-/// text of 2 MB has about 22,000 distinct pieces.
-const FRONT_BITS: u32 = 15;
-/// A table takes pieces until this many slots are used (3/4, so that probes stay short); the next new piece empties
-/// it first. So a table holds the pieces of the text at hand, not those of an earlier text (the shared memo keeps
-/// every piece; emptying 512 KiB costs about as much as a hundred new pieces).
-const FRONT_FILL: usize = 3 << (FRONT_BITS - 2);
+/// Buckets of one per-thread table: 2^13 of four 16-byte slots (one cache line each), 512 KiB, small enough to stay
+/// in a core's cache. An English text of 2 MB has about 22,000 distinct pieces.
+const FRONT_BITS: u32 = 13;
+/// Slots of a bucket: a piece is looked for in one cache line. A new piece takes the bucket's first slot and moves
+/// the others along, the oldest falling out, so a text of more distinct pieces than the table holds keeps most of
+/// its frequent ones (a table emptied whenever it filled lost them all at once).
+const BUCKET: usize = 4;
 /// The longest piece a per-thread table holds: its bytes fit in a `u64` and a `u32`. 98% of English pieces do.
 const FRONT_KEY: usize = 12;
 /// The tables one thread keeps, one per memo, the least recently used given to a new memo (and cleared).
@@ -180,28 +180,14 @@ impl Lookup<'_> {
             return self.memo.shared(key, count);
         };
         let slot = Slot::new(bytes);
-        let mask = (1 << FRONT_BITS) - 1;
-        let mut i = slot.index();
-        loop {
-            let s = &table.slots[i];
-            if s.meta == 0 {
-                break;
-            }
-            if s.a == slot.a && s.b == slot.b && s.meta & LEN_MASK == slot.meta {
-                return Ok((s.meta >> LEN_BITS) as usize);
-            }
-            i = (i + 1) & mask;
+        let bucket = &mut table.buckets[slot.index()];
+        if let Some(s) = bucket.0.iter().find(|s| s.same_key(&slot)) {
+            return Ok((s.meta >> LEN_BITS) as usize);
         }
-        // Not in the table: `i` is the empty slot that ends the probe, where the piece goes.
         let n = self.memo.shared(key, count)?;
         if n < 1 << (32 - LEN_BITS) {
-            if table.used >= FRONT_FILL {
-                table.slots.fill(Slot::default());
-                table.used = 0;
-                i = slot.index();
-            }
-            table.used += 1;
-            table.slots[i] = Slot {
+            bucket.0.copy_within(..BUCKET - 1, 1);
+            bucket.0[0] = Slot {
                 meta: slot.meta | (n as u32) << LEN_BITS,
                 ..slot
             };
@@ -228,16 +214,15 @@ impl Fronts {
             None if self.tables.len() < FRONT_TABLES => {
                 self.tables.push(Table {
                     owner: id,
-                    used: 0,
-                    slots: vec![Slot::default(); 1 << FRONT_BITS].into_boxed_slice(),
+                    buckets: vec![Bucket::default(); 1 << FRONT_BITS].into_boxed_slice(),
                 });
                 self.tables.len() - 1
             }
             None => {
                 let last = self.tables.len() - 1;
                 let t = &mut self.tables[last];
-                t.slots.fill(Slot::default());
-                (t.owner, t.used) = (id, 0);
+                t.buckets.fill(Bucket::default());
+                t.owner = id;
                 last
             }
         };
@@ -246,12 +231,16 @@ impl Fronts {
     }
 }
 
-/// Open addressing with linear probes; pieces are never removed one by one (the table is emptied when full).
+/// A set-associative cache of pieces: a piece's hash picks its bucket; pieces leave only by being pushed out of it.
 struct Table {
     owner: u64,
-    used: usize,
-    slots: Box<[Slot]>,
+    buckets: Box<[Bucket]>,
 }
+
+/// The slots of one bucket, the newest first (an empty slot has `meta == 0`, which no key matches).
+#[derive(Clone, Copy, Default)]
+#[repr(align(64))]
+struct Bucket([Slot; BUCKET]);
 
 const LEN_BITS: u32 = 4;
 const LEN_MASK: u32 = (1 << LEN_BITS) - 1;
@@ -288,6 +277,12 @@ impl Slot {
             b,
             meta: n as u32,
         }
+    }
+
+    /// Whether `self` holds the key of `other` (whose count bits are zero).
+    #[inline]
+    fn same_key(&self, other: &Slot) -> bool {
+        self.a == other.a && self.b == other.b && self.meta & LEN_MASK == other.meta
     }
 
     #[inline]
@@ -352,9 +347,12 @@ mod tests {
     }
 
     #[test]
-    fn pieces_of_a_table_emptied_when_full_are_answered_by_the_shared_memo() {
+    fn pieces_pushed_out_of_the_table_are_answered_by_the_shared_memo() {
+        // More pieces than the table has slots: buckets overflow.
         let memo = Memo::new();
-        let keys: Vec<String> = (0..FRONT_FILL + 1000).map(|i| format!("k{i}")).collect();
+        let keys: Vec<String> = (0..(BUCKET << FRONT_BITS) + 1000)
+            .map(|i| format!("k{i}"))
+            .collect();
         for (i, k) in keys.iter().enumerate() {
             assert_eq!(memo.get_or(k, || Ok::<_, ()>(i % 7)), Ok(i % 7));
         }
