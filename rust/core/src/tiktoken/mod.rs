@@ -11,6 +11,7 @@
 mod long;
 mod pieces;
 pub mod registry;
+mod runs;
 pub(crate) mod specials;
 mod unicode;
 
@@ -54,6 +55,8 @@ pub(crate) struct Encoding {
     bytes: [Rank; 256],
     /// The length in bytes of the longest token.
     longest: usize,
+    /// Pieces that are one byte repeated, counted from their length.
+    runs: runs::Runs,
 }
 
 /// The index in [`Encoding::tris`] of 3 bytes shaped as a character of 3 bytes in UTF-8 (a lead byte `1110xxxx`, two
@@ -161,6 +164,7 @@ impl Encoding {
             long,
             bytes,
             longest,
+            runs: runs::Runs::default(),
         }
     }
 
@@ -179,6 +183,8 @@ impl Encoding {
             1
         } else if Self::merges_small(piece) {
             self.merge_small(piece)
+        } else if let Some(n) = self.runs.count(self, piece) {
+            n
         } else {
             self.merge_large(piece)
         }
