@@ -178,7 +178,8 @@ def ingest(
         run = _Run(store, chunker, Embedder(embed_fn, model, batch_size, store.dimension()), vectors, encoding,
                    Reported(log), boilerplate, skip_boilerplate)
         try:
-            run.all(path_list, Filter(include, exclude, hidden), follow_links)
+            with _heap.prompt():
+                run.all(path_list, Filter(include, exclude, hidden), follow_links)
         finally:
             run.close()
         return run.report
