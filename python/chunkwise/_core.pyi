@@ -3,7 +3,7 @@
 from os import PathLike
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "columns", "detect", "edge_lines", "level_ids", "line_keys", "render_elements", "tiktoken_encodings", "tiktoken_windows"]
+__all__ = ["Changes", "ChunkingError", "Chunk", "ChunkStream", "JsonLines", "LangchainSplitter", "ParquetRows", "Splitter", "Tokenizer", "__version__", "_panic_on", "_purge_delay", "_release_memory", "_splitter_from_config", "chunk_arrow", "code_language", "code_languages", "columns", "detect", "edge_lines", "level_ids", "line_keys", "render_elements", "tiktoken_encodings", "tiktoken_windows"]
 
 __version__: str
 
@@ -286,6 +286,9 @@ def _splitter_from_config(config: Dict[str, Any]) -> Splitter:
 
 def _panic_on(marker: Optional[str]) -> None:
     """Test hook, not API: while armed, splitting a text that holds ``marker`` panics inside the core call."""
+def _purge_delay(milliseconds: int) -> int:
+    """Sets how long the core allocator keeps freed memory before giving it back to the OS (0: at once); returns the
+    setting before (ingestion sets 0 for its run)."""
 def _release_memory() -> None:
     """Gives the core allocator's freed memory back to the OS now (the command line calls it after each batch)."""
 def chunk_arrow(

@@ -78,3 +78,19 @@ def test_the_console_script_settles_the_heap():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'chunkwise = "chunkwise.cli:run"' in pyproject
     assert run.__module__ == "chunkwise.cli"
+
+
+def test_ingestion_has_the_core_allocator_give_memory_back_at_once_for_its_run_only(monkeypatch):
+    from chunkwise import _core, _heap
+
+    monkeypatch.delenv("MIMALLOC_PURGE_DELAY", raising=False)
+    before = _core._purge_delay(250)
+    try:
+        with _heap.prompt():
+            assert _core._purge_delay(0) == 0
+        assert _core._purge_delay(250) == 250  # as it was
+        monkeypatch.setenv("MIMALLOC_PURGE_DELAY", "250")  # the user's setting is kept
+        with _heap.prompt():
+            assert _core._purge_delay(250) == 250
+    finally:
+        _core._purge_delay(before)

@@ -131,3 +131,55 @@ def test_the_metadata_column_is_json_dumps_of_each_chunks_metadata(tmp_path: Pat
             seen += 1
     assert seen == len(rows)
     assert len({r["metadata"] for r in rows.values()}) > 10  # neighbours that differ are encoded each
+
+
+def test_a_file_that_would_take_a_batch_past_its_bytes_starts_the_next(tmp_path: Path, monkeypatch) -> None:
+    docs = make_tree(tmp_path)
+    sizes = {Path(os.path.normpath(p)).as_posix(): p.stat().st_size for p in docs.rglob("*") if p.is_file()}
+    bound = sorted(sizes.values())[-2]  # the second largest file: several batches, some of more than one file
+    batches: List[List[str]] = []
+    submit = run_module._Run.submit
+
+    def recorded(self: Any, docs: Any) -> None:
+        if docs is not None:
+            batches.append([d.doc_id for d in docs])
+        submit(self, docs)
+
+    monkeypatch.setattr(run_module, "BATCH_BYTES", bound)
+    monkeypatch.setattr(run_module._Run, "submit", recorded)
+    ingest(docs, str(tmp_path / "small"), HashEmbedder())
+    assert sorted(d for b in batches for d in b) == sorted(sizes)
+    assert any(len(b) > 1 for b in batches)
+    for b in batches:
+        assert len(b) == 1 or sum(sizes[d] for d in b) <= bound, b
+    monkeypatch.undo()
+    ingest(docs, str(tmp_path / "whole"), HashEmbedder())
+    assert snapshot(tmp_path / "small") == snapshot(tmp_path / "whole")
+
+
+def test_prose_chunked_as_its_rows_are_written_gives_the_store_of_whole_chunking(tmp_path: Path, monkeypatch) -> None:
+    docs = make_tree(tmp_path)
+    prose = (docs / "sub" / "en.txt").read_text(encoding="utf-8")
+    (docs / "bom.txt").write_bytes(b"\xef\xbb\xbf" + prose[:3000].encode("utf-8"))
+    (docs / "paged.txt").write_text(prose[:2000] + "\f" + prose[2000:4000], encoding="utf-8")
+    (docs / "latin1.txt").write_bytes("Caf\xe9 cr\xe8me. ".encode("latin-1") * 50)
+    (docs / "empty.txt").write_bytes(b"")
+    streamed: List[str] = []
+    stream = run_module._Run.stream
+
+    def recorded(self: Any, doc: Any) -> Any:
+        found = stream(self, doc)
+        if found is not None:
+            streamed.append(doc.path.name)
+        return found
+
+    monkeypatch.setattr(run_module, "STREAM_BYTES", 1000)  # many pieces, characters cut between them
+    monkeypatch.setattr(run_module, "SLICE_ROWS", 7)
+    monkeypatch.setattr(run_module._Run, "stream", recorded)
+    report = ingest(docs, str(tmp_path / "streamed"), HashEmbedder())
+    assert sorted(streamed) == ["bom.txt", "en.txt", "km.txt", "lo.txt", "th.txt"]  # the BOM left out, as decoded
+    monkeypatch.setattr(run_module._Run, "stream", lambda self, doc: None)
+    whole = ingest(docs, str(tmp_path / "whole"), HashEmbedder())
+    assert snapshot(tmp_path / "streamed") == snapshot(tmp_path / "whole")
+    assert report.skipped == whole.skipped and [p for p, _ in report.skipped] == [str(docs / "latin1.txt")]
+    assert report.chunks_written == whole.chunks_written > 50

@@ -63,6 +63,8 @@ class Document:
     furniture: FrozenSet[int] = frozenset()
     cut: AbstractSet[str] = frozenset()
     flagged: AbstractSet[str] = frozenset()
+    #: a document chunked as its rows are written rather than all at once (see ``run._Stream``), or None
+    stream: Any = None
 
 
 def read_bytes(path: Path, problems: Problems) -> Optional[bytes]:

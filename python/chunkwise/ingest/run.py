@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import io
 import json
 import os
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, FrozenSet, List, Optional, Sequence, TextIO, Tuple, Union
 
 import numpy as np
 
-from .. import auto
+from .. import auto, loaders
 from ..chunk import Chunk
-from ..chunkers import PAGE_BREAK, BaseChunker, CodeChunker, TableChunker, _SectionChunker, join_pages
+from ..chunkers import (
+    PAGE_BREAK, BaseChunker, CodeChunker, RecursiveChunker, TableChunker, _SectionChunker, join_pages,
+)
 from .. import _core, _heap
 from .._core import ChunkingError, __version__
+from ..cli import reading
 from ..cli.files import UNREADABLE, Filter, walk
 from .boilerplate import LineCounts, boilerplate_runs, edge_keys, is_boilerplate, page_furniture
 from .cache import EmbeddingCache, text_key
@@ -31,6 +37,8 @@ BATCH_FILES = 64
 BATCH_BYTES = 2 << 20
 #: Rows of new documents embedded and written together: a bound on the vectors held at once.
 SLICE_ROWS = 1024
+#: Bytes of a streamed document (see :class:`_Stream`) handed to the core at a time.
+STREAM_BYTES = 1 << 20
 #: The vectors a run keeps (with their texts) so that a text met again is not embedded again, in bytes: past it,
 #: the run starts a new table (a cache file keeps every vector).
 MEMO_BYTES = 8 << 20
@@ -170,7 +178,8 @@ def ingest(
         run = _Run(store, chunker, Embedder(embed_fn, model, batch_size, store.dimension()), vectors, encoding,
                    Reported(log), boilerplate, skip_boilerplate)
         try:
-            run.all(path_list, Filter(include, exclude, hidden), follow_links)
+            with _heap.prompt():
+                run.all(path_list, Filter(include, exclude, hidden), follow_links)
         finally:
             run.close()
         return run.report
@@ -240,6 +249,11 @@ class _Run:
                 self.report.documents_unchanged += 1
                 continue
             self.fingerprints[doc_id] = fingerprint
+            if batch and size + len(data) > BATCH_BYTES:
+                # A file that would take the batch past the bound starts the next one: a long file is a batch of
+                # its own, not chunked (and held) beside the files before it.
+                self.submit(batch)
+                batch, size = [], 0
             batch.append(Document(doc_id, path, data, boilerplate=mine))
             size += len(data)
             if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
@@ -422,9 +436,11 @@ class _Run:
         doc.cut = cut
         return out
 
-    def prepare(self, docs: List[Document]) -> Tuple[List[Document], List[Tuple[Document, List[Any]]]]:
-        """The batch decoded and chunked: each document with its chunks (those that failed left out, reported)."""
-        decoded = [doc for doc in docs if decode(doc, self.encoding, self.problems)]
+    def prepare(self, docs: List[Document]) -> Tuple[List[Document], List[Tuple[Document, Any]]]:
+        """The batch decoded and chunked: each document with its chunks (those that failed left out, reported),
+        or with the :class:`_Stream` its chunks will come from as its rows are written."""
+        streams = {id(doc): stream for doc in docs for stream in [self.stream(doc)] if stream is not None}
+        decoded = [doc for doc in docs if id(doc) not in streams and decode(doc, self.encoding, self.problems)]
         if self.boilerplate:
             for doc in decoded:
                 if doc.pages is not None:
@@ -432,12 +448,39 @@ class _Run:
         todo = [(doc, chunks) for doc, chunks in zip(decoded, self.chunk_all(decoded)) if chunks is not None]
         if self.boilerplate:
             todo = [(doc, self.flag_boilerplate(doc, chunks)) for doc, chunks in todo]
+        if streams:  # in the batch's order
+            chunked = {id(doc): chunks for doc, chunks in todo}
+            todo = [(doc, streams[id(doc)] if id(doc) in streams else chunked[id(doc)]) for doc in docs
+                    if id(doc) in streams or id(doc) in chunked]
         for doc in docs:
             doc.data, doc.text, doc.pages = b"", None, None  # the chunks hold what is needed now
         # The core's memory of the cut (a syntax tree: about 40x a file of code) back to the OS now, not after
         # mimalloc's purge delay: the write of this batch and the cut of the next would stack on it.
         _heap.release()
         return docs, todo
+
+    def stream(self, doc: Document) -> Optional["_Stream"]:
+        """The stream of a document that can be chunked as its rows are written (see :class:`_Stream`): UTF-8 text
+        (checked here), neither paged nor loaded, without boilerplate lines, that a chunker of chunkwise's that
+        streams (prose, by :class:`RecursiveChunker`) would chunk whole. Its chunks are those the chunker gives
+        the decoded text. None for any other document."""
+        if doc.boilerplate or reading.document_suffix(doc.path) in loaders.SUFFIXES:
+            return None
+        try:
+            data = reading.payload(doc.data, self.encoding)
+        except UnicodeDecodeError:
+            return None  # reported by decode, as for any document
+        if not isinstance(data, bytes) or not data or PAGE_BREAK.encode() in data:
+            return None
+        chunker, meta = self.chunker, {"source": doc.doc_id}
+        if isinstance(chunker, auto.AutoChunker):
+            # The choice AutoChunker makes for the decoded text: the core reads the same UTF-8 (a byte that is not
+            # UTF-8 ends what it reads, and the text is not streamed below).
+            choice = auto.choose_file(data, doc.doc_id)
+            chunker, meta = chunker.chunker_for(choice), auto._with_choice(meta, choice)
+        if type(chunker) is not RecursiveChunker or chunker._kwargs.get("balance") or not _is_utf8(data):
+            return None
+        return _Stream(chunker, meta, data)
 
     def flag_boilerplate(self, doc: Document, chunks: List[Any]) -> List[Any]:
         """The chunks cut from runs of boilerplate lines (see :meth:`cut_chunks`), and any other made of boilerplate
@@ -459,11 +502,14 @@ class _Run:
             return
         # A document the store has neither rows nor an entry of: its rows are all new, nothing to compare or delete.
         fresh = [(doc, chunks) for doc, chunks in todo if doc.doc_id not in self.manifest]
-        known = [(doc, chunks) for doc, chunks in todo if doc.doc_id in self.manifest]
-        replacements = [Replacement(doc.doc_id, fingerprints[doc.doc_id], self.model, len(chunks), new=True)
-                        for doc, chunks in fresh]
+        # (A known document's chunks are compared with its stored rows all at once.)
+        known = [(doc, list(chunks) if isinstance(chunks, _Stream) else chunks) for doc, chunks in todo
+                 if doc.doc_id in self.manifest]
+        replacements: List[Replacement] = []
         try:
             written = self.write_fresh(fresh)
+            replacements = [Replacement(doc.doc_id, fingerprints[doc.doc_id], self.model, written[doc.doc_id],
+                                        new=True) for doc, _ in fresh]
             replacements += self.write_known(known, fingerprints)
             self.written()
         except BaseException:
@@ -482,19 +528,30 @@ class _Run:
             self.manifest[rep.doc_id] = (rep.fingerprint, rep.model)
         _heap.release()  # the batch's rows, written
 
-    def write_fresh(self, fresh: List[Tuple[Document, List[Any]]]) -> Dict[str, int]:
+    def write_fresh(self, fresh: List[Tuple[Document, Any]]) -> Dict[str, int]:
         """Writes the rows of documents new to the store, ``SLICE_ROWS`` at a time (embedded, then added): the
         vectors of one slice are held at once, not those of the batch. Returns the rows written by document."""
         written: Dict[str, int] = {}
         rows = _Columns(self.model)
         for doc, chunks in fresh:
-            written[doc.doc_id] = len(chunks)
-            for i in range(0, len(chunks), SLICE_ROWS):
-                rows.extend(doc.doc_id, chunks[i : i + SLICE_ROWS], doc.flagged)
+            written[doc.doc_id] = 0
+            stream = iter(chunks) if isinstance(chunks, _Stream) else None
+            while True:
+                # Each slice's chunks go as soon as their rows are built: a chunk holds its text once read, so the
+                # document's chunks held to its end would hold its text twice over.
+                if stream is not None:
+                    part = list(islice(stream, SLICE_ROWS))
+                else:
+                    part = chunks[:SLICE_ROWS]
+                    del chunks[:SLICE_ROWS]
+                if not part:
+                    break
+                written[doc.doc_id] += len(part)
+                rows.extend(doc.doc_id, part, doc.flagged)
+                del part
                 if len(rows) >= SLICE_ROWS:
                     self.add(rows.table(self.vectors(rows.embedding_texts())), True)
                     rows = _Columns(self.model)
-            chunks.clear()  # each document's chunks go as soon as its rows are built
         if len(rows):
             self.add(rows.table(self.vectors(rows.embedding_texts())), True)
         return written
@@ -614,6 +671,33 @@ class _Run:
     @staticmethod
     def same(old: Optional[Dict[str, Any]], new: Dict[str, Any]) -> bool:
         return old is not None and all(old[c] == new[c] for c in COMPARED)
+
+
+class _Stream:
+    """The chunks of a document, made as they are read (:meth:`BaseChunker.iter_chunks` on its UTF-8 bytes,
+    ``STREAM_BYTES`` at a time: the same chunks as ``chunker.chunk(text, meta)``), once: neither the document's
+    ``str`` nor all its chunks are ever held, only its bytes and a slice of chunks."""
+
+    def __init__(self, chunker: BaseChunker, meta: Dict[str, Any], data: bytes) -> None:
+        self.chunker, self.meta, self.data = chunker, meta, data
+
+    def __iter__(self) -> Any:
+        data, self.data = self.data, b""
+        return self.chunker.iter_chunks(io.BytesIO(data), self.meta, read_size=STREAM_BYTES)
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` decodes as UTF-8, checked ``STREAM_BYTES`` at a time (no ``str`` of the whole)."""
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for i in range(0, len(data), STREAM_BYTES):
+            decoder.decode(view[i : i + STREAM_BYTES], i + STREAM_BYTES >= len(data))
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _cuttable(chunker: Any) -> bool:

@@ -52,6 +52,25 @@ pub(crate) fn configure() {
     }
 }
 
+/// `mi_option_purge_delay` in mimalloc 3 (see [`ARENA_EAGER_COMMIT`]): how long freed memory stays committed, in
+/// milliseconds (0: given back at once; -1: never).
+const PURGE_DELAY: mi_option_t = 15;
+
+/// Sets how long (in milliseconds) mimalloc keeps the memory freed by the bindings before it gives it back to the
+/// OS (0: at once), and returns the setting before. Ingestion sets 0 for its run: its threads each free what
+/// another allocated (a document's cut, a slice's rows), and with the default delay the freed pages of one step
+/// stayed resident under the next. Other callers keep the default, which costs fewer system calls.
+#[pyfunction]
+#[allow(unsafe_code)]
+pub(crate) fn _purge_delay(milliseconds: std::os::raw::c_long) -> std::os::raw::c_long {
+    // SAFETY: reading and setting a mimalloc option is thread-safe; mimalloc reads this one at each purge.
+    unsafe {
+        let before = mi_option_get(PURGE_DELAY);
+        mi_option_set(PURGE_DELAY, milliseconds);
+        before
+    }
+}
+
 /// Gives the memory that mimalloc holds freed back to the OS now, instead of after its purge delay (a second). For
 /// a caller that has just let go of a big batch and is about to read the next one (the command line does this
 /// after each batch): without it, the freed pages of batch after batch stay resident. Costs a pass over the

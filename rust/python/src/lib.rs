@@ -32,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     chunkwise_core::panic::install_hook();
     m.add_function(wrap_pyfunction!(errors::_panic_on, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_release_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(alloc::_purge_delay, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::_splitter_from_config, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::code_language, m)?)?;
     m.add_function(wrap_pyfunction!(splitter::code_languages, m)?)?;
