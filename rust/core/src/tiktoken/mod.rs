@@ -11,7 +11,6 @@
 mod long;
 mod pieces;
 pub mod registry;
-mod runs;
 pub(crate) mod specials;
 mod unicode;
 
@@ -55,8 +54,6 @@ pub(crate) struct Encoding {
     bytes: [Rank; 256],
     /// The length in bytes of the longest token.
     longest: usize,
-    /// Pieces that are one byte repeated, counted from their length.
-    runs: runs::Runs,
 }
 
 /// The index in [`Encoding::tris`] of 3 bytes shaped as a character of 3 bytes in UTF-8 (a lead byte `1110xxxx`, two
@@ -164,7 +161,6 @@ impl Encoding {
             long,
             bytes,
             longest,
-            runs: runs::Runs::default(),
         }
     }
 
@@ -183,8 +179,6 @@ impl Encoding {
             1
         } else if Self::merges_small(piece) {
             self.merge_small(piece)
-        } else if let Some(n) = self.runs.count(self, piece) {
-            n
         } else {
             self.merge_large(piece)
         }
