@@ -8,6 +8,7 @@
 //! Exactness is tested, not assumed: pieces against the regexes under `fancy-regex`, counts against
 //! `encode_ordinary`, on the corpus, on generated texts of tricky characters, and around every code point.
 
+mod cuts;
 mod long;
 mod pieces;
 pub mod registry;
@@ -54,6 +55,8 @@ pub(crate) struct Encoding {
     bytes: [Rank; 256],
     /// The length in bytes of the longest token.
     longest: usize,
+    /// The tokens that can span a char boundary, built the first time a piece is cut ([`Encoding::count_parts`]).
+    spanning: OnceLock<cuts::Spanning>,
 }
 
 /// The index in [`Encoding::tris`] of 3 bytes shaped as a character of 3 bytes in UTF-8 (a lead byte `1110xxxx`, two
@@ -161,6 +164,7 @@ impl Encoding {
             long,
             bytes,
             longest,
+            spanning: OnceLock::new(),
         }
     }
 

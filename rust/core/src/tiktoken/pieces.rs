@@ -25,6 +25,19 @@ pub(crate) enum Pattern {
     O200k,
 }
 
+impl Pattern {
+    /// Whether the pre-tokenizer keeps whole, as one piece, every text made only of characters of the class flags
+    /// `class`: letters for r50k and cl100k (`\p{L}++` takes a run of them, and a letter starts no contraction);
+    /// for o200k, the characters of both `U` and `W` (letters without case, marks), a run of which `U*W+` takes
+    /// whole, with a first mark taken by the optional prefix or not.
+    pub(crate) fn keeps_whole(self, class: u8) -> bool {
+        match self {
+            Pattern::R50k | Pattern::Cl100k => class & LETTER != 0,
+            Pattern::O200k => class & (UPPER | LOWER) == UPPER | LOWER,
+        }
+    }
+}
+
 /// Calls `f` on each piece of `text`, in order; the pieces tile the text.
 pub(crate) fn for_each_piece<'t>(pattern: Pattern, text: &'t str, mut f: impl FnMut(&'t str)) {
     let s = Scan {

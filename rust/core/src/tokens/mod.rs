@@ -14,6 +14,7 @@
 //! The engine measures look-ahead windows with [`Sizer::prefix_sizes`] (the window's pieces counted once, positions
 //! inside a piece estimated) and then counts every chunk it keeps with [`Sizer::size`], which is exact.
 
+use std::convert::Infallible;
 use std::fmt;
 use std::sync::Arc;
 
@@ -412,7 +413,22 @@ impl TokenCounter {
         if piece.len() > LONG_WORD && self.is_unknown_word(piece) {
             return Ok(1);
         }
-        memo.get_or(piece, || self.encode_count(piece))
+        match self.long_pieces() {
+            Some(enc) if tiktoken::Encoding::cuts(piece) => {
+                // A clause of Chinese or Japanese, nearly always new: counted from its parts, most of which the
+                // memo holds (see `tiktoken::Encoding::count_parts`). A part's count is its count as a text, what
+                // the memo keeps.
+                if let Ok(n) = memo.get_or(piece, || Err(())) {
+                    return Ok(n);
+                }
+                let n = enc.count_parts(piece, |part| {
+                    let n = memo.get_or(part, || Ok::<_, Infallible>(enc.count(part)));
+                    n.unwrap_or_else(|never| match never {})
+                });
+                memo.get_or(piece, || Ok(n))
+            }
+            _ => memo.get_or(piece, || self.encode_count(piece)),
+        }
     }
 
     /// Whether WordPiece gives `piece` (a piece of the BERT rule) its unknown token, one token, without asking it: a
