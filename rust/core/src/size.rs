@@ -232,6 +232,12 @@ impl Sizer for CharCapped {
         cache: &mut SizerCache,
     ) {
         self.inner.prefix_sizes(text, start, ends, out, cache);
+        // A text has no more characters than bytes: where the bytes of every prefix are within the inner size, the
+        // cap binds nowhere, and no character is counted (ordinary text is a few bytes a token; counting was 7% of a
+        // split in tokens).
+        if (out.iter().zip(ends)).all(|(slot, &p)| self.floor(p.saturating_sub(start)) <= slot.0) {
+            return;
+        }
         // The characters of `text[start..p]` for each end, counted from the previous one (an end can lie before
         // the previous one: the engine asks for the trimmed end of each boundary next to the boundary itself).
         let (mut at, mut chars) = (start, 0);

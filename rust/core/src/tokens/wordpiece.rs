@@ -35,6 +35,8 @@ use tokenizers::{
 };
 use unicode_normalization_alignments::char::canonical_combining_class;
 
+use super::pieces::is_han;
+
 /// A trie of tokens over their characters: edges in one hash map keyed by `node << 21 | char`, the nodes that end a
 /// token marked.
 struct Trie {
@@ -209,6 +211,14 @@ pub(super) struct Words {
     rests: Trie,
     /// Longer normalized words are one unknown token.
     max_chars: usize,
+    /// The normalizer puts spaces around Han characters (BERT's `handle_chinese_chars`): no word holds one with
+    /// other characters, so [`Words::count`] leaves such a text to the tokenizer without looking it up in the
+    /// table, and counts a Han character alone (a piece of the `bert+han` rule) as one token: the normalizer keeps
+    /// it one Han character (NFD maps a compatibility ideograph to its unified one; no case, no mark), the
+    /// pre-tokenizer one word, and WordPiece gives a word of one character itself or its unknown token. (Filling
+    /// the table's 82 blocks of Han characters, only to find every one left out, was a third of a held-out split
+    /// of Chinese or Japanese text, and the tokenizer's count of each new character another fifth.)
+    han_alone: bool,
 }
 
 impl Words {
@@ -271,20 +281,34 @@ impl Words {
                 rests.insert(rest);
             }
         }
+        let han_alone = normalizer["type"] == "BertNormalizer"
+            && normalizer["handle_chinese_chars"].as_bool().unwrap_or(true);
         Some(Self {
             table,
             starts,
             rests,
             max_chars,
+            han_alone,
         })
     }
 
     /// The tokenizer's count of `text` (no special tokens) if it is one word of characters in the table; `None` for
     /// any other text.
     pub(super) fn count(&self, text: &str) -> Option<usize> {
+        if self.han_alone {
+            let mut chars = text.chars();
+            if let (Some(c), None) = (chars.next(), chars.next()) {
+                if is_han(c) {
+                    return Some(1);
+                }
+            }
+        }
         let mut word = ['\0'; WORD_CAP];
         let mut len = 0;
         for c in text.chars() {
+            if self.han_alone && is_han(c) {
+                return None;
+            }
             for &n in self.table.of(c)? {
                 if let Some(slot) = word.get_mut(len) {
                     *slot = n;
@@ -424,11 +448,39 @@ mod tests {
     }
 
     #[test]
+    fn a_han_character_alone_is_one_token() {
+        // In the vocabulary or not, precomposed or a compatibility ideograph, under each normalizer that isolates
+        // Han characters.
+        let vocab = VOCAB.replace('}', r###","中":35,"##中":36,"豈":37}"###);
+        let han = (0x3400..=0x4DBF)
+            .chain(0x4E00..=0x9FFF)
+            .chain(0xF900..=0xFAFF)
+            .chain((0x20000..=0x2A6DF).step_by(97))
+            .filter_map(char::from_u32);
+        let han: Vec<String> = han.map(String::from).collect();
+        for normalizer in NORMALIZERS
+            .iter()
+            .filter(|n| n.contains("handle_chinese_chars\":true"))
+        {
+            let config = config(&vocab, normalizer, "");
+            let (words, tok) = (words(&config).unwrap(), hf(&config));
+            assert!(words.han_alone);
+            let encoded = tok.encode_batch(han.clone(), false).unwrap();
+            for (c, e) in han.iter().zip(&encoded) {
+                assert_eq!(words.count(c), Some(e.len()), "{c:?} with {normalizer}");
+            }
+            assert_eq!(words.count("中中"), None);
+            assert_eq!(words.count("a中"), None);
+        }
+    }
+
+    #[test]
     fn leaves_out_what_normalizes_apart() {
         let bert = config(VOCAB, NORMALIZERS[1], "");
         let bert_words = words(&bert).unwrap();
-        // Han characters become words of their own; fullwidth space is whitespace once cleaned.
-        for other in ["中", "a中", "a\u{3000}"] {
+        // Han characters become words of their own (one alone is counted: see the test above); fullwidth space is
+        // whitespace once cleaned.
+        for other in ["中中", "a中", "a\u{3000}"] {
             assert_eq!(bert_words.count(other), None, "{other:?}");
         }
         // A kept combining mark could be reordered across characters: no stripping, so the mark stays.
