@@ -445,7 +445,8 @@ class _Run:
             for doc in decoded:
                 if doc.pages is not None:
                     doc.furniture = page_furniture(doc.pages)
-        todo = [(doc, chunks) for doc, chunks in zip(decoded, self.chunk_all(decoded)) if chunks is not None]
+        todo: List[Tuple[Document, Any]] = [
+            (doc, chunks) for doc, chunks in zip(decoded, self.chunk_all(decoded)) if chunks is not None]
         if self.boilerplate:
             todo = [(doc, self.flag_boilerplate(doc, chunks)) for doc, chunks in todo]
         if streams:  # in the batch's order
