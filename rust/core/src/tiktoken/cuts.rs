@@ -274,21 +274,7 @@ mod tests {
     ];
 
     fn generated(n: usize, max_words: usize) -> Vec<String> {
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        (0..n)
-            .map(|_| {
-                let words = 1 + (next() % max_words as u64) as usize;
-                (0..words)
-                    .map(|_| WORDS[(next() % WORDS.len() as u64) as usize])
-                    .collect()
-            })
-            .collect()
+        testdata::generated_from(WORDS, n, max_words, 0x9E37_79B9_7F4A_7C15)
     }
 
     #[test]

@@ -586,6 +586,16 @@ pub(crate) mod testdata {
 
     /// `n` texts of up to `max_parts` alphabet strings each, the same on every run.
     pub(crate) fn generated(n: usize, max_parts: usize, seed: u64) -> Vec<String> {
+        generated_from(ALPHABET, n, max_parts, seed)
+    }
+
+    /// `n` texts of up to `max_parts` strings of `parts` each, the same on every run for one `seed`.
+    pub(crate) fn generated_from(
+        parts: &[&str],
+        n: usize,
+        max_parts: usize,
+        seed: u64,
+    ) -> Vec<String> {
         let mut state = seed | 1;
         let mut next = move || {
             state ^= state << 13;
@@ -595,10 +605,10 @@ pub(crate) mod testdata {
         };
         (0..n)
             .map(|_| {
-                let parts = 1 + (next() % max_parts as u64) as usize;
+                let count = 1 + (next() % max_parts as u64) as usize;
                 let mut text = String::new();
-                for _ in 0..parts {
-                    text.push_str(ALPHABET[(next() % ALPHABET.len() as u64) as usize]);
+                for _ in 0..count {
+                    text.push_str(parts[(next() % parts.len() as u64) as usize]);
                 }
                 text
             })
