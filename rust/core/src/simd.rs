@@ -183,26 +183,73 @@ fn for_each_in_class(
 }
 
 /// The bytes the space piece rule of [`crate::tokens`] stops at: the space, ASCII punctuation but the apostrophe,
-/// the lead bytes 0xE3 and 0xEF of CJK punctuation, and with `newlines` the line breaks. `g(i)` for each such `i`
-/// in `from..to`, in order.
-#[inline]
-pub(crate) fn for_each_token_stop(
-    bytes: &[u8],
-    from: usize,
-    to: usize,
+/// the lead bytes 0xE3 and 0xEF of CJK punctuation, and with `newlines` the line breaks; the positions of such bytes
+/// in `from..to`, in order. An iterator, not a function taking a closure: a loop over it keeps the caller's handling
+/// of each stop inline (a space every five bytes of prose), where a closure passed down was called.
+#[derive(Debug, Clone)]
+pub(crate) struct TokenStops<'a> {
+    /// The text up to `to`.
+    bytes: &'a [u8],
+    /// Where the chunk of `mask` starts.
+    base: usize,
+    /// The stops of that chunk not yet returned.
+    mask: u64,
     newlines: bool,
-    g: impl FnMut(usize),
-) {
-    let eq = [b' ', 0xE3, 0xEF, b'\n', b'\r'].map(u8x16::splat);
-    let eqs = if newlines { 5 } else { 3 };
-    let class = |v: u8x16| {
-        let mut hits = ascii_punctuation(v, false);
-        for n in &eq[..eqs] {
-            hits |= v.cmp_eq(*n);
+}
+
+impl<'a> TokenStops<'a> {
+    #[inline]
+    pub(crate) fn new(bytes: &'a [u8], from: usize, to: usize, newlines: bool) -> Self {
+        let mut it = Self {
+            bytes: &bytes[..to],
+            base: from,
+            mask: 0,
+            newlines,
+        };
+        if from < to {
+            it.mask = it.mask_at(from);
         }
-        hits
-    };
-    for_each_in_class(bytes, from, to, class, g);
+        it
+    }
+
+    #[inline]
+    fn mask_at(&self, at: usize) -> u64 {
+        let eq = [b' ', 0xE3, 0xEF, b'\n', b'\r'].map(u8x16::splat);
+        let eqs = if self.newlines { 5 } else { 3 };
+        let (chunk, n) = match self.bytes.get(at..at + 64) {
+            Some(chunk) => (*<&[u8; 64]>::try_from(chunk).expect("64 bytes"), 64),
+            // The last, partial chunk: its padding is masked off.
+            None => chunk_at(self.bytes, at, 0),
+        };
+        let mut mask = 0u64;
+        for k in 0..4 {
+            let v = lanes(&chunk, k);
+            let mut hits = ascii_punctuation(v, false);
+            for n in &eq[..eqs] {
+                hits |= v.cmp_eq(*n);
+            }
+            mask |= u64::from(hits.move_mask() as u16) << (16 * k);
+        }
+        mask & low_bits(n)
+    }
+}
+
+impl Iterator for TokenStops<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            self.base += 64;
+            if self.base >= self.bytes.len() {
+                return None;
+            }
+            self.mask = self.mask_at(self.base);
+        }
+        let bit = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(self.base + bit)
+    }
 }
 
 /// The bytes BERT's piece rule of [`crate::tokens`] looks at: ASCII whitespace (space, tab, line breaks), ASCII
