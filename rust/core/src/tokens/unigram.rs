@@ -51,13 +51,25 @@ const LAST_LOOKED_AT: u32 = 0x2FFFF;
 /// `base[node] + b` when `check` of that slot names `node`. A transition is two loads and a compare, where a hash
 /// map of edges cost a hash and a probe: the walk from each character of a piece is most of a held-out count.
 struct Trie {
-    /// Per slot: where its children's slots start (the byte added), 0 if it has none.
-    base: Vec<u32>,
-    /// Per slot: its parent's slot, or [`NONE`] for a free slot (the root, slot 0, has none).
-    check: Vec<u32>,
-    /// Per slot: the id of the token it ends, or [`NONE`].
-    ends: Vec<u32>,
+    /// The three fields of a slot side by side: a transition reads one cache line.
+    slots: Vec<Slot>,
 }
+
+#[derive(Clone, Copy)]
+struct Slot {
+    /// Where its children's slots start (the byte added), 0 if it has none.
+    base: u32,
+    /// Its parent's slot, or [`NONE`] for a free slot (the root, slot 0, has none).
+    check: u32,
+    /// The id of the token it ends, or [`NONE`].
+    end: u32,
+}
+
+const FREE: Slot = Slot {
+    base: 0,
+    check: NONE,
+    end: NONE,
+};
 
 impl Trie {
     /// The trie of `tokens` (id = position). A token held twice ends at the id of its last copy, as the model's own
@@ -86,11 +98,10 @@ impl Trie {
             ends[node] = id as u32;
         }
         // Then each node's children placed at the first base where their slots are free, breadth first.
-        let mut trie = Self {
-            base: vec![0],
-            check: vec![NONE],
-            ends: vec![ends[0]],
-        };
+        let mut slots = vec![Slot {
+            end: ends[0],
+            ..FREE
+        }];
         // The lowest slot that may be free: a node of one child always fits there, as the search starts past the
         // first 256 slots (below, a slot fits only the bytes less than it: left empty, they would be searched
         // past again for each node, quadratic in the vocabulary). A node
@@ -106,7 +117,7 @@ impl Trie {
                 continue;
             }
             kids.sort_unstable();
-            while free < trie.check.len() && trie.check[free] != NONE {
+            while free < slots.len() && slots[free].check != NONE {
                 free += 1;
             }
             let first = usize::from(kids[0].0);
@@ -118,9 +129,9 @@ impl Trie {
             let mut base = from.saturating_sub(first).max(1);
             let tried = base;
             while kids.iter().any(|&(b, _)| {
-                trie.check
+                slots
                     .get(base + usize::from(b))
-                    .is_some_and(|&c| c != NONE)
+                    .is_some_and(|s| s.check != NONE)
             }) {
                 base += 1;
             }
@@ -128,35 +139,37 @@ impl Trie {
                 wide = base + first - 256;
             }
             let last = base + usize::from(kids[kids.len() - 1].0);
-            if last >= trie.check.len() {
-                trie.base.resize(last + 1, 0);
-                trie.check.resize(last + 1, NONE);
-                trie.ends.resize(last + 1, NONE);
+            if last >= slots.len() {
+                slots.resize(last + 1, FREE);
             }
-            trie.base[slot] = base as u32;
+            slots[slot].base = base as u32;
             for &(b, child) in kids.iter() {
                 let at = base + usize::from(b);
-                trie.check[at] = slot as u32;
-                trie.ends[at] = ends[child as usize];
+                slots[at].check = slot as u32;
+                slots[at].end = ends[child as usize];
                 queue.push_back((child as usize, at));
             }
         }
-        trie
+        Self { slots }
     }
 
     /// Calls `f(length, id)` for each token that `bytes` starts with, shortest first.
     #[inline]
     fn prefixes(&self, bytes: &[u8], mut f: impl FnMut(usize, u32)) {
         let mut node = 0;
+        let mut base = self.slots[0].base;
         for (i, &b) in bytes.iter().enumerate() {
-            let next = self.base[node] as usize + usize::from(b);
+            let next = base as usize + usize::from(b);
             // Only a node's own children name it in `check` (a node without children, base 0, is named by none).
-            match self.check.get(next) {
-                Some(&parent) if parent as usize == node => node = next,
+            match self.slots.get(next) {
+                Some(slot) if slot.check == node => {
+                    if slot.end != NONE {
+                        f(i + 1, slot.end);
+                    }
+                    node = next as u32;
+                    base = slot.base;
+                }
                 _ => return,
-            }
-            if self.ends[node] != NONE {
-                f(i + 1, self.ends[node]);
             }
         }
     }
