@@ -336,13 +336,16 @@ fn fate(normalizer: Option<&NormalizerWrapper>, clusters: bool, c: char) -> Opti
 /// no combining mark, joiner, regional indicator, Hangul jamo, prepended mark or carriage return, which are also
 /// the characters NFC and NFKC compose with the one before, or reorder.
 fn alone(c: char) -> bool {
+    // Each pair written on the stack: a block's first use asks this of 256 characters, 14 pairs each.
+    let pair = |a: char, b: char| {
+        let mut buf = [0u8; 8];
+        let n = a.encode_utf8(&mut buf).len();
+        let m = b.encode_utf8(&mut buf[n..]).len();
+        std::str::from_utf8(&buf[..n + m]).is_ok_and(|s| s.graphemes(true).count() == 2)
+    };
     ['a', '\u{AC00}', '\u{AC01}', '\u{1F642}', '\u{915}', '\n', c]
         .into_iter()
-        .all(|p| {
-            [[p, c], [c, p]]
-                .iter()
-                .all(|pair| pair.iter().collect::<String>().graphemes(true).count() == 2)
-        })
+        .all(|p| pair(p, c) && pair(c, p))
 }
 
 /// `text` through the normalizer (as it is without one), `None` on its error.
