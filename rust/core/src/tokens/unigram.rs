@@ -30,7 +30,6 @@
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use rustc_hash::FxHashMap;
 use serde_json::Value;
 use tokenizers::pre_tokenizers::metaspace::PrependScheme;
 use tokenizers::{
@@ -48,69 +47,129 @@ const NONE: u32 = u32::MAX;
 /// Characters past this have no fate (the BMP, the SMP's emoji, CJK extensions B to F).
 const LAST_LOOKED_AT: u32 = 0x2FFFF;
 
-/// The vocabulary as a trie of bytes: the root's children in a table, the other edges in one hash map keyed by
-/// `node << 8 | byte`, and the token each node ends, if any.
+/// The vocabulary as a trie of bytes in a double array: the child of `node` by byte `b` is the slot
+/// `base[node] + b` when `check` of that slot names `node`. A transition is two loads and a compare, where a hash
+/// map of edges cost a hash and a probe: the walk from each character of a piece is most of a held-out count.
 struct Trie {
-    root: [u32; 256],
-    edges: FxHashMap<u64, u32>,
-    /// Per node: the id of the token it ends, or [`NONE`].
-    ends: Vec<u32>,
+    /// The three fields of a slot side by side: a transition reads one cache line.
+    slots: Vec<Slot>,
 }
+
+#[derive(Clone, Copy)]
+struct Slot {
+    /// Where its children's slots start (the byte added), 0 if it has none.
+    base: u32,
+    /// Its parent's slot, or [`NONE`] for a free slot (the root, slot 0, has none).
+    check: u32,
+    /// The id of the token it ends, or [`NONE`].
+    end: u32,
+}
+
+const FREE: Slot = Slot {
+    base: 0,
+    check: NONE,
+    end: NONE,
+};
 
 impl Trie {
     /// The trie of `tokens` (id = position). A token held twice ends at the id of its last copy, as the model's own
     /// token-to-id map has it.
     fn new<'a>(tokens: impl Iterator<Item = &'a str>) -> Self {
-        let mut trie = Self {
-            root: [NONE; 256],
-            edges: FxHashMap::default(),
-            ends: vec![NONE],
-        };
+        // A trie of linked nodes first: per node its children (byte, node), and the token it ends.
+        let mut children: Vec<Vec<(u8, u32)>> = vec![Vec::new()];
+        let mut ends = vec![NONE];
         for (id, token) in tokens.enumerate() {
-            let Some((&first, rest)) = token.as_bytes().split_first() else {
+            if token.is_empty() {
                 continue;
-            };
-            let mut node = trie.root[usize::from(first)];
-            if node == NONE {
-                node = trie.ends.len() as u32;
-                trie.ends.push(NONE);
-                trie.root[usize::from(first)] = node;
             }
-            for &b in rest {
-                let next = trie.ends.len() as u32;
-                node = *trie
-                    .edges
-                    .entry(u64::from(node) << 8 | u64::from(b))
-                    .or_insert_with(|| {
-                        trie.ends.push(NONE);
+            let mut node = 0;
+            for &b in token.as_bytes() {
+                node = match children[node].iter().find(|(c, _)| *c == b) {
+                    Some(&(_, next)) => next as usize,
+                    None => {
+                        let next = children.len();
+                        children[node].push((b, next as u32));
+                        children.push(Vec::new());
+                        ends.push(NONE);
                         next
-                    });
+                    }
+                };
             }
-            trie.ends[node as usize] = id as u32;
+            ends[node] = id as u32;
         }
-        trie
+        // Then each node's children placed at the first base where their slots are free, breadth first.
+        let mut slots = vec![Slot {
+            end: ends[0],
+            ..FREE
+        }];
+        // The lowest slot that may be free: a node of one child always fits there, as the search starts past the
+        // first 256 slots (below, a slot fits only the bytes less than it: left empty, they would be searched
+        // past again for each node, quadratic in the vocabulary). A node
+        // of more children is tried from `wide` on, moved up past slots where such a search failed many times, so
+        // that a vocabulary of many such nodes (a CJK one) is not searched from the bottom for each: the holes left
+        // below are filled by nodes of one child.
+        let mut free = 256;
+        let mut wide = 256;
+        let mut queue = std::collections::VecDeque::from([(0usize, 0usize)]);
+        while let Some((node, slot)) = queue.pop_front() {
+            let kids = &mut children[node];
+            if kids.is_empty() {
+                continue;
+            }
+            kids.sort_unstable();
+            while free < slots.len() && slots[free].check != NONE {
+                free += 1;
+            }
+            let first = usize::from(kids[0].0);
+            let from = if kids.len() == 1 {
+                free
+            } else {
+                wide.max(free)
+            };
+            let mut base = from.saturating_sub(first).max(1);
+            let tried = base;
+            while kids.iter().any(|&(b, _)| {
+                slots
+                    .get(base + usize::from(b))
+                    .is_some_and(|s| s.check != NONE)
+            }) {
+                base += 1;
+            }
+            if base - tried > 256 {
+                wide = base + first - 256;
+            }
+            let last = base + usize::from(kids[kids.len() - 1].0);
+            if last >= slots.len() {
+                slots.resize(last + 1, FREE);
+            }
+            slots[slot].base = base as u32;
+            for &(b, child) in kids.iter() {
+                let at = base + usize::from(b);
+                slots[at].check = slot as u32;
+                slots[at].end = ends[child as usize];
+                queue.push_back((child as usize, at));
+            }
+        }
+        Self { slots }
     }
 
     /// Calls `f(length, id)` for each token that `bytes` starts with, shortest first.
     #[inline]
     fn prefixes(&self, bytes: &[u8], mut f: impl FnMut(usize, u32)) {
-        let Some((&first, rest)) = bytes.split_first() else {
-            return;
-        };
-        let mut node = self.root[usize::from(first)];
-        if node == NONE {
-            return;
-        }
-        if self.ends[node as usize] != NONE {
-            f(1, self.ends[node as usize]);
-        }
-        for (i, &b) in rest.iter().enumerate() {
-            match self.edges.get(&(u64::from(node) << 8 | u64::from(b))) {
-                Some(&next) => node = next,
-                None => return,
-            }
-            if self.ends[node as usize] != NONE {
-                f(i + 2, self.ends[node as usize]);
+        let mut node = 0;
+        let mut base = self.slots[0].base;
+        for (i, &b) in bytes.iter().enumerate() {
+            let next = base as usize + usize::from(b);
+            // Only a node's own children name it in `check` (a node without children, base 0, is named by none).
+            match self.slots.get(next) {
+                Some(slot) if slot.check == node => {
+                    if slot.end != NONE {
+                        f(i + 1, slot.end);
+                    }
+                    node = next as u32;
+                    base = slot.base;
+                }
+                _ => return,
             }
         }
     }
@@ -277,13 +336,16 @@ fn fate(normalizer: Option<&NormalizerWrapper>, clusters: bool, c: char) -> Opti
 /// no combining mark, joiner, regional indicator, Hangul jamo, prepended mark or carriage return, which are also
 /// the characters NFC and NFKC compose with the one before, or reorder.
 fn alone(c: char) -> bool {
+    // Each pair written on the stack: a block's first use asks this of 256 characters, 14 pairs each.
+    let pair = |a: char, b: char| {
+        let mut buf = [0u8; 8];
+        let n = a.encode_utf8(&mut buf).len();
+        let m = b.encode_utf8(&mut buf[n..]).len();
+        std::str::from_utf8(&buf[..n + m]).is_ok_and(|s| s.graphemes(true).count() == 2)
+    };
     ['a', '\u{AC00}', '\u{AC01}', '\u{1F642}', '\u{915}', '\n', c]
         .into_iter()
-        .all(|p| {
-            [[p, c], [c, p]]
-                .iter()
-                .all(|pair| pair.iter().collect::<String>().graphemes(true).count() == 2)
-        })
+        .all(|p| pair(p, c) && pair(c, p))
 }
 
 /// `text` through the normalizer (as it is without one), `None` on its error.
@@ -635,6 +697,39 @@ mod tests {
         trie.prefixes(b"abcd", |len, id| found.push((len, id)));
         assert_eq!(found, [(1, 0), (2, 5), (3, 2)]);
         assert!(trie.holds(b"abc") && !trie.holds(b"abcd") && !trie.holds(b""));
+    }
+
+    /// The double array against a plain search, on a vocabulary of many nodes of many children (CJK characters,
+    /// "▁" words) and bytes below 0x20, whose slots are placed first.
+    #[test]
+    fn the_double_array_holds_exactly_the_vocabulary() {
+        let mut tokens: Vec<String> = (0..3000u32)
+            .map(|i| {
+                let c = char::from_u32(0x4E00 + i * 7 % 0x5000).unwrap();
+                let d = char::from_u32(0x3041 + i % 80).unwrap();
+                match i % 4 {
+                    0 => c.to_string(),
+                    1 => format!("{c}{d}"),
+                    2 => format!("\u{2581}{}{}", char::from(b'a' + (i % 26) as u8), i % 97),
+                    _ => format!("{}{c}", char::from((i % 32) as u8)),
+                }
+            })
+            .collect();
+        tokens.push(String::new());
+        let trie = Trie::new(tokens.iter().map(String::as_str));
+        let last_id = |t: &str| tokens.iter().rposition(|u| u == t).unwrap() as u32;
+        for token in tokens.iter().filter(|t| !t.is_empty()) {
+            let text = format!("{token}x\u{4E01}");
+            let mut found = Vec::new();
+            trie.prefixes(text.as_bytes(), |len, id| found.push((len, id)));
+            let expected: Vec<(usize, u32)> = (1..=text.len())
+                .filter(|&n| text.is_char_boundary(n) && tokens.iter().any(|u| u == &text[..n]))
+                .map(|n| (n, last_id(&text[..n])))
+                .collect();
+            assert_eq!(found, expected, "{text:?}");
+            assert!(trie.holds(token.as_bytes()));
+        }
+        assert!(!trie.holds("\u{2581}".as_bytes()) && !trie.holds(b"x"));
     }
 
     /// A Metaspace Unigram over `vocab` (pieces and scores, JSON), with no normalizer.
