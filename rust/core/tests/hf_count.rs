@@ -383,6 +383,18 @@ fn unicode_words(n: usize) -> Vec<String> {
         "\u{1}",
         "\u{7f}",
         "\u{fffd}",
+        "“",
+        "”",
+        "…",
+        "–",
+        "—",
+        "«",
+        "¿",
+        "§",
+        "・",
+        "※",
+        "－",
+        "\u{2019}",
         "中",
         "日",
         "。",
@@ -452,6 +464,12 @@ fn the_count_without_an_encoding_is_encode_fasts_length() {
             distinct.insert(word);
             distinct.extend(word.split(|c: char| ('\u{4e00}'..='\u{9fff}').contains(&c)));
         }
+        // And every word between whitespace that holds punctuation past ASCII (“quoted”, a…, x–y), which BERT's
+        // pre-tokenizer isolates inside a piece of the rule.
+        distinct.extend(text.split_whitespace().filter(|w| {
+            w.chars()
+                .any(|c| !c.is_ascii() && !c.is_alphanumeric() && !c.is_whitespace())
+        }));
     }
     distinct.remove("");
     assert!(

@@ -585,12 +585,17 @@ fn pieces_ending_by(pieces: &[(usize, usize, usize)], from: usize, p: usize) -> 
 struct WindowPieces {
     start: usize,
     end: usize,
-    pieces: Vec<(usize, usize, usize)>,
-    /// `sums[k]`: the count of the pieces before `pieces[k]` (one more entry than pieces), summed once a window
+    /// The window's pieces are `all[base..]`. The pieces a window keeps from the one before stay where they are:
+    /// the head is written just before them, the tail pushed after them, and those left behind are dropped only
+    /// once they outnumber the live ones four to one (copying the kept pieces into a new buffer at every window
+    /// was 7% of a held-out split).
+    all: Vec<(usize, usize, usize)>,
+    base: usize,
+    /// `sums[k]`: the count of the pieces before `pieces()[k]` (one more entry than pieces), summed once a window
     /// rather than once for each level that measures it.
     sums: Vec<usize>,
-    /// The buffer of the window before, empty: the next window's pieces are written there, so that no window
-    /// allocates or grows its buffer (growing it was 6% of a held-out split).
+    /// A buffer for the head of a window, empty between windows (no window allocates or grows a buffer: growing
+    /// one was 6% of a held-out split).
     spare: Vec<(usize, usize, usize)>,
     /// Whether a piece is [`LONG_PIECE`] bytes or more.
     has_long: bool,
@@ -598,12 +603,19 @@ struct WindowPieces {
     long: tiktoken::Merged,
 }
 
+impl WindowPieces {
+    /// The pieces of the window, in order.
+    fn pieces(&self) -> &[(usize, usize, usize)] {
+        self.all.get(self.base..).unwrap_or_default()
+    }
+}
+
 impl TokenCounter {
     /// Cuts `text[start..end]` into counted pieces, into `cache`. The next window of a run starts inside the last
     /// one: the pieces they share keep their counts (a cut depends only on the characters next to it), and only
     /// the head (cut at the new start) and the tail past the old end are cut and looked up again.
     fn window_pieces(&self, text: &str, start: usize, end: usize, cache: &mut WindowPieces) {
-        if cache.start == start && cache.end == end && !cache.pieces.is_empty() {
+        if cache.start == start && cache.end == end && !cache.pieces().is_empty() {
             // The same window, measured again for a weaker level: the same pieces. (One piece can be the whole
             // window: a run that is one word, counted anew for each level, was most of a split's time.)
             return;
@@ -622,11 +634,13 @@ impl TokenCounter {
     ) {
         let mut tail_from = start;
         let reusable = cache.start <= start && start < cache.end;
-        let mut old = std::mem::take(&mut cache.pieces);
+        let mut all = std::mem::take(&mut cache.all);
+        let mut base = std::mem::take(&mut cache.base).min(all.len());
         let mut known = std::mem::take(&mut cache.long);
         let mut long = tiktoken::Merged::default();
-        let mut pieces = std::mem::take(&mut cache.spare);
-        pieces.clear();
+        let mut head = std::mem::take(&mut cache.spare);
+        head.clear();
+        let mut kept_any = false;
         if reusable {
             // Pieces wholly inside both windows, ending far enough from both ends that the cut after them saw the
             // same characters (a cut before a space looks at the character after it).
@@ -634,42 +648,60 @@ impl TokenCounter {
             // Pieces are in order and apart: those kept are one run of them.
             let limit = cache.end.min(end);
             let margin = self.added_margin;
+            let old = &all[base..];
             let lo = old.partition_point(|p| p.0 < start + 2 * margin);
             let hi = lo + old[lo..].partition_point(|p| p.1 + 8 + margin <= limit);
-            let kept = &old[lo..hi];
-            if let Some(&(first, _, _)) = kept.first() {
+            let (lo, hi) = (base + lo, base + hi);
+            if let Some(&(first, _, _)) = all[lo..hi].first() {
+                kept_any = true;
                 if first > start && first - start >= LONG_PIECE {
                     // The head, the rest of a long old piece that held `start`.
                     let n = self.window_piece(memo, text, (start, first), end, &known, &mut long);
-                    pieces.push((start, first, n));
+                    head.push((start, first, n));
                 } else if first > start {
                     // The head: the rest of the old piece that held `start`, and, with added tokens, the pieces
                     // within their margin, cut as the tail is (counted whole, a head of several words was a new
                     // text to the memo at nearly every window).
-                    let from = pieces.len();
                     self.for_each_piece(&text[start..first], |a, b| {
-                        pieces.push((start + a, start + b, 0));
+                        head.push((start + a, start + b, 0));
                     });
-                    for p in &mut pieces[from..] {
+                    for p in &mut head {
                         p.2 = self.count_piece(memo, &text[p.0..p.1]);
                     }
                 }
                 if cache.has_long {
-                    for p in kept.iter().filter(|p| p.1 - p.0 >= LONG_PIECE) {
+                    for p in all[lo..hi].iter().filter(|p| p.1 - p.0 >= LONG_PIECE) {
                         known.move_span(p.0, p.1, &mut long);
                     }
                 }
-                pieces.extend_from_slice(kept);
-                tail_from = pieces.last().map_or(start, |p| p.1);
+                all.truncate(hi);
+                if head.len() <= lo {
+                    // The head just before the kept pieces, over pieces left behind.
+                    base = lo - head.len();
+                    all[base..lo].copy_from_slice(&head);
+                } else {
+                    all.splice(..lo, head.drain(..));
+                    base = 0;
+                }
+                if base > 4 * (all.len() - base) {
+                    all.drain(..base);
+                    base = 0;
+                }
+                tail_from = all.last().map_or(start, |p| p.1);
             }
         }
+        if !kept_any {
+            all.clear();
+            base = 0;
+        }
+        head.clear();
         if tail_from < end {
             let tail = &text[tail_from..end];
             // Cut first, then count: the lookups of one piece do not wait for the next one's scan, and the
             // table's slots are fetched many at a time.
-            let first = pieces.len();
-            self.for_each_piece(tail, |a, b| pieces.push((tail_from + a, tail_from + b, 0)));
-            for p in &mut pieces[first..] {
+            let first = all.len();
+            self.for_each_piece(tail, |a, b| all.push((tail_from + a, tail_from + b, 0)));
+            for p in &mut all[first..] {
                 p.2 = if p.1 - p.0 < LONG_PIECE {
                     self.count_piece(memo, &text[p.0..p.1])
                 } else {
@@ -677,8 +709,8 @@ impl TokenCounter {
                 };
             }
         }
+        let pieces = &all[base..];
         let has_long = pieces.iter().any(|p| p.1 - p.0 >= LONG_PIECE);
-        old.clear();
         let mut sums = std::mem::take(&mut cache.sums);
         sums.clear();
         sums.push(0);
@@ -690,9 +722,10 @@ impl TokenCounter {
         *cache = WindowPieces {
             start,
             end,
-            pieces,
+            all,
+            base,
             sums,
-            spare: old,
+            spare: head,
             has_long,
             long,
         };
@@ -705,7 +738,10 @@ impl TokenCounter {
         let Some(enc) = self.long_pieces().filter(|_| cache.has_long) else {
             return;
         };
-        let WindowPieces { pieces, long, .. } = cache;
+        let WindowPieces {
+            all, base, long, ..
+        } = cache;
+        let pieces = &all[*base..];
         let mut k = 0;
         for &p in ends {
             while k > 0 && pieces[k - 1].1 > p {
@@ -782,8 +818,13 @@ impl Sizer for TokenCounter {
         self.window_pieces(text, start, last, cache);
         self.keep_long_pieces(text, ends, cache);
         let WindowPieces {
-            pieces, long, sums, ..
+            all,
+            base,
+            long,
+            sums,
+            ..
         } = cache;
+        let pieces = &all[*base..];
         let mut k = 0;
         // The token ends of the long piece `k` when it has them, and how many of them lie at or before the last end.
         let mut inside: Option<(usize, &[usize], usize)> = None;
@@ -842,7 +883,7 @@ impl Sizer for TokenCounter {
         // is cut and counted as `count` would.
         let mut total = self.specials;
         let mut from = start;
-        for &(a, b, count) in &w.pieces {
+        for &(a, b, count) in w.pieces() {
             if b + 4 + self.added_margin >= end {
                 break;
             }

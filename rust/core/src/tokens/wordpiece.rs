@@ -18,7 +18,8 @@
 //! table only if what is left of it holds no such mark: then the only characters reordering can move in a word are
 //! nonspacing marks the strip removes, in any order. The table also leaves out every character that is whitespace
 //! or punctuation to the pre-tokenizer, before or after normalizing, and those the normalizer turns into such
-//! (a Han character becomes a word between spaces), so that a word of table characters is one pre-token; and
+//! (a Han character becomes a word between spaces), so that a word of table characters is one pre-token, but for
+//! punctuation that stays one such character, which the table marks as a word of its own ([`Fate::Alone`]); and
 //! characters past the Basic Multilingual Plane, to keep the table small. It is filled 256 characters at a time on
 //! first use, by the normalizer and pre-tokenizer themselves.
 //!
@@ -97,9 +98,25 @@ impl Trie {
 
 /// A character left out of the table (see the module's text).
 const OUT: u32 = u32::MAX;
+/// A character that is a word of its own (see [`Fate::Alone`]). (No span is this: spans end below `1 << 24`.)
+const ALONE: u32 = u32::MAX - 1;
 
-/// What the normalizer makes of 256 consecutive characters: for each, [`OUT`] or its characters in `chars`, as
-/// `start << 8 | len`.
+/// What the normalizer and pre-tokenizer make of a character in a word.
+enum Fate<'a> {
+    /// It stays in the word as these characters (none: removed).
+    Chars(&'a [char]),
+    /// Punctuation to the pre-tokenizer (“ ” … – ・, not ASCII): it ends the word before it, is a word of one
+    /// character (what the normalizer makes of it), which WordPiece gives one token (that character's or the
+    /// unknown one), and starts the word after it. Such characters held a piece together (BERT's rule cuts only at
+    /// ASCII and CJK punctuation), and each piece holding one went through the tokenizer's pipeline: a fifth of a
+    /// held-out split of Chinese text.
+    Alone,
+    /// Left to the tokenizer.
+    Out,
+}
+
+/// What the normalizer makes of 256 consecutive characters: for each, [`OUT`], [`ALONE`] or its characters in
+/// `chars`, as `start << 8 | len`.
 struct Block {
     spans: Vec<u32>,
     chars: Vec<char>,
@@ -111,6 +128,9 @@ struct Table {
     normalizer: Option<NormalizerWrapper>,
     pre_tokenizer: PreTokenizerWrapper,
     blocks: Vec<OnceLock<Block>>,
+    /// Whether a character may be [`Fate::Alone`]: no added token holds a character that is not ASCII, so none can
+    /// match across one (and a piece of BERT's rule holds no ASCII punctuation or whitespace).
+    alone: bool,
 }
 
 impl Table {
@@ -119,32 +139,39 @@ impl Table {
             normalizer,
             pre_tokenizer,
             blocks: (0..256).map(|_| OnceLock::new()).collect(),
+            alone: false,
         }
     }
 
-    /// What the normalizer makes of `c` in a word, or `None` if `c` is left out.
+    /// What the normalizer and pre-tokenizer make of `c` in a word.
     #[inline]
-    fn of(&self, c: char) -> Option<&[char]> {
+    fn of(&self, c: char) -> Fate<'_> {
         let code = c as usize;
-        let block = self
-            .blocks
-            .get(code >> 8)?
-            .get_or_init(|| self.block(code >> 8));
-        let span = block.spans[code & 0xFF];
-        if span == OUT {
-            return None;
+        let Some(block) = self.blocks.get(code >> 8) else {
+            return Fate::Out;
+        };
+        let block = block.get_or_init(|| self.block(code >> 8));
+        match block.spans[code & 0xFF] {
+            OUT => Fate::Out,
+            ALONE => Fate::Alone,
+            span => {
+                let start = (span >> 8) as usize;
+                block
+                    .chars
+                    .get(start..start + (span & 0xFF) as usize)
+                    .map_or(Fate::Out, Fate::Chars)
+            }
         }
-        let start = (span >> 8) as usize;
-        block.chars.get(start..start + (span & 0xFF) as usize)
     }
 
     fn block(&self, index: usize) -> Block {
         let mut spans = Vec::with_capacity(256);
         let mut chars = Vec::new();
         for low in 0..256 {
-            let normalized = u32::try_from(index << 8 | low)
+            let c = u32::try_from(index << 8 | low)
                 .ok()
-                .and_then(char::from_u32)
+                .and_then(char::from_u32);
+            let normalized = c
                 .and_then(|c| self.normalize(c))
                 .filter(|n| n.len() < 256 && chars.len() + n.len() < 1 << 24);
             spans.push(match normalized {
@@ -153,6 +180,8 @@ impl Table {
                     chars.extend(n);
                     span
                 }
+                // Asked only of the few characters a word cannot hold (the pre-tokenizer is asked twice more).
+                None if c.is_some_and(|c| self.is_alone(c)) => ALONE,
                 None => OUT,
             });
         }
@@ -179,6 +208,45 @@ impl Table {
         // Removed altogether (a control character, a lone nonspacing mark) is fine: the rest of the word decides.
         (!keeps_mark && (normalized.is_empty() || self.one_word(&normalized)))
             .then(|| normalized.chars().collect())
+    }
+
+    /// Whether `c` is [`Fate::Alone`]: not ASCII, and the normalizer makes it one character without a mark that
+    /// the pre-tokenizer isolates between letters and next to itself (punctuation, not whitespace), as is `c`.
+    fn is_alone(&self, c: char) -> bool {
+        if !self.alone || c.is_ascii() {
+            return false;
+        }
+        let normalized = match &self.normalizer {
+            None => c.to_string(),
+            Some(normalizer) => {
+                let mut n = NormalizedString::from(c.to_string());
+                if normalizer.normalize(&mut n).is_err() {
+                    return false;
+                }
+                n.get().to_owned()
+            }
+        };
+        let mut chars = normalized.chars();
+        let (Some(n), None) = (chars.next(), chars.next()) else {
+            return false;
+        };
+        !n.is_ascii() && canonical_combining_class(n) == 0 && self.isolates(c) && self.isolates(n)
+    }
+
+    /// Whether the pre-tokenizer cuts `x{c}{c}x` into `x`, `c`, `c`, `x`.
+    fn isolates(&self, c: char) -> bool {
+        let text = format!("x{c}{c}x");
+        let mut pre = PreTokenizedString::from(text.as_str());
+        if self.pre_tokenizer.pre_tokenize(&mut pre).is_err() {
+            return false;
+        }
+        let c = c.to_string();
+        let splits = pre.get_splits(OffsetReferential::Original, OffsetType::Byte);
+        splits.len() == 4
+            && splits
+                .iter()
+                .map(|(s, _, _)| *s)
+                .eq(["x", c.as_str(), c.as_str(), "x"])
     }
 
     /// Whether the pre-tokenizer keeps `s` twice over as one pre-token: `s` holds no whitespace (removed) and no
@@ -239,13 +307,16 @@ impl Words {
         if !known {
             return None;
         }
-        let table = Table::new(
+        let mut table = Table::new(
             tok.get_normalizer().cloned(),
             tok.get_pre_tokenizer()?.clone(),
         );
         let added = config["added_tokens"]
             .as_array()
             .map_or(&[][..], Vec::as_slice);
+        table.alone = added
+            .iter()
+            .all(|t| t["content"].as_str().is_some_and(str::is_ascii));
         let word_like = |token: &Value| {
             let Some(content) = token["content"].as_str() else {
                 return true;
@@ -305,19 +376,44 @@ impl Words {
         }
         let mut word = ['\0'; WORD_CAP];
         let mut len = 0;
+        let mut count = 0;
+        // Whether any word or lone character was found: a text the normalizer removes altogether is left to the
+        // tokenizer.
+        let mut any = false;
         for c in text.chars() {
             if self.han_alone && is_han(c) {
                 return None;
             }
-            for &n in self.table.of(c)? {
-                if let Some(slot) = word.get_mut(len) {
-                    *slot = n;
+            match self.table.of(c) {
+                Fate::Chars(normalized) => {
+                    for &n in normalized {
+                        if let Some(slot) = word.get_mut(len) {
+                            *slot = n;
+                        }
+                        len += 1;
+                    }
                 }
-                len += 1;
+                Fate::Alone => {
+                    count += self.word_count(&word, len)?;
+                    count += 1;
+                    any = true;
+                    len = 0;
+                }
+                Fate::Out => return None,
             }
         }
-        if len == 0 {
+        if len == 0 && !any {
             return None;
+        }
+        Some(count + self.word_count(&word, len)?)
+    }
+
+    /// WordPiece's count of the normalized word `word[..len]` (of `len` characters, more than `word` holds when it
+    /// is longer than [`WORD_CAP`]): none for an empty word, `None` for one too long to hold that WordPiece would
+    /// not call unknown.
+    fn word_count(&self, word: &[char; WORD_CAP], len: usize) -> Option<usize> {
+        if len == 0 {
+            return Some(0);
         }
         if len > self.max_chars {
             return Some(1);
@@ -430,6 +526,19 @@ mod tests {
                 "a\u{ad}b",
                 "éééééééééééé",
                 "éééééééééééééé",
+                // Punctuation past ASCII, a word of its own between the words it cuts, in the vocabulary or not.
+                "“unaffable”",
+                "“",
+                "““",
+                "a…",
+                "un–aff",
+                "una—",
+                "\u{1}“",
+                "“\u{1}",
+                "«Hello»",
+                "かが・か",
+                "x1¿x12",
+                "éééééééééééééé”é",
             ] {
                 let expected = tok.encode(word, false).unwrap().len();
                 if let Some(n) = words.count(word) {
@@ -441,7 +550,13 @@ mod tests {
                 native >= 30,
                 "only {native} words counted natively with {normalizer}"
             );
-            for other in ["", "a b", "a-b", "a.", "🙂", "a\u{3000}b"] {
+            for punctuated in ["“unaffable”", "a…", "un–aff", "«Hello»", "かが・か"] {
+                assert!(
+                    words.count(punctuated).is_some(),
+                    "{punctuated:?} with {normalizer}"
+                );
+            }
+            for other in ["", "a b", "a-b", "a.", "🙂", "a\u{3000}b", "“🙂"] {
                 assert_eq!(words.count(other), None, "{other:?} with {normalizer}");
             }
         }
@@ -504,6 +619,13 @@ mod tests {
         let special = r#"{"id":0,"content":"[UNK]","single_word":false,"lstrip":false,"rstrip":false,
             "normalized":false,"special":true}"#;
         assert!(words(&config(VOCAB, "null", special)).is_some());
+        // An added token of punctuation past ASCII could match across a piece's punctuation: it is left to the
+        // tokenizer, the rest still counted.
+        let quoted = r#"{"id":40,"content":"“”","single_word":false,"lstrip":false,"rstrip":false,
+            "normalized":false,"special":true}"#;
+        let quoting = words(&config(VOCAB, "null", quoted)).unwrap();
+        assert_eq!(quoting.count("a“”b"), None);
+        assert_eq!(quoting.count("ab"), Some(2));
         assert!(words(&config(r#"{"a":0}"#, "null", "")).is_none());
     }
 }
