@@ -72,28 +72,32 @@ fn low_bits(n: usize) -> u64 {
     }
 }
 
-/// The positions of the bytes equal to any of `N` values in a slice, in order (as `memchr::memchr_iter` and its
-/// kin).
+/// The positions in `from..to` of the bytes of a class, in order: `class` maps 16 bytes to their lanes' hits (all
+/// bits set), read 64 bytes at a time. An iterator, not a function taking a closure: a loop over it keeps the
+/// caller's handling of each position inline (a space every five bytes of prose), where a closure passed down to the
+/// scan was called.
 #[derive(Debug, Clone)]
-pub(crate) struct Positions<'a, const N: usize> {
+pub(crate) struct ClassPositions<'a, F> {
+    /// The bytes up to `to`.
     bytes: &'a [u8],
     /// Where the chunk of `mask` starts.
     base: usize,
     /// The hits of that chunk not yet returned.
     mask: u64,
-    needles: [u8x16; N],
+    class: F,
 }
 
-impl<'a, const N: usize> Positions<'a, N> {
-    fn new(bytes: &'a [u8], needles: [u8; N]) -> Self {
+impl<'a, F: Fn(u8x16) -> u8x16> ClassPositions<'a, F> {
+    #[inline]
+    fn new(bytes: &'a [u8], from: usize, to: usize, class: F) -> Self {
         let mut it = Self {
-            bytes,
-            base: 0,
+            bytes: &bytes[..to],
+            base: from,
             mask: 0,
-            needles: needles.map(u8x16::splat),
+            class,
         };
-        if !bytes.is_empty() {
-            it.mask = it.mask_at(0);
+        if from < to {
+            it.mask = it.mask_at(from);
         }
         it
     }
@@ -101,16 +105,24 @@ impl<'a, const N: usize> Positions<'a, N> {
     #[inline]
     fn mask_at(&self, at: usize) -> u64 {
         if let Some(chunk) = self.bytes.get(at..at + 64) {
-            let chunk: &[u8; 64] = chunk.try_into().expect("64 bytes");
-            return mask_eq(chunk, &self.needles);
+            return self.mask_of(chunk.try_into().expect("64 bytes"));
         }
-        // The last, partial chunk: the padding is masked off, whatever its bytes match.
+        // The last, partial chunk: its padding is masked off, whatever its bytes match.
         let (chunk, n) = chunk_at(self.bytes, at, 0);
-        mask_eq(&chunk, &self.needles) & low_bits(n)
+        self.mask_of(&chunk) & low_bits(n)
+    }
+
+    #[inline]
+    fn mask_of(&self, chunk: &[u8; 64]) -> u64 {
+        let mut mask = 0u64;
+        for k in 0..4 {
+            mask |= u64::from((self.class)(lanes(chunk, k)).move_mask() as u16) << (16 * k);
+        }
+        mask
     }
 }
 
-impl<const N: usize> Iterator for Positions<'_, N> {
+impl<F: Fn(u8x16) -> u8x16> Iterator for ClassPositions<'_, F> {
     type Item = usize;
 
     #[inline]
@@ -128,9 +140,20 @@ impl<const N: usize> Iterator for Positions<'_, N> {
     }
 }
 
-/// The positions in `bytes` of any of the `needles`, in order: one pass for all of them.
-pub(crate) fn positions<const N: usize>(bytes: &[u8], needles: [u8; N]) -> Positions<'_, N> {
-    Positions::new(bytes, needles)
+/// The positions in `bytes` of any of the `needles` (at least one), in order: one pass for all of them (as
+/// `memchr::memchr_iter` and its kin).
+pub(crate) fn positions<const N: usize>(
+    bytes: &[u8],
+    needles: [u8; N],
+) -> ClassPositions<'_, impl Fn(u8x16) -> u8x16> {
+    let needles = needles.map(u8x16::splat);
+    ClassPositions::new(bytes, 0, bytes.len(), move |v: u8x16| {
+        let mut hits = v.cmp_eq(needles[0]);
+        for n in &needles[1..] {
+            hits |= v.cmp_eq(*n);
+        }
+        hits
+    })
 }
 
 /// The ASCII punctuation among 16 bytes (all lanes set), the apostrophe included or not: four ranges, where `b - lo`,
@@ -151,105 +174,37 @@ fn ascii_punctuation(v: u8x16, apostrophe: bool) -> u8x16 {
     }
 }
 
-/// `g(i)` for each `i` in `from..to`, in order, whose byte `class` marks: `class` maps 16 bytes to their lanes'
-/// hits (all bits set), read 64 bytes at a time.
+/// `g(i)` for each `i` in `from..to`, in order, whose byte `class` marks (see [`ClassPositions`]).
 #[inline]
 fn for_each_in_class(
     bytes: &[u8],
     from: usize,
     to: usize,
     class: impl Fn(u8x16) -> u8x16,
-    mut g: impl FnMut(usize),
+    g: impl FnMut(usize),
 ) {
-    let bytes = &bytes[..to];
-    let mut at = from;
-    while at < to {
-        let (chunk, n) = match bytes.get(at..at + 64) {
-            Some(chunk) => (*<&[u8; 64]>::try_from(chunk).expect("64 bytes"), 64),
-            // The last, partial chunk: its padding is masked off.
-            None => chunk_at(bytes, at, 0),
-        };
-        let mut mask = 0u64;
-        for k in 0..4 {
-            mask |= u64::from(class(lanes(&chunk, k)).move_mask() as u16) << (16 * k);
-        }
-        mask &= low_bits(n);
-        while mask != 0 {
-            g(at + mask.trailing_zeros() as usize);
-            mask &= mask - 1;
-        }
-        at += 64;
-    }
+    ClassPositions::new(bytes, from, to, class).for_each(g);
 }
 
 /// The bytes the space piece rule of [`crate::tokens`] stops at: the space, ASCII punctuation but the apostrophe,
-/// the lead bytes 0xE3 and 0xEF of CJK punctuation, and with `newlines` the line breaks; the positions of such bytes
-/// in `from..to`, in order. An iterator, not a function taking a closure: a loop over it keeps the caller's handling
-/// of each stop inline (a space every five bytes of prose), where a closure passed down was called.
-#[derive(Debug, Clone)]
-pub(crate) struct TokenStops<'a> {
-    /// The text up to `to`.
-    bytes: &'a [u8],
-    /// Where the chunk of `mask` starts.
-    base: usize,
-    /// The stops of that chunk not yet returned.
-    mask: u64,
+/// the lead bytes 0xE3 and 0xEF of CJK punctuation, and with `newlines` the line breaks; their positions in
+/// `from..to`, in order.
+#[inline]
+pub(crate) fn token_stops(
+    bytes: &[u8],
+    from: usize,
+    to: usize,
     newlines: bool,
-}
-
-impl<'a> TokenStops<'a> {
-    #[inline]
-    pub(crate) fn new(bytes: &'a [u8], from: usize, to: usize, newlines: bool) -> Self {
-        let mut it = Self {
-            bytes: &bytes[..to],
-            base: from,
-            mask: 0,
-            newlines,
-        };
-        if from < to {
-            it.mask = it.mask_at(from);
+) -> ClassPositions<'_, impl Fn(u8x16) -> u8x16> {
+    let eq = [b' ', 0xE3, 0xEF, b'\n', b'\r'].map(u8x16::splat);
+    let eqs = if newlines { 5 } else { 3 };
+    ClassPositions::new(bytes, from, to, move |v: u8x16| {
+        let mut hits = ascii_punctuation(v, false);
+        for n in &eq[..eqs] {
+            hits |= v.cmp_eq(*n);
         }
-        it
-    }
-
-    #[inline]
-    fn mask_at(&self, at: usize) -> u64 {
-        let eq = [b' ', 0xE3, 0xEF, b'\n', b'\r'].map(u8x16::splat);
-        let eqs = if self.newlines { 5 } else { 3 };
-        let (chunk, n) = match self.bytes.get(at..at + 64) {
-            Some(chunk) => (*<&[u8; 64]>::try_from(chunk).expect("64 bytes"), 64),
-            // The last, partial chunk: its padding is masked off.
-            None => chunk_at(self.bytes, at, 0),
-        };
-        let mut mask = 0u64;
-        for k in 0..4 {
-            let v = lanes(&chunk, k);
-            let mut hits = ascii_punctuation(v, false);
-            for n in &eq[..eqs] {
-                hits |= v.cmp_eq(*n);
-            }
-            mask |= u64::from(hits.move_mask() as u16) << (16 * k);
-        }
-        mask & low_bits(n)
-    }
-}
-
-impl Iterator for TokenStops<'_> {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        while self.mask == 0 {
-            self.base += 64;
-            if self.base >= self.bytes.len() {
-                return None;
-            }
-            self.mask = self.mask_at(self.base);
-        }
-        let bit = self.mask.trailing_zeros() as usize;
-        self.mask &= self.mask - 1;
-        Some(self.base + bit)
-    }
+        hits
+    })
 }
 
 /// The bytes BERT's piece rule of [`crate::tokens`] looks at: ASCII whitespace (space, tab, line breaks), ASCII

@@ -16,7 +16,7 @@ pub(super) fn space_pieces(
     // One loop over the stops, not a closure passed down: the decision stays inline (a call per stop, a space every
     // five bytes of prose, cost more in saved registers than the decision itself).
     let lo = (from + 1).min(to);
-    let mut classes = cjk_punct.then(|| crate::simd::TokenStops::new(bytes, lo, to, newlines));
+    let mut classes = cjk_punct.then(|| crate::simd::token_stops(bytes, lo, to, newlines));
     let mut spaces = (!cjk_punct).then(|| memchr::memchr_iter(b' ', &bytes[lo..to]));
     let mut start = from;
     loop {
@@ -243,7 +243,7 @@ mod tests {
             for newlines in [false, true] {
                 for (from, to) in [(0, bytes.len()), (5, bytes.len() - 3), (70, 71), (9, 9)] {
                     let found: Vec<usize> =
-                        crate::simd::TokenStops::new(&bytes, from, to, newlines).collect();
+                        crate::simd::token_stops(&bytes, from, to, newlines).collect();
                     let expected: Vec<usize> = (from..to)
                         .filter(|&i| is_stop(bytes[i], newlines))
                         .collect();
