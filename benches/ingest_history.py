@@ -81,11 +81,15 @@ def fetch(package: str, version: str, sha256: str) -> Path:
         return docs
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        done = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-             f"{package}=={version}", "-d", tmp],
-            capture_output=True, text=True, timeout=300,
-        )
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                 f"{package}=={version}", "-d", tmp],
+                capture_output=True, text=True, timeout=300,
+            )
+        except subprocess.TimeoutExpired as exc:
+            # An index that does not answer is a fetch that failed, as one that refuses (a CI run saw PyPI hang).
+            raise FetchError(f"pip download {package}=={version} timed out after {exc.timeout:.0f} s") from exc
         sdists = list(Path(tmp).glob("*.tar.gz"))
         if done.returncode != 0 or len(sdists) != 1:
             raise FetchError(f"pip download {package}=={version} failed: {done.stderr.strip()[-300:]}")
